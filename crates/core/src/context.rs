@@ -1,0 +1,123 @@
+//! What a tool sees of its environment during one call.
+
+use crate::config::Config;
+use crate::error::{ToolError, ToolResult};
+use crate::gate::{ActionPlan, Asker, Authorized, Decision, Gate};
+use crate::session::SessionStore;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// Receives progress of a long call (MCP progress notifications, a TTY bar).
+pub trait Progress: Send + Sync {
+    fn report(&self, done: f64, total: Option<f64>, message: Option<&str>);
+}
+
+/// The per-call context handed to a tool.
+#[derive(Clone)]
+pub struct Context {
+    /// The canonical workspace root.
+    pub root: PathBuf,
+    pub session: SessionStore,
+    pub config: Arc<Config>,
+    /// Cancelled when the caller gives up on this call (timeout, MCP cancel, Ctrl-C).
+    pub cancel: CancellationToken,
+    pub call_id: String,
+    gate: Arc<dyn Gate>,
+    asker: Option<Arc<dyn Asker>>,
+    progress: Option<Arc<dyn Progress>>,
+    /// How to allow what was asked, for the denial message of a non-interactive ask.
+    pub allow_hint: Arc<dyn Fn(&ActionPlan) -> String + Send + Sync>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("root", &self.root)
+            .field("session", &self.session.name())
+            .field("call_id", &self.call_id)
+            .finish()
+    }
+}
+
+impl Context {
+    /// A context for `root` with its session store, config and gate.
+    pub fn new(
+        root: PathBuf,
+        session: SessionStore,
+        config: Arc<Config>,
+        gate: Arc<dyn Gate>,
+    ) -> Self {
+        Context {
+            root,
+            session,
+            config,
+            cancel: CancellationToken::new(),
+            call_id: String::new(),
+            gate,
+            asker: None,
+            progress: None,
+            allow_hint: Arc::new(|p: &ActionPlan| format!("--allow {}", p.tool)),
+        }
+    }
+    pub fn with_asker(mut self, a: Option<Arc<dyn Asker>>) -> Self {
+        self.asker = a;
+        self
+    }
+    pub fn with_progress(mut self, p: Option<Arc<dyn Progress>>) -> Self {
+        self.progress = p;
+        self
+    }
+    pub fn with_allow_hint(mut self, h: Arc<dyn Fn(&ActionPlan) -> String + Send + Sync>) -> Self {
+        self.allow_hint = h;
+        self
+    }
+    pub fn gate(&self) -> &Arc<dyn Gate> {
+        &self.gate
+    }
+
+    /// Pass a plan through the gate; Ask goes to the asker when there is one,
+    /// else becomes a denial that names what would allow it.
+    pub async fn authorize(&self, plan: ActionPlan) -> ToolResult<Authorized> {
+        match self.gate.authorize(&plan) {
+            Decision::Allow => Ok(Authorized::mint(plan)),
+            Decision::Deny(reason) => Err(ToolError::denied(reason)),
+            Decision::Ask(prompt) => match &self.asker {
+                Some(a) if a.ask(&plan, &prompt).await => Ok(Authorized::mint(plan)),
+                Some(_) => Err(ToolError::denied(format!("{prompt}: declined"))),
+                None => Err(ToolError::denied(format!(
+                    "{prompt}: needs approval, and this call is not interactive; to allow it, pass {} (or set a rule in the config, or use --mode auto / yolo)",
+                    (self.allow_hint)(&plan)
+                ))),
+            },
+        }
+    }
+
+    /// Report progress if anyone listens.
+    pub fn progress(&self, done: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(p) = &self.progress {
+            p.report(done, total, message);
+        }
+    }
+
+    /// Err(timeout-like cancel) if the call was cancelled.
+    pub fn check_cancelled(&self) -> ToolResult<()> {
+        if self.cancel.is_cancelled() {
+            Err(ToolError::timeout("the call was cancelled"))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Contexts for tests and embedders: a workspace at `root` with its session
+/// state under `state_base`, and a gate.
+pub fn context_for(
+    root: &std::path::Path,
+    state_base: &std::path::Path,
+    gate: Arc<dyn Gate>,
+) -> ToolResult<Context> {
+    let root = std::fs::canonicalize(root).map_err(|e| ToolError::from_io(root.display(), &e))?;
+    let session = SessionStore::open_in(state_base, &root, crate::session::DEFAULT_SESSION)?;
+    Ok(Context::new(root, session, Arc::new(Config::empty()), gate))
+}

@@ -1,0 +1,319 @@
+//! The executor: one path every call takes, whatever the front door.
+//!
+//! resolve → parse (with failure-gated repair) → plan_batches → per group,
+//! concurrently: plan → gate → run → redact (and frame untrusted content).
+
+use crate::access::{Access, plan_batches};
+use crate::context::Context;
+use crate::error::{ToolError, ToolResult};
+use crate::frame;
+use crate::output::ToolOutput;
+use crate::redact::Redactor;
+use crate::registry::Registry;
+use crate::repair::repair_args;
+use crate::tool::{DynTool, ParsedArgs};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// One call as a front door receives it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Call {
+    #[serde(default)]
+    pub id: String,
+    #[serde(alias = "name")]
+    pub tool: String,
+    #[serde(default = "empty_args", alias = "arguments", alias = "input")]
+    pub args: Value,
+}
+
+fn empty_args() -> Value {
+    Value::Object(Default::default())
+}
+
+impl Call {
+    pub fn new(id: impl Into<String>, tool: impl Into<String>, args: Value) -> Self {
+        Call {
+            id: id.into(),
+            tool: tool.into(),
+            args,
+        }
+    }
+}
+
+/// The outcome of one call.
+#[derive(Debug, Clone)]
+pub struct CallResult {
+    pub id: String,
+    /// Canonical name when resolved, else the name as given.
+    pub tool: String,
+    /// The planner's group index (batch only; 0 for a single call).
+    pub group: usize,
+    pub result: Result<ToolOutput, ToolError>,
+    pub elapsed_ms: u64,
+    /// What argument repair changed (empty when the args conformed).
+    pub repaired: Vec<String>,
+}
+
+impl CallResult {
+    pub fn ok(&self) -> bool {
+        self.result.is_ok()
+    }
+
+    /// The JSON shape of SPEC §1.
+    pub fn to_json(&self, with_group: bool) -> Value {
+        let mut o = serde_json::Map::new();
+        o.insert("id".into(), json!(self.id));
+        o.insert("tool".into(), json!(self.tool));
+        o.insert("ok".into(), json!(self.result.is_ok()));
+        if with_group {
+            o.insert("group".into(), json!(self.group));
+        }
+        match &self.result {
+            Ok(out) => {
+                o.insert("kind".into(), json!(out.kind));
+                o.insert("output".into(), out.data.clone());
+                o.insert("text".into(), json!(out.text));
+                if !out.images.is_empty() {
+                    o.insert("images".into(), json!(out.images));
+                }
+                let mut notes = self.repaired.clone();
+                notes.extend(out.notes.iter().cloned());
+                if !notes.is_empty() {
+                    o.insert("notes".into(), json!(notes));
+                }
+            }
+            Err(e) => {
+                o.insert(
+                    "error".into(),
+                    json!({"kind": e.kind, "message": e.message}),
+                );
+                if !self.repaired.is_empty() {
+                    o.insert("notes".into(), json!(self.repaired));
+                }
+            }
+        }
+        o.insert("elapsed_ms".into(), json!(self.elapsed_ms));
+        Value::Object(o)
+    }
+}
+
+/// Runs calls through the registry, the gate (via the context) and the redactor.
+#[derive(Clone)]
+pub struct Executor {
+    registry: Arc<Registry>,
+    base: Context,
+    redactor: &'static Redactor,
+    cancel: CancellationToken,
+}
+
+struct Prepared {
+    tool: Option<Arc<dyn DynTool>>,
+    parsed: Option<ParsedArgs>,
+    error: Option<ToolError>,
+    repaired: Vec<String>,
+    name: String,
+}
+
+impl Executor {
+    /// `base` is the context template; each call gets a copy with its own id and
+    /// a child cancellation token.
+    pub fn new(registry: Arc<Registry>, base: Context) -> Self {
+        let cancel = base.cancel.clone();
+        Executor {
+            registry,
+            base,
+            redactor: Redactor::global(),
+            cancel,
+        }
+    }
+
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+    pub fn context(&self) -> &Context {
+        &self.base
+    }
+    /// Cancel every running call.
+    pub fn cancel_all(&self) {
+        self.cancel.cancel();
+    }
+
+    fn prepare(&self, call: &Call) -> Prepared {
+        let tool = match self.registry.resolve(&call.tool) {
+            Ok(t) => t,
+            Err(e) => {
+                return Prepared {
+                    tool: None,
+                    parsed: None,
+                    error: Some(e),
+                    repaired: vec![],
+                    name: call.tool.clone(),
+                };
+            }
+        };
+        let name = tool.spec().name.clone();
+        let (parsed, error, repaired) = match tool.parse(&call.args) {
+            Ok(p) => (Some(p), None, vec![]),
+            Err(first) => match repair_args(tool.spec(), &call.args) {
+                Some((fixed, notes)) => match tool.parse(&fixed) {
+                    Ok(p) => (
+                        Some(p),
+                        None,
+                        notes
+                            .into_iter()
+                            .map(|n| format!("repaired: {n}"))
+                            .collect(),
+                    ),
+                    Err(_) => (None, Some(first), vec![]),
+                },
+                None => (None, Some(first), vec![]),
+            },
+        };
+        Prepared {
+            tool: Some(tool),
+            parsed,
+            error,
+            repaired,
+            name,
+        }
+    }
+
+    fn call_context(&self, id: &str, cancel: CancellationToken) -> Context {
+        let mut c = self.base.clone();
+        c.call_id = id.to_string();
+        c.cancel = cancel;
+        c
+    }
+
+    /// Run one call (group 0).
+    pub async fn run_one(&self, call: Call) -> CallResult {
+        self.run_one_cancellable(call, self.cancel.child_token())
+            .await
+    }
+
+    /// Run one call with a caller-held cancellation token (MCP cancel).
+    pub async fn run_one_cancellable(&self, call: Call, cancel: CancellationToken) -> CallResult {
+        let p = self.prepare(&call);
+        self.execute(call.id, p, 0, cancel).await
+    }
+
+    /// Run a turn's calls: plan groups, run groups in order and the calls of a
+    /// group concurrently; results in input order.
+    pub async fn run_batch(&self, calls: Vec<Call>) -> Vec<CallResult> {
+        let prepared: Vec<Prepared> = calls.iter().map(|c| self.prepare(c)).collect();
+        let accesses: Vec<Option<Access>> = prepared
+            .iter()
+            .map(|p| match (&p.tool, &p.parsed) {
+                (Some(t), Some(a)) => Some(t.access(a, &self.base)),
+                _ => None,
+            })
+            .collect();
+        let groups = plan_batches(&accesses);
+        let n_groups = crate::access::group_count(&groups);
+        let mut slots: Vec<Option<CallResult>> = (0..calls.len()).map(|_| None).collect();
+        let mut items: Vec<Option<(String, Prepared)>> = calls
+            .into_iter()
+            .map(|c| c.id)
+            .zip(prepared)
+            .map(Some)
+            .collect();
+        for g in 0..n_groups {
+            let mut futs = Vec::new();
+            for (i, &gi) in groups.iter().enumerate() {
+                if gi != g {
+                    continue;
+                }
+                if let Some((id, p)) = items[i].take() {
+                    let cancel = self.cancel.child_token();
+                    futs.push(async move { (i, self.execute(id, p, g, cancel).await) });
+                }
+            }
+            for (i, r) in futures::future::join_all(futs).await {
+                slots[i] = Some(r);
+            }
+        }
+        slots.into_iter().flatten().collect()
+    }
+
+    async fn execute(
+        &self,
+        id: String,
+        p: Prepared,
+        group: usize,
+        cancel: CancellationToken,
+    ) -> CallResult {
+        let start = Instant::now();
+        let name = p.name.clone();
+        let repaired = p.repaired.clone();
+        let result = match (p.tool, p.parsed, p.error) {
+            (_, _, Some(e)) => Err(e),
+            (Some(tool), Some(args), None) => {
+                let ctx = self.call_context(&id, cancel.clone());
+                tokio::select! {
+                    r = run_gated(tool.as_ref(), args, &ctx) => r,
+                    _ = cancel.cancelled() => Err(ToolError::timeout("the call was cancelled before it finished")),
+                }
+            }
+            _ => Err(ToolError::invalid_args("internal: call was not prepared")),
+        };
+        let result = self.finish(result);
+        CallResult {
+            id,
+            tool: name,
+            group,
+            result,
+            elapsed_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
+            repaired,
+        }
+    }
+
+    /// The single choke point: redact every text field once, then frame
+    /// untrusted content.
+    fn finish(&self, r: ToolResult<ToolOutput>) -> ToolResult<ToolOutput> {
+        match r {
+            Ok(mut out) => {
+                out.text = self.redactor.scrub(&out.text).into_owned();
+                scrub_value(self.redactor, &mut out.data);
+                for n in &mut out.notes {
+                    *n = self.redactor.scrub(n).into_owned();
+                }
+                if let Some(src) = &out.untrusted_source {
+                    let src = self.redactor.scrub(src).into_owned();
+                    out.text = frame::frame(&src, &out.text);
+                    out.untrusted_source = Some(src);
+                }
+                Ok(out)
+            }
+            Err(mut e) => {
+                e.message = self.redactor.scrub(&e.message).into_owned();
+                Err(e)
+            }
+        }
+    }
+}
+
+async fn run_gated(tool: &dyn DynTool, args: ParsedArgs, ctx: &Context) -> ToolResult<ToolOutput> {
+    let plan = tool.plan(&args, ctx).await?;
+    let auth = ctx.authorize(plan).await?;
+    let plan_copy = auth.plan().clone();
+    let r = tool.run(args, auth, ctx).await;
+    ctx.gate().after_call(&plan_copy, &r);
+    r
+}
+
+/// Redact every string inside a JSON value, in place.
+pub fn scrub_value(r: &Redactor, v: &mut Value) {
+    match v {
+        Value::String(s) => {
+            if let std::borrow::Cow::Owned(new) = r.scrub(s) {
+                *s = new;
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| scrub_value(r, x)),
+        Value::Object(o) => o.values_mut().for_each(|x| scrub_value(r, x)),
+        _ => {}
+    }
+}

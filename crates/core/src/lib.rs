@@ -1,0 +1,53 @@
+//! # wrench-core
+//!
+//! The engine of wrench, the tool layer of a coding agent. It knows no concrete
+//! tool: it defines what a tool is ([`Tool`], [`ToolSpec`], [`Effect`],
+//! [`Access`]), how a turn's calls are grouped ([`plan_batches`]), how one call
+//! runs end to end ([`Executor`]: resolve → parse and repair → gate → run →
+//! redact → frame), and where state that outlives one process lives
+//! ([`SessionStore`]).
+//!
+//! ```
+//! use wrench_core::{plan_batches, Access};
+//! use std::path::Path;
+//! let root = Path::new("/w");
+//! let groups = plan_batches(&[
+//!     Some(Access::read(root, "src/main.rs")),
+//!     Some(Access::write(root, "src/main.rs")),
+//!     Some(Access::read(root, "README.md")),
+//! ]);
+//! assert_eq!(groups, vec![0, 1, 0]);
+//! ```
+
+pub mod access;
+pub mod config;
+pub mod context;
+pub mod error;
+pub mod executor;
+#[path = "stub_frame.rs"]
+pub mod frame;
+pub mod gate;
+pub mod output;
+#[path = "stub_redact.rs"]
+pub mod redact;
+pub mod registry;
+pub mod repair;
+pub mod session;
+pub mod spec;
+pub mod text;
+pub mod tool;
+
+pub use access::{Access, group_count, normalize_lexical, paths_overlap, plan_batches};
+pub use config::Config;
+pub use context::{Context, Progress, context_for};
+pub use error::{ErrorKind, ToolError, ToolResult};
+pub use executor::{Call, CallResult, Executor};
+pub use gate::{Action, ActionPlan, AllowAll, Asker, Authorized, Decision, Gate, Risk};
+pub use output::{Image, OutputKind, ToolOutput, trailer};
+pub use redact::Redactor;
+pub use registry::{Profile, Registry};
+pub use session::{ReadEvidence, SessionStore};
+pub use spec::{AccessClass, Effect, Limit, ToolSpec};
+pub use tool::{DynTool, ParsedArgs, Tool, Typed};
+
+pub use async_trait::async_trait;

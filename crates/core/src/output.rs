@@ -1,0 +1,85 @@
+//! What a tool returns (SPEC §2): a kind, the text a model reads, and typed data.
+
+use serde::{Deserialize, Serialize};
+
+/// The output types of the contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputKind {
+    Text,
+    Read,
+    Command,
+    Edit,
+    Image,
+    TrustedContext,
+    UntrustedContext,
+}
+
+/// An image returned by a tool (read of a png, jpeg, gif, webp).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Image {
+    pub mime_type: String,
+    /// Base64 of the bytes.
+    pub data: String,
+}
+
+/// The result of one successful call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolOutput {
+    pub kind: OutputKind,
+    /// What a model reads. Redacted (and framed, for untrusted content) by the executor.
+    pub text: String,
+    /// Typed structured output; every string inside is redacted by the executor.
+    pub data: serde_json::Value,
+    /// For untrusted content: where it came from (URL, `mcp:server/tool`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub untrusted_source: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub images: Vec<Image>,
+    /// Notes the engine adds (argument repairs, withheld env vars, ...).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub notes: Vec<String>,
+}
+
+impl ToolOutput {
+    pub fn new(kind: OutputKind, text: impl Into<String>) -> Self {
+        ToolOutput {
+            kind,
+            text: text.into(),
+            data: serde_json::Value::Object(Default::default()),
+            untrusted_source: None,
+            images: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::new(OutputKind::Text, text)
+    }
+    /// External content, framed by the executor after redaction.
+    pub fn untrusted(source: impl Into<String>, text: impl Into<String>) -> Self {
+        let mut o = Self::new(OutputKind::UntrustedContext, text);
+        o.untrusted_source = Some(source.into());
+        o
+    }
+    /// Attach typed data (anything serializable; an error serializing becomes null).
+    pub fn with_data<T: Serialize>(mut self, data: &T) -> Self {
+        self.data = serde_json::to_value(data).unwrap_or(serde_json::Value::Null);
+        self
+    }
+    pub fn with_image(mut self, img: Image) -> Self {
+        self.images.push(img);
+        self
+    }
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+}
+
+/// Output-budget trailer: what was shown of how much, and how to get the rest.
+pub fn trailer(shown: usize, total: Option<usize>, unit: &str, next: &str) -> String {
+    match total {
+        Some(t) => format!("[… shown {shown} of {t} {unit}; {next}]"),
+        None => format!("[… shown {shown} {unit}, more exist; {next}]"),
+    }
+}

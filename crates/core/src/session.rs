@@ -1,0 +1,429 @@
+//! State that outlives one process: read evidence, shell state, jobs, todos,
+//! index caches. Keyed by workspace root and session name, under
+//! `$WRENCH_STATE_DIR` or `$XDG_STATE_HOME/wrench` (else `~/.local/state/wrench`),
+//! with `flock` locks so concurrent wrench processes compose.
+
+use crate::error::{ToolError, ToolResult};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Name used when no `--session` / `WRENCH_SESSION` is given.
+pub const DEFAULT_SESSION: &str = "default";
+
+/// The base directory for all wrench state on this machine.
+pub fn state_base() -> PathBuf {
+    if let Some(d) = std::env::var_os("WRENCH_STATE_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("XDG_STATE_HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d).join("wrench");
+    }
+    if let Some(h) = std::env::var_os("HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(h).join(".local/state/wrench");
+    }
+    std::env::temp_dir().join("wrench-state")
+}
+
+/// An exclusive advisory lock on a file; released on drop.
+pub struct FileLock {
+    _lock: nix::fcntl::Flock<File>,
+}
+
+/// What a read proved about a file: its content digest and metadata at read
+/// time, and which lines were seen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadEvidence {
+    pub path: PathBuf,
+    /// sha256 of the bytes on disk, hex.
+    pub sha256: String,
+    /// Modification time, nanoseconds since the epoch.
+    pub mtime_ns: i128,
+    pub len: u64,
+    /// The whole file was seen.
+    pub full: bool,
+    /// 1-based inclusive line ranges seen (merged, sorted).
+    pub ranges: Vec<(u64, u64)>,
+}
+
+impl ReadEvidence {
+    /// Evidence for `bytes` as read from `path` with metadata `meta`.
+    pub fn of(
+        path: &Path,
+        bytes: &[u8],
+        meta: &fs::Metadata,
+        full: bool,
+        range: Option<(u64, u64)>,
+    ) -> Self {
+        ReadEvidence {
+            path: path.to_path_buf(),
+            sha256: sha256_hex(bytes),
+            mtime_ns: mtime_ns(meta),
+            len: meta.len(),
+            full,
+            ranges: range.into_iter().collect(),
+        }
+    }
+
+    /// True when `bytes`/`meta` are still what was read.
+    pub fn matches(&self, bytes: &[u8], meta: &fs::Metadata) -> bool {
+        self.len == meta.len()
+            && self.mtime_ns == mtime_ns(meta)
+            && self.sha256 == sha256_hex(bytes)
+    }
+
+    /// Fold a newer read of the same file into this one. A different digest
+    /// replaces the evidence; the same digest merges coverage and never
+    /// downgrades a full read.
+    pub fn merge(&mut self, newer: ReadEvidence) {
+        if newer.sha256 != self.sha256 || newer.len != self.len {
+            *self = newer;
+            return;
+        }
+        self.mtime_ns = newer.mtime_ns;
+        self.full |= newer.full;
+        self.ranges.extend(newer.ranges);
+        self.ranges = merge_ranges(std::mem::take(&mut self.ranges));
+    }
+}
+
+/// Sort and merge overlapping or adjacent inclusive ranges.
+pub fn merge_ranges(mut r: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    r.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(r.len());
+    for (a, b) in r {
+        match out.last_mut() {
+            Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
+/// sha256 of bytes, lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// Modification time of `meta` in nanoseconds since the epoch (0 when unknown).
+pub fn mtime_ns(meta: &fs::Metadata) -> i128 {
+    use std::os::unix::fs::MetadataExt;
+    i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec())
+}
+
+/// The session store of one (workspace root, session name).
+#[derive(Debug, Clone)]
+pub struct SessionStore {
+    root: PathBuf,
+    name: String,
+    workspace_dir: PathBuf,
+    dir: PathBuf,
+}
+
+const EVIDENCE_FILE: &str = "evidence.json";
+
+impl SessionStore {
+    /// Open (creating) the store for `root` and `session` under [`state_base`].
+    pub fn open(root: &Path, session: &str) -> ToolResult<Self> {
+        Self::open_in(&state_base(), root, session)
+    }
+
+    /// Open under an explicit base directory.
+    pub fn open_in(base: &Path, root: &Path, session: &str) -> ToolResult<Self> {
+        if session.is_empty()
+            || session.len() > 64
+            || !session
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            || session.starts_with('.')
+        {
+            return Err(ToolError::invalid_args(format!(
+                "session name {session:?} is not usable: use 1-64 characters from A-Z a-z 0-9 - _ . (not starting with a dot)"
+            )));
+        }
+        let label: String = root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "root".into())
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+            .take(32)
+            .collect();
+        let hash = &sha256_hex(root.as_os_str().as_encoded_bytes())[..16];
+        let workspace_dir = base.join("workspaces").join(format!("{label}-{hash}"));
+        let dir = workspace_dir.join("sessions").join(session);
+        create_private_dir(&dir)?;
+        Ok(SessionStore {
+            root: root.to_path_buf(),
+            name: session.to_string(),
+            workspace_dir,
+            dir,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// This session's own directory (spools, jobs, shell state).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+    /// Shared by all sessions of this workspace (write lock, index caches).
+    pub fn workspace_dir(&self) -> &Path {
+        &self.workspace_dir
+    }
+
+    /// A subdirectory of the session dir, created.
+    pub fn subdir(&self, name: &str) -> ToolResult<PathBuf> {
+        let d = self.dir.join(name);
+        create_private_dir(&d)?;
+        Ok(d)
+    }
+
+    /// Block until the exclusive lock `name` of this session is held.
+    pub fn lock(&self, name: &str) -> ToolResult<FileLock> {
+        lock_file(&self.dir.join(format!("{name}.lock")))
+    }
+
+    /// The workspace write lock: one writer per workspace, across processes.
+    pub fn write_lock(&self) -> ToolResult<FileLock> {
+        lock_file(&self.workspace_dir.join("write.lock"))
+    }
+
+    /// Read a JSON document of this session (None when absent).
+    pub fn load_json<T: DeserializeOwned>(&self, name: &str) -> ToolResult<Option<T>> {
+        let p = self.dir.join(name);
+        match fs::read(&p) {
+            Ok(b) => serde_json::from_slice(&b).map(Some).map_err(|e| {
+                ToolError::io(format!(
+                    "session state {} is corrupt ({e}); delete it to start fresh",
+                    p.display()
+                ))
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(ToolError::from_io(p.display(), &e)),
+        }
+    }
+
+    /// Atomically replace a JSON document of this session.
+    pub fn store_json<T: Serialize>(&self, name: &str, value: &T) -> ToolResult<()> {
+        let bytes = serde_json::to_vec_pretty(value)
+            .map_err(|e| ToolError::io(format!("cannot encode session state: {e}")))?;
+        write_atomic(&self.dir.join(name), &bytes)
+    }
+
+    /// Read-modify-write a JSON document under its own lock.
+    pub fn update_json<T, R>(
+        &self,
+        name: &str,
+        f: impl FnOnce(&mut T) -> ToolResult<R>,
+    ) -> ToolResult<R>
+    where
+        T: DeserializeOwned + Serialize + Default,
+    {
+        let _g = self.lock(name)?;
+        let mut v: T = self.load_json(name)?.unwrap_or_default();
+        let r = f(&mut v)?;
+        self.store_json(name, &v)?;
+        Ok(r)
+    }
+
+    /// Record (merge) read evidence for a file.
+    pub fn record_read(&self, ev: ReadEvidence) -> ToolResult<()> {
+        self.update_json::<BTreeMap<PathBuf, ReadEvidence>, ()>(EVIDENCE_FILE, |m| {
+            match m.get_mut(&ev.path) {
+                Some(old) => old.merge(ev),
+                None => {
+                    m.insert(ev.path.clone(), ev);
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Replace the evidence for a file after wrench itself wrote it: the new
+    /// content counts as fully read.
+    pub fn record_write(&self, path: &Path, bytes: &[u8], meta: &fs::Metadata) -> ToolResult<()> {
+        let ev = ReadEvidence::of(path, bytes, meta, true, None);
+        self.update_json::<BTreeMap<PathBuf, ReadEvidence>, ()>(EVIDENCE_FILE, |m| {
+            m.insert(path.to_path_buf(), ev);
+            Ok(())
+        })
+    }
+
+    /// Forget a path (after delete) and, when moving, carry evidence to `to`.
+    pub fn forget(&self, path: &Path) -> ToolResult<()> {
+        self.update_json::<BTreeMap<PathBuf, ReadEvidence>, ()>(EVIDENCE_FILE, |m| {
+            m.remove(path);
+            Ok(())
+        })
+    }
+
+    /// The evidence recorded for `path`, if any.
+    pub fn evidence(&self, path: &Path) -> ToolResult<Option<ReadEvidence>> {
+        let m: BTreeMap<PathBuf, ReadEvidence> = self.load_json(EVIDENCE_FILE)?.unwrap_or_default();
+        Ok(m.get(path).cloned())
+    }
+}
+
+fn create_private_dir(d: &Path) -> ToolResult<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(d)
+        .map_err(|e| ToolError::from_io(format!("state dir {}", d.display()), &e))
+}
+
+fn lock_file(p: &Path) -> ToolResult<FileLock> {
+    if let Some(parent) = p.parent() {
+        create_private_dir(parent)?;
+    }
+    let f = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(p)
+        .map_err(|e| ToolError::from_io(p.display(), &e))?;
+    let lock = nix::fcntl::Flock::lock(f, nix::fcntl::FlockArg::LockExclusive)
+        .map_err(|(_, e)| ToolError::io(format!("cannot lock {}: {e}", p.display())))?;
+    Ok(FileLock { _lock: lock })
+}
+
+/// Write `bytes` to `path` atomically: temp file in the same directory, fsync,
+/// rename, fsync of the directory.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> ToolResult<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| ToolError::io(format!("{} has no parent directory", path.display())))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".wrench-tmp-")
+        .tempfile_in(dir)
+        .map_err(|e| ToolError::from_io(dir.display(), &e))?;
+    tmp.write_all(bytes)
+        .and_then(|_| tmp.as_file().sync_all())
+        .map_err(|e| ToolError::from_io(path.display(), &e))?;
+    tmp.persist(path)
+        .map_err(|e| ToolError::from_io(path.display(), &e.error))?;
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(base: &Path) -> SessionStore {
+        SessionStore::open_in(base, Path::new("/some/root"), "t").unwrap()
+    }
+
+    #[test]
+    fn json_documents_round_trip_across_store_instances() {
+        let d = tempfile::tempdir().unwrap();
+        store(d.path())
+            .store_json("x.json", &vec![1, 2, 3])
+            .unwrap();
+        let v: Option<Vec<i32>> = store(d.path()).load_json("x.json").unwrap();
+        assert_eq!(v, Some(vec![1, 2, 3]));
+    }
+
+    #[test]
+    fn sessions_and_roots_get_separate_dirs() {
+        let d = tempfile::tempdir().unwrap();
+        let a = SessionStore::open_in(d.path(), Path::new("/r1"), "a").unwrap();
+        let b = SessionStore::open_in(d.path(), Path::new("/r1"), "b").unwrap();
+        let c = SessionStore::open_in(d.path(), Path::new("/r2"), "a").unwrap();
+        assert_ne!(a.dir(), b.dir());
+        assert_eq!(a.workspace_dir(), b.workspace_dir());
+        assert_ne!(a.workspace_dir(), c.workspace_dir());
+    }
+
+    #[test]
+    fn bad_session_names_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        for bad in ["", "../x", "a/b", ".hidden", "sp ace"] {
+            let e = SessionStore::open_in(d.path(), Path::new("/r"), bad).unwrap_err();
+            assert_eq!(e.kind, crate::ErrorKind::InvalidArgs, "{bad}");
+        }
+    }
+
+    #[test]
+    fn evidence_merges_coverage_for_same_content() {
+        let d = tempfile::tempdir().unwrap();
+        let s = store(d.path());
+        let f = d.path().join("f.txt");
+        fs::write(&f, "a\nb\nc\n").unwrap();
+        let m = fs::metadata(&f).unwrap();
+        s.record_read(ReadEvidence::of(&f, b"a\nb\nc\n", &m, false, Some((1, 1))))
+            .unwrap();
+        s.record_read(ReadEvidence::of(&f, b"a\nb\nc\n", &m, false, Some((2, 3))))
+            .unwrap();
+        let ev = s.evidence(&f).unwrap().unwrap();
+        assert_eq!(ev.ranges, vec![(1, 3)]);
+        assert!(!ev.full);
+    }
+
+    #[test]
+    fn a_partial_read_never_downgrades_a_full_read() {
+        let d = tempfile::tempdir().unwrap();
+        let s = store(d.path());
+        let f = d.path().join("f.txt");
+        fs::write(&f, "a\n").unwrap();
+        let m = fs::metadata(&f).unwrap();
+        s.record_read(ReadEvidence::of(&f, b"a\n", &m, true, None))
+            .unwrap();
+        s.record_read(ReadEvidence::of(&f, b"a\n", &m, false, Some((1, 1))))
+            .unwrap();
+        assert!(s.evidence(&f).unwrap().unwrap().full);
+    }
+
+    #[test]
+    fn evidence_of_changed_content_replaces_the_old() {
+        let d = tempfile::tempdir().unwrap();
+        let s = store(d.path());
+        let f = d.path().join("f.txt");
+        fs::write(&f, "a\n").unwrap();
+        let m = fs::metadata(&f).unwrap();
+        s.record_read(ReadEvidence::of(&f, b"a\n", &m, true, None))
+            .unwrap();
+        fs::write(&f, "bb\n").unwrap();
+        let m2 = fs::metadata(&f).unwrap();
+        s.record_read(ReadEvidence::of(&f, b"bb\n", &m2, false, Some((1, 1))))
+            .unwrap();
+        let ev = s.evidence(&f).unwrap().unwrap();
+        assert!(!ev.full);
+        assert!(ev.matches(b"bb\n", &m2));
+        assert!(!ev.matches(b"a\n", &m));
+    }
+
+    #[test]
+    fn ranges_merge_when_adjacent_or_overlapping() {
+        assert_eq!(
+            merge_ranges(vec![(5, 6), (1, 2), (3, 3), (10, 12), (11, 20)]),
+            vec![(1, 3), (5, 6), (10, 20)]
+        );
+    }
+
+    #[test]
+    fn atomic_write_leaves_no_temp_file() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a.json");
+        write_atomic(&p, b"{}").unwrap();
+        write_atomic(&p, b"[]").unwrap();
+        let names: Vec<_> = fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("a.json")]);
+        assert_eq!(fs::read(&p).unwrap(), b"[]");
+    }
+}

@@ -1,0 +1,12 @@
+//! # wrench-permissions
+//!
+//! Everything about paths and risk: [`Workspace`] confinement (resolve and open
+//! in one step with `openat2(RESOLVE_BENEATH)`), and the permission engine
+//! [`Policy`] (modes, allow/deny/ask rules), which implements
+//! [`wrench_core::Gate`].
+
+pub mod policy;
+pub mod workspace;
+
+pub use policy::{Mode, PermissionsConfig, Policy, Rule, RuleOrigin, host_of};
+pub use workspace::{Resolved, Workspace, openat2_beneath};

@@ -1,0 +1,617 @@
+//! Permission modes and allow/deny/ask rules; [`Policy`] implements the core
+//! [`Gate`]. Deny wins, then ask, then allow, then the mode decides.
+
+use globset::{GlobBuilder, GlobMatcher};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use wrench_core::{Action, ActionPlan, Decision, Effect, Gate, Risk, ToolError, ToolResult};
+
+/// How much is allowed without asking (SPEC §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Only read-only tools.
+    ReadOnly,
+    /// Read-only tools and session state run; everything else asks.
+    #[default]
+    Ask,
+    /// Low-risk actions run; high-risk ones ask.
+    Auto,
+    /// Everything within confinement runs.
+    Yolo,
+}
+
+impl Mode {
+    pub fn parse(s: &str) -> ToolResult<Mode> {
+        match s.to_ascii_lowercase().replace('_', "-").as_str() {
+            "read-only" | "readonly" => Ok(Mode::ReadOnly),
+            "ask" => Ok(Mode::Ask),
+            "auto" => Ok(Mode::Auto),
+            "yolo" => Ok(Mode::Yolo),
+            _ => Err(ToolError::invalid_args(format!(
+                "unknown mode {s:?}; use one of: read-only, ask, auto, yolo"
+            ))),
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::ReadOnly => "read-only",
+            Mode::Ask => "ask",
+            Mode::Auto => "auto",
+            Mode::Yolo => "yolo",
+        }
+    }
+}
+
+/// Where a rule came from, for the message that names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleOrigin {
+    Flag,
+    Config,
+}
+
+/// What a rule's parenthesized specifier constrains.
+#[derive(Debug, Clone)]
+enum Spec {
+    /// No specifier: every call of the tool.
+    Any,
+    /// `bash(git status:*)`: each command segment starts with the prefix (word-wise).
+    CommandPrefix(String),
+    /// `bash(make test)`: each segment is exactly this.
+    CommandExact(String),
+    /// `webfetch(domain:docs.rs)`: the host is the domain or below it.
+    Domain(String),
+    /// `write(src/**)`: a glob over root-relative paths.
+    PathGlob(GlobMatcher),
+}
+
+/// One `allow`/`deny`/`ask` entry, e.g. `bash(git status:*)`, `write(src/**)`,
+/// `webfetch(domain:docs.rs)`, `mcp__github__*`.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub text: String,
+    pub origin: RuleOrigin,
+    tool: String,
+    tool_prefix: bool,
+    spec: Spec,
+}
+
+impl Rule {
+    /// Parse a rule. Tool names are matched case-insensitively; the only glob on
+    /// tool names is a trailing `*` after `mcp__server__`.
+    pub fn parse(text: &str, origin: RuleOrigin) -> ToolResult<Rule> {
+        let t = text.trim();
+        let bad = |why: &str| {
+            ToolError::invalid_args(format!(
+                "rule {t:?} is not valid: {why}. Examples: read, bash(git status:*), write(src/**), webfetch(domain:docs.rs), mcp__github__*"
+            ))
+        };
+        let (name, spec_text) = match t.find('(') {
+            Some(i) => {
+                if !t.ends_with(')') {
+                    return Err(bad("a specifier must end with `)`"));
+                }
+                (&t[..i], Some(&t[i + 1..t.len() - 1]))
+            }
+            None => (t, None),
+        };
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(bad("it names no tool"));
+        }
+        let (tool, tool_prefix) = match name.strip_suffix('*') {
+            Some(p) if p.starts_with("mcp__") && p.ends_with("__") && p.len() > 7 => {
+                (p.to_string(), true)
+            }
+            Some(_) => return Err(bad("`*` in a tool name is allowed only as mcp__SERVER__*")),
+            None => (name.to_string(), false),
+        };
+        if !tool
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(bad("tool names are letters, digits, `_` and `-`"));
+        }
+        let tool = tool.to_ascii_lowercase().replace('-', "_");
+        let spec = match spec_text.map(str::trim) {
+            None | Some("") | Some("*") => Spec::Any,
+            Some(s) => {
+                if let Some(d) = s.strip_prefix("domain:") {
+                    Spec::Domain(d.trim().trim_start_matches("*.").to_ascii_lowercase())
+                } else if tool == "bash" || tool == "terminal" {
+                    match s.strip_suffix(":*") {
+                        Some(p) => Spec::CommandPrefix(p.trim().to_string()),
+                        None => Spec::CommandExact(s.to_string()),
+                    }
+                } else {
+                    let g = GlobBuilder::new(s.trim_start_matches("./"))
+                        .literal_separator(true)
+                        .build()
+                        .map_err(|e| bad(&format!("bad path glob: {e}")))?;
+                    Spec::PathGlob(g.compile_matcher())
+                }
+            }
+        };
+        Ok(Rule {
+            text: t.to_string(),
+            origin,
+            tool,
+            tool_prefix,
+            spec,
+        })
+    }
+
+    fn tool_matches(&self, tool: &str) -> bool {
+        let tool = tool.to_ascii_lowercase();
+        if self.tool_prefix {
+            tool.starts_with(&self.tool)
+        } else {
+            tool == self.tool
+        }
+    }
+
+    /// For allow rules every subject of the plan must match (all segments, all
+    /// paths); for deny/ask any one is enough.
+    fn matches(&self, plan: &ActionPlan, root: &Path, need_all: bool) -> bool {
+        if !self.tool_matches(&plan.tool) {
+            return false;
+        }
+        let subjects: Vec<bool> = match &self.spec {
+            Spec::Any => return true,
+            Spec::CommandPrefix(p) => command_segments(plan)
+                .iter()
+                .map(|s| prefix_words(s, p))
+                .collect(),
+            Spec::CommandExact(x) => command_segments(plan)
+                .iter()
+                .map(|s| s.trim() == x)
+                .collect(),
+            Spec::Domain(d) => plan
+                .actions
+                .iter()
+                .filter_map(|a| match a {
+                    Action::Fetch { url } => {
+                        Some(host_of(url).is_some_and(|h| h == *d || h.ends_with(&format!(".{d}"))))
+                    }
+                    _ => None,
+                })
+                .collect(),
+            Spec::PathGlob(g) => plan
+                .actions
+                .iter()
+                .filter_map(|a| match a {
+                    Action::Read { path }
+                    | Action::Write { path, .. }
+                    | Action::Delete { path } => {
+                        let rel = path.strip_prefix(root).unwrap_or(path);
+                        Some(g.is_match(rel))
+                    }
+                    _ => None,
+                })
+                .collect(),
+        };
+        if subjects.is_empty() {
+            return false;
+        }
+        if need_all {
+            subjects.iter().all(|b| *b)
+        } else {
+            subjects.iter().any(|b| *b)
+        }
+    }
+
+    fn describe(&self, kind: &str) -> String {
+        match self.origin {
+            RuleOrigin::Flag => format!("--{kind} {}", self.text),
+            RuleOrigin::Config => format!("config rule {kind} = {:?}", self.text),
+        }
+    }
+}
+
+fn command_segments(plan: &ActionPlan) -> Vec<String> {
+    plan.actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Spawn {
+                command, segments, ..
+            } => Some(if segments.is_empty() {
+                vec![command.clone()]
+            } else {
+                segments.clone()
+            }),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// `git status -s` starts with the words `git status`; `git statusx` does not.
+fn prefix_words(segment: &str, prefix: &str) -> bool {
+    let seg: Vec<&str> = segment.split_whitespace().collect();
+    let pre: Vec<&str> = prefix.split_whitespace().collect();
+    !pre.is_empty() && seg.len() >= pre.len() && seg[..pre.len()] == pre[..]
+}
+
+/// The lowercase host of an http(s) URL, without port or userinfo.
+pub fn host_of(url: &str) -> Option<String> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let hostport = authority.rsplit('@').next()?;
+    let host = if let Some(h) = hostport.strip_prefix('[') {
+        h.split(']').next()?
+    } else {
+        hostport.split(':').next()?
+    };
+    Some(host.trim_end_matches('.').to_ascii_lowercase())
+}
+
+/// The `[permissions]` section of the config.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionsConfig {
+    pub mode: Option<String>,
+    #[serde(default)]
+    pub allow: Vec<String>,
+    #[serde(default)]
+    pub deny: Vec<String>,
+    #[serde(default)]
+    pub ask: Vec<String>,
+}
+
+/// The permission engine.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub mode: Mode,
+    root: PathBuf,
+    allow: Vec<Rule>,
+    deny: Vec<Rule>,
+    ask: Vec<Rule>,
+}
+
+impl Policy {
+    pub fn new(mode: Mode, root: &Path) -> Self {
+        Policy {
+            mode,
+            root: root.to_path_buf(),
+            allow: vec![],
+            deny: vec![],
+            ask: vec![],
+        }
+    }
+
+    /// Build from the config section plus command-line flags (flags win on mode).
+    pub fn from_config(
+        cfg: &PermissionsConfig,
+        root: &Path,
+        mode_flag: Option<Mode>,
+        allow_flags: &[String],
+        deny_flags: &[String],
+    ) -> ToolResult<Self> {
+        let mode = match (mode_flag, &cfg.mode) {
+            (Some(m), _) => m,
+            (None, Some(m)) => Mode::parse(m)?,
+            (None, None) => Mode::default(),
+        };
+        let mut p = Policy::new(mode, root);
+        for r in &cfg.allow {
+            p.allow.push(Rule::parse(r, RuleOrigin::Config)?);
+        }
+        for r in &cfg.deny {
+            p.deny.push(Rule::parse(r, RuleOrigin::Config)?);
+        }
+        for r in &cfg.ask {
+            p.ask.push(Rule::parse(r, RuleOrigin::Config)?);
+        }
+        for r in allow_flags {
+            p.allow.push(Rule::parse(r, RuleOrigin::Flag)?);
+        }
+        for r in deny_flags {
+            p.deny.push(Rule::parse(r, RuleOrigin::Flag)?);
+        }
+        Ok(p)
+    }
+
+    pub fn allow(mut self, rule: &str) -> ToolResult<Self> {
+        self.allow.push(Rule::parse(rule, RuleOrigin::Flag)?);
+        Ok(self)
+    }
+    pub fn deny(mut self, rule: &str) -> ToolResult<Self> {
+        self.deny.push(Rule::parse(rule, RuleOrigin::Flag)?);
+        Ok(self)
+    }
+    pub fn ask_rule(mut self, rule: &str) -> ToolResult<Self> {
+        self.ask.push(Rule::parse(rule, RuleOrigin::Flag)?);
+        Ok(self)
+    }
+
+    /// The narrowest `--allow` rule that would let this plan through.
+    pub fn allow_hint(plan: &ActionPlan, root: &Path) -> String {
+        let first_path = plan.actions.iter().find_map(|a| match a {
+            Action::Write { path, .. } | Action::Delete { path } | Action::Read { path } => Some(
+                path.strip_prefix(root)
+                    .unwrap_or(path)
+                    .display()
+                    .to_string(),
+            ),
+            _ => None,
+        });
+        let first_cmd = plan.actions.iter().find_map(|a| match a {
+            Action::Spawn {
+                command, segments, ..
+            } => {
+                let s = segments.first().unwrap_or(command);
+                let words: Vec<&str> = s.split_whitespace().take(2).collect();
+                Some(words.join(" "))
+            }
+            _ => None,
+        });
+        let first_host = plan.actions.iter().find_map(|a| match a {
+            Action::Fetch { url } => host_of(url),
+            _ => None,
+        });
+        let rule = if let Some(c) = first_cmd {
+            format!("{}({c}:*)", plan.tool)
+        } else if let Some(h) = first_host {
+            format!("{}(domain:{h})", plan.tool)
+        } else if let Some(p) = first_path {
+            format!("{}({p})", plan.tool)
+        } else {
+            plan.tool.clone()
+        };
+        format!("--allow '{rule}'")
+    }
+}
+
+fn describe_plan(plan: &ActionPlan, root: &Path) -> String {
+    let what: Vec<String> = plan
+        .actions
+        .iter()
+        .map(|a| match a {
+            Action::Read { path } => format!("read {}", rel(path, root)),
+            Action::Write { path, .. } => format!("write {}", rel(path, root)),
+            Action::Delete { path } => format!("delete {}", rel(path, root)),
+            Action::Spawn {
+                command,
+                reason,
+                risk,
+                ..
+            } => {
+                let c: String = command.chars().take(120).collect();
+                if *risk == Risk::High && !reason.is_empty() {
+                    format!("run `{c}` ({reason})")
+                } else {
+                    format!("run `{c}`")
+                }
+            }
+            Action::Fetch { url } => format!("fetch {url}"),
+            Action::Mcp { server, tool, .. } => format!("call {tool} on MCP server {server}"),
+            Action::SessionState => "change session state".to_string(),
+        })
+        .collect();
+    if what.is_empty() {
+        format!("`{}`", plan.tool)
+    } else {
+        format!("`{}` wants to {}", plan.tool, what.join(", "))
+    }
+}
+
+fn rel(p: &Path, root: &Path) -> String {
+    p.strip_prefix(root).unwrap_or(p).display().to_string()
+}
+
+impl Gate for Policy {
+    fn authorize(&self, plan: &ActionPlan) -> Decision {
+        let what = describe_plan(plan, &self.root);
+        if let Some(r) = self
+            .deny
+            .iter()
+            .find(|r| r.matches(plan, &self.root, false))
+        {
+            return Decision::Deny(format!("{what}: denied by {}", r.describe("deny")));
+        }
+        let effect_ok_readonly = matches!(plan.effect, Effect::ReadOnly);
+        if self.mode == Mode::ReadOnly && !effect_ok_readonly {
+            return Decision::Deny(format!(
+                "{what}: mode read-only allows only read-only tools; use --mode ask, auto or yolo to allow changes"
+            ));
+        }
+        if let Some(r) = self.ask.iter().find(|r| r.matches(plan, &self.root, false)) {
+            return Decision::Ask(format!("{what} (asked by {})", r.describe("ask")));
+        }
+        if self.allow.iter().any(|r| r.matches(plan, &self.root, true)) {
+            return Decision::Allow;
+        }
+        match (self.mode, plan.effect) {
+            (_, Effect::ReadOnly) | (_, Effect::LocalState) => Decision::Allow,
+            (Mode::Yolo, _) => Decision::Allow,
+            (Mode::Auto, _) if plan.risk() == Risk::Low => Decision::Allow,
+            (Mode::Auto, _) => Decision::Ask(format!("{what}: high risk in mode auto")),
+            (Mode::Ask, _) => Decision::Ask(format!("{what}: mode ask")),
+            (Mode::ReadOnly, _) => Decision::Deny(format!("{what}: mode read-only")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn root() -> PathBuf {
+        PathBuf::from("/w")
+    }
+    fn write_plan(p: &str) -> ActionPlan {
+        ActionPlan::new("write", Effect::SelfAuthorized, json!({})).with(Action::Write {
+            path: root().join(p),
+            risk: Risk::Low,
+        })
+    }
+    fn bash_plan(cmd: &str, segs: &[&str], risk: Risk) -> ActionPlan {
+        ActionPlan::new("bash", Effect::SelfAuthorized, json!({})).with(Action::Spawn {
+            command: cmd.into(),
+            risk,
+            reason: String::new(),
+            segments: segs.iter().map(|s| s.to_string()).collect(),
+        })
+    }
+    fn fetch_plan(url: &str) -> ActionPlan {
+        ActionPlan::new("webfetch", Effect::ReadOnly, json!({}))
+            .with(Action::Fetch { url: url.into() })
+    }
+
+    #[test]
+    fn read_only_tools_are_allowed_in_every_mode() {
+        let plan = ActionPlan::new("read", Effect::ReadOnly, json!({}));
+        for m in [Mode::ReadOnly, Mode::Ask, Mode::Auto, Mode::Yolo] {
+            assert_eq!(Policy::new(m, &root()).authorize(&plan), Decision::Allow);
+        }
+    }
+
+    #[test]
+    fn read_only_mode_denies_changes_and_names_the_way_out() {
+        let d = Policy::new(Mode::ReadOnly, &root()).authorize(&write_plan("a"));
+        match d {
+            Decision::Deny(m) => assert!(m.contains("--mode"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn ask_mode_asks_for_writes_and_auto_allows_low_risk() {
+        assert!(matches!(
+            Policy::new(Mode::Ask, &root()).authorize(&write_plan("a")),
+            Decision::Ask(_)
+        ));
+        assert_eq!(
+            Policy::new(Mode::Auto, &root()).authorize(&write_plan("a")),
+            Decision::Allow
+        );
+        let rm = bash_plan("rm -rf x", &["rm -rf x"], Risk::High);
+        assert!(matches!(
+            Policy::new(Mode::Auto, &root()).authorize(&rm),
+            Decision::Ask(_)
+        ));
+        assert_eq!(
+            Policy::new(Mode::Yolo, &root()).authorize(&rm),
+            Decision::Allow
+        );
+    }
+
+    #[test]
+    fn path_glob_allow_rule_allows_only_matching_paths() {
+        let p = Policy::new(Mode::Ask, &root())
+            .allow("write(src/**)")
+            .unwrap();
+        assert_eq!(p.authorize(&write_plan("src/x/y.rs")), Decision::Allow);
+        assert!(matches!(
+            p.authorize(&write_plan("README.md")),
+            Decision::Ask(_)
+        ));
+    }
+
+    #[test]
+    fn deny_wins_over_allow() {
+        let p = Policy::new(Mode::Yolo, &root())
+            .allow("write")
+            .unwrap()
+            .deny("write(**/*.lock)")
+            .unwrap();
+        match p.authorize(&write_plan("a/Cargo.lock")) {
+            Decision::Deny(m) => assert!(m.contains("--deny write(**/*.lock)"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn bash_prefix_rule_must_match_every_segment() {
+        let p = Policy::new(Mode::Ask, &root())
+            .allow("bash(git status:*)")
+            .unwrap();
+        let ok = bash_plan("git status -s", &["git status -s"], Risk::Low);
+        assert_eq!(p.authorize(&ok), Decision::Allow);
+        let chained = bash_plan(
+            "git status && rm -rf /",
+            &["git status", "rm -rf /"],
+            Risk::High,
+        );
+        assert!(matches!(p.authorize(&chained), Decision::Ask(_)));
+        let lookalike = bash_plan("git statusx", &["git statusx"], Risk::High);
+        assert!(matches!(p.authorize(&lookalike), Decision::Ask(_)));
+    }
+
+    #[test]
+    fn deny_rule_on_any_segment_denies() {
+        let p = Policy::new(Mode::Yolo, &root()).deny("bash(rm:*)").unwrap();
+        let chained = bash_plan("ls; rm -rf x", &["ls", "rm -rf x"], Risk::High);
+        assert!(matches!(p.authorize(&chained), Decision::Deny(_)));
+    }
+
+    #[test]
+    fn domain_rule_matches_host_and_subdomains_only() {
+        let p = Policy::new(Mode::Yolo, &root())
+            .deny("webfetch(domain:example.com)")
+            .unwrap();
+        assert!(matches!(
+            p.authorize(&fetch_plan("https://example.com/x")),
+            Decision::Deny(_)
+        ));
+        assert!(matches!(
+            p.authorize(&fetch_plan("https://a.example.com/x")),
+            Decision::Deny(_)
+        ));
+        assert_eq!(
+            p.authorize(&fetch_plan("https://notexample.com/")),
+            Decision::Allow
+        );
+        assert_eq!(
+            p.authorize(&fetch_plan("https://example.com.evil.net/")),
+            Decision::Allow
+        );
+    }
+
+    #[test]
+    fn mcp_server_wildcard_matches_that_server_only() {
+        let p = Policy::new(Mode::Ask, &root())
+            .allow("mcp__github__*")
+            .unwrap();
+        let plan = |t: &str| ActionPlan::new(t, Effect::Delegated, json!({}));
+        assert_eq!(
+            p.authorize(&plan("mcp__github__create_issue")),
+            Decision::Allow
+        );
+        assert!(matches!(
+            p.authorize(&plan("mcp__gitlab__x")),
+            Decision::Ask(_)
+        ));
+    }
+
+    #[test]
+    fn malformed_rules_are_refused_with_examples() {
+        for bad in ["", "wr*te", "bash(git", "(x)", "write([)"] {
+            let e = Rule::parse(bad, RuleOrigin::Flag).unwrap_err();
+            assert!(e.message.contains("Examples"), "{bad}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn allow_hint_names_a_narrow_rule() {
+        assert_eq!(
+            Policy::allow_hint(&write_plan("src/a.rs"), &root()),
+            "--allow 'write(src/a.rs)'"
+        );
+        let b = bash_plan("cargo test --all", &["cargo test --all"], Risk::High);
+        assert_eq!(
+            Policy::allow_hint(&b, &root()),
+            "--allow 'bash(cargo test:*)'"
+        );
+    }
+
+    #[test]
+    fn host_of_ignores_userinfo_and_port() {
+        assert_eq!(
+            host_of("https://u:p@Docs.RS:443/x").as_deref(),
+            Some("docs.rs")
+        );
+        assert_eq!(host_of("http://[::1]:8080/").as_deref(), Some("::1"));
+    }
+}

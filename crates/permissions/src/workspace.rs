@@ -1,0 +1,355 @@
+//! Workspace confinement (SPEC §6): every path a tool touches is resolved
+//! against the root, and files are opened with `openat2(RESOLVE_BENEATH)`
+//! from a directory fd of the root, so resolving and opening are one step and
+//! no symlink swap between a check and a use can escape.
+
+use std::ffi::CString;
+use std::fs::{File, Metadata};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+use wrench_core::{ToolError, ToolResult};
+
+/// A path inside the workspace, as resolved (lexically) from what the caller gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// Absolute path (root joined with `rel`).
+    pub abs: PathBuf,
+    /// Path relative to the root (empty for the root itself).
+    pub rel: PathBuf,
+}
+
+impl Resolved {
+    /// `rel` for display; `.` for the root.
+    pub fn display_rel(&self) -> String {
+        if self.rel.as_os_str().is_empty() {
+            ".".to_string()
+        } else {
+            self.rel.display().to_string()
+        }
+    }
+}
+
+/// The workspace root and an open directory fd of it.
+#[derive(Debug)]
+pub struct Workspace {
+    root: PathBuf,
+    root_fd: OwnedFd,
+}
+
+impl Workspace {
+    /// Open the workspace at `root` (canonicalized; must be a directory).
+    pub fn open(root: &Path) -> ToolResult<Self> {
+        let canon = std::fs::canonicalize(root)
+            .map_err(|e| ToolError::from_io(format!("workspace root {}", root.display()), &e))?;
+        let dir = File::open(&canon)
+            .map_err(|e| ToolError::from_io(format!("workspace root {}", canon.display()), &e))?;
+        if !dir.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+            return Err(ToolError::invalid_args(format!(
+                "workspace root {} is not a directory; pass --root DIR",
+                canon.display()
+            )));
+        }
+        Ok(Workspace {
+            root: canon,
+            root_fd: OwnedFd::from(dir),
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Resolve `p` lexically against the root and refuse anything outside it
+    /// (`..` above the root, absolute paths elsewhere, prefix siblings, NUL).
+    /// Symlinks are judged when opening.
+    pub fn resolve(&self, p: &str) -> ToolResult<Resolved> {
+        if p.contains('\0') {
+            return Err(ToolError::denied(format!(
+                "path {:?} contains a NUL byte; pass a plain path inside {}",
+                p.replace('\0', "\\0"),
+                self.root.display()
+            )));
+        }
+        let given = Path::new(p.trim_end_matches('/').trim());
+        let given = if p.trim().is_empty() || given.as_os_str().is_empty() {
+            Path::new(if p.starts_with('/') { "/" } else { "." })
+        } else {
+            given
+        };
+        let abs = wrench_core::normalize_lexical(&self.root, given);
+        // Component-wise prefix: /a/root-evil does not start with /a/root.
+        match abs.strip_prefix(&self.root) {
+            Ok(rel) => Ok(Resolved {
+                rel: rel.to_path_buf(),
+                abs,
+            }),
+            Err(_) => Err(outside(p, &abs, &self.root)),
+        }
+    }
+
+    /// Open a file or directory for reading through `openat2(RESOLVE_BENEATH)`.
+    /// Symlinks inside the root are followed; any that leads out is refused.
+    pub fn open_read(&self, p: &str) -> ToolResult<(File, Resolved)> {
+        let r = self.resolve(p)?;
+        let f = self.open_beneath(&r, p, libc::O_RDONLY)?;
+        Ok((f, r))
+    }
+
+    /// Metadata of a path, following in-root symlinks; refused when it leads out.
+    pub fn metadata(&self, p: &str) -> ToolResult<(Metadata, Resolved)> {
+        let r = self.resolve(p)?;
+        let f = self.open_beneath(&r, p, libc::O_PATH)?;
+        let m = f
+            .metadata()
+            .map_err(|e| ToolError::from_io(r.display_rel(), &e))?;
+        Ok((m, r))
+    }
+
+    /// The real (symlink-free) path of an existing in-root path, as relative to
+    /// the root. Refused when it leads out.
+    pub fn real_rel(&self, p: &str) -> ToolResult<PathBuf> {
+        let (f, r) = {
+            let r = self.resolve(p)?;
+            (self.open_beneath(&r, p, libc::O_PATH)?, r)
+        };
+        let link = PathBuf::from(format!("/proc/self/fd/{}", f.as_raw_fd()));
+        let real =
+            std::fs::read_link(&link).map_err(|e| ToolError::from_io(r.display_rel(), &e))?;
+        real.strip_prefix(&self.root)
+            .map(Path::to_path_buf)
+            .map_err(|_| outside(p, &real, &self.root))
+    }
+
+    /// openat2 from the root fd with RESOLVE_BENEATH; an absolute in-root
+    /// symlink (which RESOLVE_BENEATH rejects) is retried through its
+    /// canonical path, which is itself opened beneath the root.
+    pub(crate) fn open_beneath(&self, r: &Resolved, given: &str, flags: i32) -> ToolResult<File> {
+        match openat2_beneath(self.root_fd.as_raw_fd(), &r.rel, flags) {
+            Ok(f) => Ok(f),
+            Err(e)
+                if e.raw_os_error() == Some(libc::EXDEV)
+                    || e.raw_os_error() == Some(libc::ELOOP) =>
+            {
+                // Where does it really lead? Only an in-root target is retried.
+                match std::fs::canonicalize(&r.abs) {
+                    Ok(real) => match real.strip_prefix(&self.root) {
+                        Ok(rel) if rel != r.rel => {
+                            openat2_beneath(self.root_fd.as_raw_fd(), rel, flags)
+                                .map_err(|e| ToolError::from_io(r.display_rel(), &e))
+                        }
+                        Ok(_) => Err(ToolError::denied(format!(
+                            "{} could not be opened beneath the workspace root (symlink loop or escape)",
+                            r.display_rel()
+                        ))),
+                        Err(_) => Err(ToolError::denied(format!(
+                            "path {given:?} is a symlink that leads to {}, outside the workspace root {}; only paths inside the root can be used",
+                            real.display(),
+                            self.root.display()
+                        ))),
+                    },
+                    Err(_) => Err(ToolError::denied(format!(
+                        "path {given:?} passes through a symlink that leads outside the workspace root {}",
+                        self.root.display()
+                    ))),
+                }
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
+                // Kernel without openat2: canonicalize, check, open without following the last link.
+                let real = std::fs::canonicalize(&r.abs)
+                    .map_err(|e| ToolError::from_io(r.display_rel(), &e))?;
+                if real.strip_prefix(&self.root).is_err() {
+                    return Err(outside(given, &real, &self.root));
+                }
+                let c = CString::new(real.as_os_str().as_bytes())
+                    .map_err(|_| ToolError::denied("path contains a NUL byte"))?;
+                // SAFETY: c is a valid NUL-terminated path; the returned fd is owned below.
+                let fd =
+                    unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC | libc::O_NOFOLLOW) };
+                if fd < 0 {
+                    return Err(ToolError::from_io(
+                        r.display_rel(),
+                        &std::io::Error::last_os_error(),
+                    ));
+                }
+                // SAFETY: fd is a fresh, valid descriptor we own.
+                Ok(unsafe { File::from_raw_fd(fd) })
+            }
+            Err(e) => Err(ToolError::from_io(r.display_rel(), &e)),
+        }
+    }
+
+    /// The raw fd of the root directory (for *at calls in sibling modules).
+    pub fn root_fd(&self) -> i32 {
+        self.root_fd.as_raw_fd()
+    }
+}
+
+fn outside(given: &str, abs: &Path, root: &Path) -> ToolError {
+    ToolError::denied(format!(
+        "path {given:?} resolves to {}, which is outside the workspace root {}; only paths inside the root can be used",
+        abs.display(),
+        root.display()
+    ))
+}
+
+/// `openat2(dirfd, rel, {flags, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS})`.
+pub fn openat2_beneath(dirfd: i32, rel: &Path, flags: i32) -> std::io::Result<File> {
+    let rel = if rel.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        rel
+    };
+    debug_assert!(
+        rel.components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+    );
+    let c = CString::new(rel.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: open_how is plain data; zeroed is a valid value.
+    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+    how.flags = (flags | libc::O_CLOEXEC) as u64;
+    how.resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS;
+    // SAFETY: the pointers are valid for the call; the size matches the struct.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat2,
+            dirfd,
+            c.as_ptr(),
+            &how as *const libc::open_how,
+            std::mem::size_of::<libc::open_how>(),
+        )
+    };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let fd = i32::try_from(fd).map_err(|_| std::io::Error::from_raw_os_error(libc::EBADF))?;
+    // SAFETY: fd is a fresh, valid descriptor we own.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::os::unix::fs::symlink;
+    use wrench_core::ErrorKind;
+
+    fn setup() -> (tempfile::TempDir, Workspace) {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("root");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/a.txt"), "inside").unwrap();
+        std::fs::create_dir_all(d.path().join("root-evil")).unwrap();
+        std::fs::write(d.path().join("root-evil/s.txt"), "sibling").unwrap();
+        std::fs::write(d.path().join("secret.txt"), "outside").unwrap();
+        let ws = Workspace::open(&root).unwrap();
+        (d, ws)
+    }
+
+    fn read(ws: &Workspace, p: &str) -> ToolResult<String> {
+        let (mut f, _) = ws.open_read(p)?;
+        let mut s = String::new();
+        f.read_to_string(&mut s).unwrap();
+        Ok(s)
+    }
+
+    #[test]
+    fn relative_and_absolute_inside_paths_open() {
+        let (_d, ws) = setup();
+        assert_eq!(read(&ws, "src/a.txt").unwrap(), "inside");
+        let abs = ws.root().join("src/a.txt");
+        assert_eq!(read(&ws, abs.to_str().unwrap()).unwrap(), "inside");
+        assert_eq!(read(&ws, "src/../src/./a.txt").unwrap(), "inside");
+    }
+
+    #[test]
+    fn dotdot_out_of_the_root_is_denied_with_the_resolved_path() {
+        let (d, ws) = setup();
+        let e = read(&ws, "../secret.txt").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Denied);
+        assert!(
+            e.message
+                .contains(&d.path().join("secret.txt").display().to_string()),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn absolute_path_outside_is_denied() {
+        let (d, ws) = setup();
+        let p = d.path().join("secret.txt");
+        assert_eq!(
+            read(&ws, p.to_str().unwrap()).unwrap_err().kind,
+            ErrorKind::Denied
+        );
+        assert_eq!(
+            read(&ws, "/etc/passwd").unwrap_err().kind,
+            ErrorKind::Denied
+        );
+    }
+
+    #[test]
+    fn prefix_sibling_is_denied() {
+        let (d, ws) = setup();
+        let p = d.path().join("root-evil/s.txt");
+        assert_eq!(
+            read(&ws, p.to_str().unwrap()).unwrap_err().kind,
+            ErrorKind::Denied
+        );
+        assert_eq!(
+            read(&ws, "../root-evil/s.txt").unwrap_err().kind,
+            ErrorKind::Denied
+        );
+    }
+
+    #[test]
+    fn nul_byte_is_denied() {
+        let (_d, ws) = setup();
+        assert_eq!(
+            read(&ws, "src/a.txt\0x").unwrap_err().kind,
+            ErrorKind::Denied
+        );
+    }
+
+    #[test]
+    fn symlink_leading_out_is_denied() {
+        let (d, ws) = setup();
+        symlink(d.path().join("secret.txt"), ws.root().join("link")).unwrap();
+        let e = read(&ws, "link").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Denied);
+        assert!(!e.message.contains("outside\n"));
+        symlink("../..", ws.root().join("src/up")).unwrap();
+        assert_eq!(
+            read(&ws, "src/up/secret.txt").unwrap_err().kind,
+            ErrorKind::Denied
+        );
+    }
+
+    #[test]
+    fn symlinked_directory_leading_out_is_denied() {
+        let (d, ws) = setup();
+        symlink(d.path(), ws.root().join("outdir")).unwrap();
+        assert_eq!(
+            read(&ws, "outdir/secret.txt").unwrap_err().kind,
+            ErrorKind::Denied
+        );
+    }
+
+    #[test]
+    fn relative_and_absolute_symlinks_inside_are_followed() {
+        let (_d, ws) = setup();
+        symlink("src/a.txt", ws.root().join("rel-link")).unwrap();
+        symlink(ws.root().join("src/a.txt"), ws.root().join("abs-link")).unwrap();
+        assert_eq!(read(&ws, "rel-link").unwrap(), "inside");
+        assert_eq!(read(&ws, "abs-link").unwrap(), "inside");
+        assert_eq!(ws.real_rel("abs-link").unwrap(), PathBuf::from("src/a.txt"));
+    }
+
+    #[test]
+    fn missing_file_is_not_found() {
+        let (_d, ws) = setup();
+        assert_eq!(read(&ws, "nope.txt").unwrap_err().kind, ErrorKind::NotFound);
+    }
+}

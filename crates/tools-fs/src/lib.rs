@@ -1,0 +1,1 @@
+//! wrench-tools-fs
