@@ -22,6 +22,7 @@
 pub mod access;
 pub mod config;
 pub mod context;
+pub mod diag;
 pub mod error;
 pub mod executor;
 #[path = "stub_frame.rs"]
@@ -40,6 +41,7 @@ pub mod tool;
 pub use access::{Access, group_count, normalize_lexical, paths_overlap, plan_batches};
 pub use config::Config;
 pub use context::{Context, Progress, context_for};
+pub use diag::{Diagnostic, DiagnosticsSource, Severity};
 pub use error::{ErrorKind, ToolError, ToolResult};
 pub use executor::{Call, CallResult, Executor};
 pub use gate::{Action, ActionPlan, AllowAll, Asker, Authorized, Decision, Gate, Risk};
