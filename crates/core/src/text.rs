@@ -1,8 +1,52 @@
 //! Decoding file bytes to text and back, losslessly (SPEC §5): UTF-8 with or
-//! without BOM, UTF-16 LE/BE with BOM. Anything else is named in a refusal.
+//! without BOM, UTF-16 LE/BE with or without BOM, and legacy encodings
+//! (windows-1252, Shift_JIS, GBK, ...) only when detection (`chardetng`) is
+//! confident and the bytes round-trip exactly through `encoding_rs`. Anything
+//! else is named in a refusal; nothing is ever decoded with replacement
+//! characters, and [`try_encode`] refuses text the file's encoding cannot hold.
 
 use crate::error::{ToolError, ToolResult};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A legacy (non-Unicode) encoding known to `encoding_rs`, by its WHATWG name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Legacy(&'static encoding_rs::Encoding);
+
+impl Legacy {
+    /// The WHATWG name (`windows-1252`, `Shift_JIS`, `GBK`, ...).
+    pub fn name(self) -> &'static str {
+        self.0.name()
+    }
+    /// Look a legacy encoding up by label; Unicode encodings are not legacy.
+    pub fn for_label(label: &str) -> Option<Legacy> {
+        let e = encoding_rs::Encoding::for_label(label.as_bytes())?;
+        if e == encoding_rs::UTF_8 || e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE {
+            None
+        } else {
+            Some(Legacy(e))
+        }
+    }
+}
+
+impl std::fmt::Debug for Legacy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Legacy {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Legacy {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Legacy::for_label(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown legacy encoding {s:?}")))
+    }
+}
 
 /// The encoding a file was decoded from; writing re-encodes with the same.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -12,6 +56,12 @@ pub enum Encoding {
     Utf8Bom,
     Utf16LeBom,
     Utf16BeBom,
+    /// UTF-16 little endian without a BOM (detected from the NUL pattern).
+    Utf16Le,
+    /// UTF-16 big endian without a BOM.
+    Utf16Be,
+    /// A legacy encoding detected with confidence.
+    Legacy(Legacy),
 }
 
 impl Encoding {
@@ -21,7 +71,14 @@ impl Encoding {
             Encoding::Utf8Bom => "utf-8 with BOM",
             Encoding::Utf16LeBom => "utf-16le with BOM",
             Encoding::Utf16BeBom => "utf-16be with BOM",
+            Encoding::Utf16Le => "utf-16le",
+            Encoding::Utf16Be => "utf-16be",
+            Encoding::Legacy(l) => l.name(),
         }
+    }
+    /// True for UTF-8 without BOM, the encoding nothing needs to be said about.
+    pub fn is_plain_utf8(self) -> bool {
+        self == Encoding::Utf8
     }
 }
 
@@ -35,12 +92,43 @@ pub struct Decoded {
 /// How many leading bytes are inspected for NUL bytes to call a file binary.
 pub const BINARY_SNIFF_BYTES: usize = 8192;
 
+/// The share of NUL bytes in one byte lane (even or odd offsets) of the first
+/// [`BINARY_SNIFF_BYTES`] above which BOM-less text is tried as UTF-16 (ASCII
+/// text in UTF-16 has a NUL in every other byte).
+pub const UTF16_NUL_LANE_SHARE: f64 = 0.7;
+
+/// Fewer non-ASCII bytes than this are too little evidence for any legacy
+/// encoding other than windows-1252.
+pub const LEGACY_MIN_NON_ASCII: usize = 4;
+
 /// True when the bytes look binary (a NUL in the first 8 KiB, outside UTF-16).
 pub fn looks_binary(bytes: &[u8]) -> bool {
     if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
         return false;
     }
+    if bomless_utf16(bytes).is_some() {
+        return false;
+    }
     bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0)
+}
+
+/// Which BOM-less UTF-16 byte order the NUL pattern suggests, if any.
+fn bomless_utf16(bytes: &[u8]) -> Option<Encoding> {
+    let head = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
+    if head.len() < 4 || bytes.len() % 2 != 0 {
+        return None;
+    }
+    let pairs = head.len() / 2;
+    let even = head.iter().step_by(2).filter(|b| **b == 0).count();
+    let odd = head.iter().skip(1).step_by(2).filter(|b| **b == 0).count();
+    let share = |n: usize| n as f64 / pairs as f64;
+    if share(odd) >= UTF16_NUL_LANE_SHARE && even == 0 {
+        Some(Encoding::Utf16Le)
+    } else if share(even) >= UTF16_NUL_LANE_SHARE && odd == 0 {
+        Some(Encoding::Utf16Be)
+    } else {
+        None
+    }
 }
 
 /// Decode `bytes`; refuse binary and undecodable content with kind `binary`,
@@ -52,7 +140,7 @@ pub fn decode(bytes: &[u8], what: &str) -> ToolResult<Decoded> {
                 text: t.to_string(),
                 encoding: Encoding::Utf8Bom,
             })
-            .map_err(|e| not_utf8(what, e));
+            .map_err(|e| not_utf8(what, e, "it has a UTF-8 BOM"));
     }
     if let Some(rest) = bytes.strip_prefix(&[0xFF, 0xFE]) {
         return utf16(rest, what, u16::from_le_bytes).map(|text| Decoded {
@@ -66,6 +154,21 @@ pub fn decode(bytes: &[u8], what: &str) -> ToolResult<Decoded> {
             encoding: Encoding::Utf16BeBom,
         });
     }
+    if let Some(enc) = bomless_utf16(bytes) {
+        let f = if enc == Encoding::Utf16Le {
+            u16::from_le_bytes
+        } else {
+            u16::from_be_bytes
+        };
+        if let Ok(text) = utf16(bytes, what, f)
+            && !text.contains('\0')
+        {
+            return Ok(Decoded {
+                text,
+                encoding: enc,
+            });
+        }
+    }
     if looks_binary(bytes) {
         return Err(ToolError::binary(format!(
             "{what} looks like a binary file (it has NUL bytes); it cannot be shown as text"
@@ -76,13 +179,72 @@ pub fn decode(bytes: &[u8], what: &str) -> ToolResult<Decoded> {
             text: t.to_string(),
             encoding: Encoding::Utf8,
         }),
-        Err(e) => Err(not_utf8(what, e)),
+        Err(e) => legacy(bytes, what, e),
     }
 }
 
-fn not_utf8(what: &str, e: std::str::Utf8Error) -> ToolError {
+/// Not UTF-8: accept a legacy encoding only when chardetng is confident and
+/// the bytes decode without errors and re-encode to exactly the same bytes.
+fn legacy(bytes: &[u8], what: &str, utf8_err: std::str::Utf8Error) -> ToolResult<Decoded> {
+    let mut det = chardetng::EncodingDetector::new();
+    det.feed(bytes, true);
+    let (enc, confident) = det.guess_assess(None, false);
+    let legacy = Legacy::for_label(enc.name());
+    // A few high bytes say little about which of the many legacy encodings it
+    // is; windows-1252 (the superset of latin-1) is the one common default.
+    let non_ascii = bytes.iter().filter(|b| !b.is_ascii()).count();
+    let enough = non_ascii >= LEGACY_MIN_NON_ASCII || enc == encoding_rs::WINDOWS_1252;
+    match legacy {
+        Some(l) if confident && enough => {
+            let Some(text) = enc.decode_without_bom_handling_and_without_replacement(bytes) else {
+                return Err(not_utf8(
+                    what,
+                    utf8_err,
+                    &format!("it looks like {} but does not decode cleanly as it", l.name()),
+                ));
+            };
+            if let Some(c) = text
+                .chars()
+                .find(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\x0c' | '\x1b'))
+            {
+                return Err(not_utf8(
+                    what,
+                    utf8_err,
+                    &format!(
+                        "as {} it would hold the control character U+{:04X}, so it is probably not text in that encoding",
+                        l.name(),
+                        u32::from(c)
+                    ),
+                ));
+            }
+            let (back, _, unmappable) = enc.encode(&text);
+            if unmappable || back.as_ref() != bytes {
+                return Err(ToolError::unsupported(format!(
+                    "{what} looks like {} text, but it does not round-trip through that encoding byte for byte, so wrench will not decode (or rewrite) it; convert it to UTF-8 first (e.g. `iconv -f {} -t UTF-8`)",
+                    l.name(),
+                    l.name()
+                )));
+            }
+            Ok(Decoded {
+                text: text.into_owned(),
+                encoding: Encoding::Legacy(l),
+            })
+        }
+        Some(l) => Err(not_utf8(
+            what,
+            utf8_err,
+            &format!(
+                "it may be a legacy encoding such as {}, but detection is not confident",
+                l.name()
+            ),
+        )),
+        None => Err(not_utf8(what, utf8_err, "no legacy encoding fits it")),
+    }
+}
+
+fn not_utf8(what: &str, e: std::str::Utf8Error, detected: &str) -> ToolError {
     ToolError::binary(format!(
-        "{what} is not valid UTF-8 (first bad byte at offset {}); it looks like a legacy 8-bit encoding (e.g. latin-1 or windows-1252), which is not decoded yet",
+        "{what} is not valid UTF-8 (first bad byte at offset {}); {detected}. If it is text, convert it to UTF-8 first (e.g. with iconv)",
         e.valid_up_to()
     ))
 }
@@ -98,7 +260,19 @@ fn utf16(rest: &[u8], what: &str, f: fn([u8; 2]) -> u16) -> ToolResult<String> {
         .map_err(|_| ToolError::binary(format!("{what} has a UTF-16 BOM but invalid UTF-16 data")))
 }
 
-/// Encode text back to bytes in `enc`.
+fn utf16_bytes(text: &str, bom: Option<[u8; 2]>, f: fn(u16) -> [u8; 2]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(text.len() * 2 + 2);
+    if let Some(b) = bom {
+        v.extend_from_slice(&b);
+    }
+    text.encode_utf16().for_each(|u| v.extend_from_slice(&f(u)));
+    v
+}
+
+/// Encode text back to bytes in `enc`. Unicode encodings cannot fail; for a
+/// legacy encoding, characters it cannot represent come out as `encoding_rs`
+/// writes them (numeric character references), so anything that writes a file
+/// must use [`try_encode`], which refuses instead.
 pub fn encode(text: &str, enc: Encoding) -> Vec<u8> {
     match enc {
         Encoding::Utf8 => text.as_bytes().to_vec(),
@@ -107,19 +281,40 @@ pub fn encode(text: &str, enc: Encoding) -> Vec<u8> {
             v.extend_from_slice(text.as_bytes());
             v
         }
-        Encoding::Utf16LeBom => {
-            let mut v = vec![0xFF, 0xFE];
-            text.encode_utf16()
-                .for_each(|u| v.extend_from_slice(&u.to_le_bytes()));
-            v
-        }
-        Encoding::Utf16BeBom => {
-            let mut v = vec![0xFE, 0xFF];
-            text.encode_utf16()
-                .for_each(|u| v.extend_from_slice(&u.to_be_bytes()));
-            v
-        }
+        Encoding::Utf16LeBom => utf16_bytes(text, Some([0xFF, 0xFE]), u16::to_le_bytes),
+        Encoding::Utf16BeBom => utf16_bytes(text, Some([0xFE, 0xFF]), u16::to_be_bytes),
+        Encoding::Utf16Le => utf16_bytes(text, None, u16::to_le_bytes),
+        Encoding::Utf16Be => utf16_bytes(text, None, u16::to_be_bytes),
+        Encoding::Legacy(l) => l.0.encode(text).0.into_owned(),
     }
+}
+
+/// Encode text in `enc` losslessly, or refuse with kind `unsupported` naming
+/// the first character the encoding cannot hold (never a replacement).
+pub fn try_encode(text: &str, enc: Encoding, what: &str) -> ToolResult<Vec<u8>> {
+    let Encoding::Legacy(l) = enc else {
+        return Ok(encode(text, enc));
+    };
+    let (bytes, _, unmappable) = l.0.encode(text);
+    if !unmappable {
+        return Ok(bytes.into_owned());
+    }
+    let bad = text
+        .char_indices()
+        .find(|(_, c)| {
+            let mut b = [0u8; 4];
+            l.0.encode(c.encode_utf8(&mut b)).2
+        })
+        .map(|(i, c)| {
+            let line = text[..i].matches('\n').count() + 1;
+            format!("{c:?} (U+{:04X}) on line {line}", u32::from(c))
+        })
+        .unwrap_or_else(|| "a character".to_string());
+    Err(ToolError::unsupported(format!(
+        "{what} is encoded as {}, which cannot represent {bad}; nothing was written. Use characters that exist in {} (or convert the file to UTF-8 first)",
+        l.name(),
+        l.name()
+    )))
 }
 
 #[cfg(test)]
@@ -151,9 +346,48 @@ mod tests {
     }
 
     #[test]
-    fn latin1_is_refused_with_the_encoding_named() {
-        let e = decode(b"caf\xe9", "f").unwrap_err();
+    fn utf16_without_bom_round_trips() {
+        for enc in [Encoding::Utf16Le, Encoding::Utf16Be] {
+            let bytes = encode("plain ascii\nsecond line\n", enc);
+            let d = decode(&bytes, "f").unwrap();
+            assert_eq!(d.encoding, enc);
+            assert_eq!(encode(&d.text, d.encoding), bytes);
+        }
+    }
+
+    const LATIN1_PARA: &[u8] = b"Le caf\xe9 de la gare est ferm\xe9 depuis l'\xe9t\xe9 dernier. \
+Les employ\xe9s ont d\xe9m\xe9nag\xe9 \xe0 c\xf4t\xe9, pr\xe8s de la fen\xeatre o\xf9 \
+l'on voyait la for\xeat.\n";
+
+    #[test]
+    fn confident_legacy_text_decodes_and_round_trips() {
+        let d = decode(LATIN1_PARA, "f").unwrap();
+        assert_eq!(d.encoding.name(), "windows-1252");
+        assert!(d.text.contains("café"));
+        assert_eq!(try_encode(&d.text, d.encoding, "f").unwrap(), LATIN1_PARA);
+    }
+
+    #[test]
+    fn legacy_encode_refuses_unrepresentable_characters() {
+        let d = decode(LATIN1_PARA, "f").unwrap();
+        let e = try_encode(&format!("{}日本\n", d.text), d.encoding, "f").unwrap_err();
+        assert_eq!(e.kind, crate::ErrorKind::Unsupported);
+        assert!(e.message.contains("U+65E5"), "{}", e.message);
+    }
+
+    #[test]
+    fn undetectable_bytes_are_refused_as_binary_naming_why() {
+        let e = decode(b"\xff\xfa\x81", "f").unwrap_err();
         assert_eq!(e.kind, crate::ErrorKind::Binary);
-        assert!(e.message.contains("latin-1"));
+        assert!(e.message.contains("not valid UTF-8"), "{}", e.message);
+    }
+
+    #[test]
+    fn legacy_encoding_serializes_by_name() {
+        let d = decode(LATIN1_PARA, "f").unwrap();
+        let j = serde_json::to_string(&d.encoding).unwrap();
+        assert_eq!(j, r#"{"legacy":"windows-1252"}"#);
+        let back: Encoding = serde_json::from_str(&j).unwrap();
+        assert_eq!(back, d.encoding);
     }
 }

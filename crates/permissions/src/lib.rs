@@ -5,8 +5,11 @@
 //! [`Policy`] (modes, allow/deny/ask rules), which implements
 //! [`wrench_core::Gate`].
 
+pub mod hooks;
+pub mod mutation;
 pub mod policy;
 pub mod workspace;
+pub mod write;
 
 pub use policy::{Mode, PermissionsConfig, Policy, Rule, RuleOrigin, host_of};
 pub use workspace::{Resolved, Workspace, openat2_beneath};

@@ -4,6 +4,7 @@
 use globset::{GlobBuilder, GlobMatcher};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+use crate::hooks::{HookOutcome, Hooks, HooksConfig};
 use wrench_core::{Action, ActionPlan, Decision, Effect, Gate, Risk, ToolError, ToolResult};
 
 /// How much is allowed without asking (SPEC §6).
@@ -266,6 +267,7 @@ pub struct Policy {
     allow: Vec<Rule>,
     deny: Vec<Rule>,
     ask: Vec<Rule>,
+    hooks: Hooks,
 }
 
 impl Policy {
@@ -276,7 +278,30 @@ impl Policy {
             allow: vec![],
             deny: vec![],
             ask: vec![],
+            hooks: Hooks::default(),
         }
+    }
+
+    /// Attach pre- and post-tool hooks (see [`crate::hooks`]).
+    pub fn with_hooks(mut self, hooks: Hooks) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
+    /// The `[[hooks.pre]]` / `[[hooks.post]]` entries of `config`, for the
+    /// workspace `root` and session `session`.
+    pub fn hooks_from_config(
+        config: &wrench_core::Config,
+        root: &Path,
+        session: &str,
+    ) -> ToolResult<Hooks> {
+        let cfg: HooksConfig = config.section("hooks")?;
+        Hooks::from_config(&cfg, root, session)
+    }
+
+    /// The hooks in force.
+    pub fn hooks(&self) -> &Hooks {
+        &self.hooks
     }
 
     /// Build from the config section plus command-line flags (flags win on mode).
@@ -415,6 +440,11 @@ impl Gate for Policy {
                 "{what}: mode read-only allows only read-only tools; use --mode ask, auto or yolo to allow changes"
             ));
         }
+        // Pre-hooks run for every call that rules and mode did not already
+        // refuse; a block (or a failing hook) is a denial.
+        if let HookOutcome::Block(reason) = self.hooks.pre(plan) {
+            return Decision::Deny(reason);
+        }
         if let Some(r) = self.ask.iter().find(|r| r.matches(plan, &self.root, false)) {
             return Decision::Ask(format!("{what} (asked by {})", r.describe("ask")));
         }
@@ -429,6 +459,10 @@ impl Gate for Policy {
             (Mode::Ask, _) => Decision::Ask(format!("{what}: mode ask")),
             (Mode::ReadOnly, _) => Decision::Deny(format!("{what}: mode read-only")),
         }
+    }
+
+    fn after_call(&self, plan: &ActionPlan, result: &Result<wrench_core::ToolOutput, ToolError>) {
+        self.hooks.post(plan, result);
     }
 }
 
@@ -604,6 +638,23 @@ mod tests {
             Policy::allow_hint(&b, &root()),
             "--allow 'bash(cargo test:*)'"
         );
+    }
+
+    #[test]
+    fn blocking_pre_hook_denies_even_an_allowed_call() {
+        let d = tempfile::tempdir().unwrap();
+        let cfg = wrench_core::Config::from_str(
+            "[[hooks.pre]]\ncommand = \"echo nope >&2; exit 2\"\nmatcher = \"edit|write\"\n",
+        )
+        .unwrap();
+        let hooks = Policy::hooks_from_config(&cfg, d.path(), "s").unwrap();
+        let p = Policy::new(Mode::Yolo, &root()).with_hooks(hooks);
+        match p.authorize(&write_plan("a")) {
+            Decision::Deny(m) => assert!(m.contains("nope"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        let read = ActionPlan::new("read", Effect::ReadOnly, json!({}));
+        assert_eq!(p.authorize(&read), Decision::Allow);
     }
 
     #[test]

@@ -1,0 +1,590 @@
+//! The mutation guard every writing tool goes through (SPEC §5 "Change", §6):
+//! write, edit, multi_edit, apply_patch, move_file, delete_range,
+//! notebook_edit, and later delete_symbol and the LSP rename.
+//!
+//! - [`MutationGuard::acquire`] takes the workspace write lock (an `flock` in
+//!   the state dir, shared by every wrench process of this workspace) and holds
+//!   it for the whole read-modify-write.
+//! - [`MutationGuard::load_fresh`] reads the file from disk under the lock and
+//!   refuses (kind `stale`, "read it again") unless this session's read
+//!   evidence still matches its digest, mtime and length. New files need none.
+//! - [`check_redaction`] refuses new text that carries a `[REDACTED:...]`
+//!   marker the file on disk does not have.
+//! - [`MutationGuard::commit`] applies a [`Transaction`] of writes, deletes and
+//!   moves all or nothing: every precondition is checked and every new file
+//!   staged (temp, fsync) first; then the renames run, and if one fails the
+//!   ones already done are rolled back. Evidence is updated after, so the next
+//!   edit in this session needs no new read.
+
+use crate::workspace::Workspace;
+use crate::write::{FileStamp, WriteDir, WriteTarget, split_parent};
+use std::ffi::OsString;
+use std::fs::Metadata;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+use wrench_core::session::FileLock;
+use wrench_core::{Context, ReadEvidence, ToolError, ToolResult};
+
+/// The marker the redactor writes in place of a secret.
+pub const REDACTION_MARKER: &str = "[REDACTED:";
+
+/// A file as it is on disk now, read under the write lock.
+#[derive(Debug, Clone)]
+pub struct Current {
+    pub target: WriteTarget,
+    pub bytes: Vec<u8>,
+    pub meta: Metadata,
+    pub stamp: FileStamp,
+}
+
+/// The held write lock plus what every change needs.
+pub struct MutationGuard<'a> {
+    ws: &'a Workspace,
+    ctx: &'a Context,
+    _lock: FileLock,
+    locked_at: SystemTime,
+}
+
+/// One change of a [`Transaction`].
+#[derive(Debug, Clone)]
+pub enum Change {
+    /// Create (`expect: None`: must not exist) or replace (`expect`: the file
+    /// as validated) a file with `bytes`.
+    Write {
+        target: WriteTarget,
+        bytes: Vec<u8>,
+        expect: Option<FileStamp>,
+    },
+    /// Delete a file that is still as validated.
+    Delete {
+        target: WriteTarget,
+        expect: FileStamp,
+    },
+    /// Move a file; `bytes` replaces its content on the way (apply_patch's
+    /// Update + Move); `expect_to: Some` overwrites that destination file.
+    Move {
+        from: WriteTarget,
+        expect_from: FileStamp,
+        to: WriteTarget,
+        bytes: Option<Vec<u8>>,
+        expect_to: Option<FileStamp>,
+    },
+}
+
+/// A set of changes committed all or nothing.
+#[derive(Debug, Clone, Default)]
+pub struct Transaction {
+    pub changes: Vec<Change>,
+}
+
+impl Transaction {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn push(&mut self, c: Change) {
+        self.changes.push(c);
+    }
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+}
+
+/// Evidence key of a target: its real absolute path.
+pub fn evidence_key(ws: &Workspace, t: &WriteTarget) -> PathBuf {
+    t.real_abs(ws)
+}
+
+/// Refuse `new` when it holds a redaction marker that `old` (the file on
+/// disk) does not hold as often: the model saw a redacted read and would
+/// write the marker over the real secret.
+pub fn check_redaction(old: &str, new: &str, what: &str) -> ToolResult<()> {
+    let mut rest = new;
+    while let Some(i) = rest.find(REDACTION_MARKER) {
+        let tail = &rest[i..];
+        let end = tail
+            .find([']', '\n'])
+            .map(|j| if tail.as_bytes()[j] == b']' { j + 1 } else { j })
+            .unwrap_or(tail.len());
+        let marker = &tail[..end];
+        if new.matches(marker).count() > old.matches(marker).count() {
+            return Err(ToolError::denied(format!(
+                "the new text for {what} contains the redaction marker {marker}, which is not in the file on disk: it stands for a secret you were not shown, and writing it would replace the real value. Leave those lines out of the change (edit around them), or write the real value if you know it"
+            )));
+        }
+        rest = &tail[end.max(1)..];
+    }
+    Ok(())
+}
+
+impl<'a> MutationGuard<'a> {
+    /// Take the workspace write lock (blocking until other writers finish).
+    pub fn acquire(ws: &'a Workspace, ctx: &'a Context) -> ToolResult<Self> {
+        let lock = ctx.session.write_lock()?;
+        Ok(MutationGuard {
+            ws,
+            ctx,
+            _lock: lock,
+            locked_at: SystemTime::now(),
+        })
+    }
+
+    pub fn workspace(&self) -> &Workspace {
+        self.ws
+    }
+
+    /// When the lock was taken; temp files older than this are stale.
+    pub fn locked_at(&self) -> SystemTime {
+        self.locked_at
+    }
+
+    /// Resolve a path for a change (confinement, protected paths, and
+    /// wrench's state dir if it lies inside the root).
+    pub fn resolve(&self, p: &str) -> ToolResult<WriteTarget> {
+        let t = self.ws.resolve_for_write(p)?;
+        let real = t.real_abs(self.ws);
+        if let Some(base) = self.ctx.session.workspace_dir().parent().and_then(Path::parent)
+            && real.starts_with(base)
+        {
+            return Err(ToolError::denied(format!(
+                "{} is inside wrench's state directory; nothing was changed",
+                t.display()
+            )));
+        }
+        Ok(t)
+    }
+
+    /// The file as it is now (None when it does not exist), without an
+    /// evidence check (for creating or for an explicit overwrite check later).
+    pub fn load(&self, t: &WriteTarget) -> ToolResult<Option<Current>> {
+        Ok(self.ws.read_target(t)?.map(|(bytes, meta)| Current {
+            target: t.clone(),
+            stamp: FileStamp::of_meta(&meta),
+            bytes,
+            meta,
+        }))
+    }
+
+    /// The file as it is now, refused as stale unless this session read it
+    /// and nothing changed since. None when it does not exist (new file).
+    pub fn load_fresh(&self, t: &WriteTarget) -> ToolResult<Option<Current>> {
+        let cur = self.load(t)?;
+        if let Some(c) = &cur {
+            self.require_fresh(c)?;
+        }
+        Ok(cur)
+    }
+
+    /// Refuse unless the session's read evidence matches `cur`.
+    pub fn require_fresh(&self, cur: &Current) -> ToolResult<()> {
+        let key = evidence_key(self.ws, &cur.target);
+        let ev: Option<ReadEvidence> = match self.ctx.session.evidence(&key)? {
+            Some(e) => Some(e),
+            None => self.ctx.session.evidence(&cur.target.resolved.abs)?,
+        };
+        let shown = cur.target.display();
+        match ev {
+            None => Err(ToolError::stale(format!(
+                "{shown} has not been read in this session; read it first (wrench read {shown}), then make the change. Read it again whenever it may have changed"
+            ))),
+            Some(ev) if !ev.matches(&cur.bytes, &cur.meta) => {
+                let why = if ev.len != cur.meta.len() {
+                    format!("its length is now {} bytes, was {}", cur.meta.len(), ev.len)
+                } else if ev.sha256 != wrench_core::session::sha256_hex(&cur.bytes) {
+                    "its content differs".to_string()
+                } else {
+                    "its modification time changed".to_string()
+                };
+                Err(ToolError::stale(format!(
+                    "{shown} changed since it was read ({why}); read it again before changing it"
+                )))
+            }
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// Commit all changes or none. Returns the metadata of every written
+    /// file, in order (None for deletes).
+    pub fn commit(&self, tx: Transaction) -> ToolResult<Vec<Option<Metadata>>> {
+        let mut staged: Vec<Staged> = Vec::with_capacity(tx.changes.len());
+        for c in &tx.changes {
+            match self.stage(c) {
+                Ok(s) => staged.push(s),
+                Err(e) => {
+                    staged.iter().for_each(Staged::discard);
+                    return Err(e);
+                }
+            }
+        }
+        let mut undo: Vec<Undo> = Vec::new();
+        for (i, s) in staged.iter().enumerate() {
+            if let Err(e) = apply(i, s, &mut undo) {
+                for u in undo.iter().rev() {
+                    u.run(&staged);
+                }
+                staged[i..].iter().for_each(Staged::discard);
+                return Err(ToolError::new(
+                    e.kind,
+                    format!("{}; every change of this call was rolled back", e.message),
+                ));
+            }
+        }
+        // Committed: drop backups, make it durable, update evidence.
+        for u in &undo {
+            u.finish(&staged);
+        }
+        let mut metas = Vec::with_capacity(staged.len());
+        for s in &staged {
+            s.sync();
+            metas.push(self.record(s));
+        }
+        Ok(metas)
+    }
+
+    fn record(&self, s: &Staged) -> Option<Metadata> {
+        let session = &self.ctx.session;
+        match s {
+            Staged::Write { dir, name, target, bytes, .. } => {
+                let meta = dir.metadata(name).ok()?;
+                let _ = session.record_write(&target.real_abs(self.ws), bytes, &meta);
+                Some(meta)
+            }
+            Staged::Delete { target, .. } => {
+                let _ = session.forget(&target.real_abs(self.ws));
+                let _ = session.forget(&target.resolved.abs);
+                None
+            }
+            Staged::Move {
+                from,
+                to_dir,
+                to_name,
+                to,
+                ..
+            } => {
+                let _ = session.forget(&from.real_abs(self.ws));
+                let _ = session.forget(&from.resolved.abs);
+                let meta = to_dir.metadata(to_name).ok()?;
+                if let Ok((bytes, _)) = to_dir.read(to_name) {
+                    let _ = session.record_write(&to.real_abs(self.ws), &bytes, &meta);
+                }
+                Some(meta)
+            }
+        }
+    }
+
+    fn check_stamp(
+        &self,
+        dir: &WriteDir,
+        name: &std::ffi::OsStr,
+        expect: Option<FileStamp>,
+        shown: &str,
+    ) -> ToolResult<()> {
+        let now = dir.stamp(name)?;
+        match (expect, now) {
+            (None, None) => Ok(()),
+            (None, Some(_)) => Err(ToolError::conflict(format!(
+                "{shown} already exists; nothing was changed. Read it and edit it instead"
+            ))),
+            (Some(_), None) => Err(ToolError::stale(format!(
+                "{shown} was removed by another program since it was checked; read it again"
+            ))),
+            (Some(a), Some(b)) if a == b => Ok(()),
+            (Some(_), Some(_)) => Err(ToolError::stale(format!(
+                "{shown} was changed by another program while this call ran; read it again"
+            ))),
+        }
+    }
+
+    fn stage(&self, c: &Change) -> ToolResult<Staged> {
+        match c {
+            Change::Write {
+                target,
+                bytes,
+                expect,
+            } => {
+                let (parent, name) = split_parent(&target.real_rel)?;
+                let dir = self.ws.open_write_dir(&parent, true)?;
+                dir.clean_stale_temps(self.locked_at);
+                self.check_stamp(&dir, &name, *expect, &target.display())?;
+                let mode = match expect {
+                    Some(_) => Some(std::os::unix::fs::MetadataExt::mode(&dir.metadata(&name)?)),
+                    None => None,
+                };
+                let tmp = dir.stage(bytes, mode)?;
+                Ok(Staged::Write {
+                    dir,
+                    name,
+                    tmp,
+                    replace: expect.is_some(),
+                    target: target.clone(),
+                    bytes: bytes.clone(),
+                })
+            }
+            Change::Delete { target, expect } => {
+                let (parent, name) = split_parent(&target.real_rel)?;
+                let dir = self.ws.open_write_dir(&parent, false)?;
+                self.check_stamp(&dir, &name, Some(*expect), &target.display())?;
+                Ok(Staged::Delete {
+                    dir,
+                    name,
+                    target: target.clone(),
+                })
+            }
+            Change::Move {
+                from,
+                expect_from,
+                to,
+                bytes,
+                expect_to,
+            } => {
+                let (fp, from_name) = split_parent(&from.real_rel)?;
+                let (tp, to_name) = split_parent(&to.real_rel)?;
+                let from_dir = self.ws.open_write_dir(&fp, false)?;
+                self.check_stamp(&from_dir, &from_name, Some(*expect_from), &from.display())?;
+                let to_dir = self.ws.open_write_dir(&tp, true)?;
+                to_dir.clean_stale_temps(self.locked_at);
+                self.check_stamp(&to_dir, &to_name, *expect_to, &to.display())?;
+                let tmp = match bytes {
+                    Some(b) => {
+                        let mode = std::os::unix::fs::MetadataExt::mode(&from_dir.metadata(&from_name)?);
+                        Some(to_dir.stage(b, Some(mode))?)
+                    }
+                    None => None,
+                };
+                Ok(Staged::Move {
+                    from_dir,
+                    from_name,
+                    to_dir,
+                    to_name,
+                    tmp,
+                    overwrite: expect_to.is_some(),
+                    from: from.clone(),
+                    to: to.clone(),
+                })
+            }
+        }
+    }
+}
+
+enum Staged {
+    Write {
+        dir: WriteDir,
+        name: OsString,
+        tmp: OsString,
+        replace: bool,
+        target: WriteTarget,
+        bytes: Vec<u8>,
+    },
+    Delete {
+        dir: WriteDir,
+        name: OsString,
+        target: WriteTarget,
+    },
+    Move {
+        from_dir: WriteDir,
+        from_name: OsString,
+        to_dir: WriteDir,
+        to_name: OsString,
+        tmp: Option<OsString>,
+        overwrite: bool,
+        from: WriteTarget,
+        to: WriteTarget,
+    },
+}
+
+impl Staged {
+    /// Remove a staged temp file that will not be used.
+    fn discard(&self) {
+        match self {
+            Staged::Write { dir, tmp, .. } => {
+                let _ = dir.unlink(tmp);
+            }
+            Staged::Move {
+                to_dir, tmp: Some(t), ..
+            } => {
+                let _ = to_dir.unlink(t);
+            }
+            _ => {}
+        }
+    }
+    fn sync(&self) {
+        match self {
+            Staged::Write { dir, .. } | Staged::Delete { dir, .. } => dir.sync(),
+            Staged::Move {
+                from_dir, to_dir, ..
+            } => {
+                to_dir.sync();
+                from_dir.sync();
+            }
+        }
+    }
+}
+
+/// Which directory of a staged change a step used.
+#[derive(Clone, Copy)]
+enum Side {
+    /// The target's (or move destination's) directory.
+    To,
+    /// A move's source directory.
+    From,
+}
+
+impl Staged {
+    fn dir(&self, side: Side) -> &WriteDir {
+        match (self, side) {
+            (Staged::Write { dir, .. } | Staged::Delete { dir, .. }, _) => dir,
+            (Staged::Move { to_dir, .. }, Side::To) => to_dir,
+            (Staged::Move { from_dir, .. }, Side::From) => from_dir,
+        }
+    }
+}
+
+/// How to take one applied step of staged change `at` back.
+enum Undo {
+    /// Put `backup` back at `name` (a replaced or deleted file).
+    Restore {
+        at: usize,
+        side: Side,
+        backup: OsString,
+        name: OsString,
+    },
+    /// Remove a file this commit created.
+    Remove { at: usize, name: OsString },
+    /// Move a moved file back to its source.
+    MoveBack {
+        at: usize,
+        to_name: OsString,
+        from_name: OsString,
+    },
+}
+
+impl Undo {
+    fn run(&self, staged: &[Staged]) {
+        match self {
+            Undo::Restore {
+                at,
+                side,
+                backup,
+                name,
+            } => {
+                let d = staged[*at].dir(*side);
+                let _ = d.rename_to(backup, d, name, false);
+            }
+            Undo::Remove { at, name } => {
+                let _ = staged[*at].dir(Side::To).unlink(name);
+            }
+            Undo::MoveBack {
+                at,
+                to_name,
+                from_name,
+            } => {
+                let s = &staged[*at];
+                let _ = s
+                    .dir(Side::To)
+                    .rename_to(to_name, s.dir(Side::From), from_name, true);
+            }
+        }
+    }
+    /// The commit stands: drop a backup.
+    fn finish(&self, staged: &[Staged]) {
+        if let Undo::Restore {
+            at, side, backup, ..
+        } = self
+        {
+            let _ = staged[*at].dir(*side).unlink(backup);
+        }
+    }
+}
+
+fn apply(at: usize, s: &Staged, undo: &mut Vec<Undo>) -> ToolResult<()> {
+    match s {
+        Staged::Write {
+            dir,
+            name,
+            tmp,
+            replace,
+            ..
+        } => {
+            if *replace {
+                let backup = dir.backup(name)?;
+                if let Err(e) = dir.rename_to(tmp, dir, name, false) {
+                    let _ = dir.unlink(&backup);
+                    return Err(e);
+                }
+                // The name now holds the new inode; restoring renames the
+                // backup (the old inode, mode and all) back over it.
+                undo.push(Undo::Restore {
+                    at,
+                    side: Side::To,
+                    backup,
+                    name: name.clone(),
+                });
+            } else {
+                dir.rename_to(tmp, dir, name, true)?;
+                undo.push(Undo::Remove {
+                    at,
+                    name: name.clone(),
+                });
+            }
+        }
+        Staged::Delete { dir, name, .. } => {
+            let backup = dir.backup(name)?;
+            if let Err(e) = dir.unlink(name) {
+                let _ = dir.unlink(&backup);
+                return Err(e);
+            }
+            undo.push(Undo::Restore {
+                at,
+                side: Side::To,
+                backup,
+                name: name.clone(),
+            });
+        }
+        Staged::Move {
+            from_dir,
+            from_name,
+            to_dir,
+            to_name,
+            tmp,
+            overwrite,
+            ..
+        } => {
+            if *overwrite {
+                let backup = to_dir.backup(to_name)?;
+                undo.push(Undo::Restore {
+                    at,
+                    side: Side::To,
+                    backup,
+                    name: to_name.clone(),
+                });
+            }
+            match tmp {
+                Some(t) => {
+                    to_dir.rename_to(t, to_dir, to_name, !*overwrite)?;
+                    if !*overwrite {
+                        undo.push(Undo::Remove {
+                            at,
+                            name: to_name.clone(),
+                        });
+                    }
+                    let backup = from_dir.backup(from_name)?;
+                    from_dir.unlink(from_name)?;
+                    undo.push(Undo::Restore {
+                        at,
+                        side: Side::From,
+                        backup,
+                        name: from_name.clone(),
+                    });
+                }
+                None => {
+                    from_dir.rename_to(from_name, to_dir, to_name, !*overwrite)?;
+                    undo.push(Undo::MoveBack {
+                        at,
+                        to_name: to_name.clone(),
+                        from_name: from_name.clone(),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
