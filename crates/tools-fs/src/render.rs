@@ -1,0 +1,164 @@
+//! Text a model reads: `cat -n` style numbered windows of a file and
+//! byte-budgeted line lists with a trailer when cut.
+
+/// A numbered window of a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    /// `{n:>6}\t{line}` lines, each ending in `\n`.
+    pub text: String,
+    /// First and last line shown (1-based; `last < first` when nothing was shown).
+    pub first: u64,
+    pub last: u64,
+    /// Lines in the whole text.
+    pub total: u64,
+    /// How many shown lines were cut at the per-line limit.
+    pub cut_lines: u64,
+}
+
+/// Lines of `text` (a final newline does not start another line; `\r` before
+/// `\n` is dropped from the shown line).
+pub fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let empty = text.is_empty();
+    body.split('\n')
+        .filter(move |_| !empty)
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+}
+
+/// Number of lines of `text`, as [`lines`] counts them.
+pub fn line_count(text: &str) -> u64 {
+    if text.is_empty() {
+        return 0;
+    }
+    let n = memchr_count(text.as_bytes());
+    if text.ends_with('\n') { n } else { n + 1 }
+}
+
+fn memchr_count(b: &[u8]) -> u64 {
+    b.iter().filter(|&&c| c == b'\n').count() as u64
+}
+
+/// Number lines `first..` of `text`, at most `max_lines` of them and at most
+/// about `max_chars` characters in all (at least one line is shown); lines
+/// longer than `max_line_chars` are cut with a marker.
+pub fn number_lines(
+    text: &str,
+    first: u64,
+    max_lines: u64,
+    max_line_chars: usize,
+    max_chars: usize,
+) -> Window {
+    let first = first.max(1);
+    let total = line_count(text);
+    let mut out = String::new();
+    let mut last = first - 1;
+    let mut cut_lines = 0;
+    for (i, line) in lines(text).enumerate().skip((first - 1) as usize) {
+        let n = i as u64 + 1;
+        if n >= first.saturating_add(max_lines) {
+            break;
+        }
+        let (shown, cut) = cut_line(line, max_line_chars);
+        let entry = match cut {
+            Some(more) => format!("{n:>6}\t{shown}… [line cut: {more} more chars]\n"),
+            None => format!("{n:>6}\t{shown}\n"),
+        };
+        if last >= first && out.len() + entry.len() > max_chars {
+            break;
+        }
+        if cut.is_some() {
+            cut_lines += 1;
+        }
+        out.push_str(&entry);
+        last = n;
+    }
+    Window {
+        text: out,
+        first,
+        last,
+        total,
+        cut_lines,
+    }
+}
+
+/// `line` cut to `max` chars, and how many chars were dropped.
+fn cut_line(line: &str, max: usize) -> (&str, Option<usize>) {
+    match line.char_indices().nth(max) {
+        Some((at, _)) => (&line[..at], Some(line[at..].chars().count())),
+        None => (line, None),
+    }
+}
+
+/// Lines appended under a byte budget and an entry limit; remembers what did not fit.
+#[derive(Debug, Default)]
+pub struct Budget {
+    pub text: String,
+    max_chars: usize,
+    pub shown: usize,
+    pub omitted: usize,
+    full: bool,
+}
+
+impl Budget {
+    pub fn new(max_chars: usize) -> Self {
+        Budget {
+            max_chars,
+            ..Default::default()
+        }
+    }
+    /// Append one entry (one or more lines ending in `\n`); false once over budget.
+    pub fn push(&mut self, entry: &str) -> bool {
+        if self.full || self.text.len() + entry.len() > self.max_chars {
+            self.full = true;
+            self.omitted += 1;
+            return false;
+        }
+        self.text.push_str(entry);
+        self.shown += 1;
+        true
+    }
+    /// Count an entry that was not shown for another reason (a limit).
+    pub fn skip(&mut self) {
+        self.full = true;
+        self.omitted += 1;
+    }
+    pub fn is_cut(&self) -> bool {
+        self.omitted > 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbering_is_cat_n_style() {
+        let w = number_lines("a\nb\r\nc", 1, 10, 2000, 10_000);
+        assert_eq!(w.text, "     1\ta\n     2\tb\n     3\tc\n");
+        assert_eq!((w.first, w.last, w.total), (1, 3, 3));
+    }
+
+    #[test]
+    fn final_newline_does_not_count_as_a_line() {
+        assert_eq!(line_count("a\nb\n"), 2);
+        assert_eq!(line_count(""), 0);
+        assert_eq!(line_count("\n"), 1);
+        assert_eq!(lines("a\n\n").collect::<Vec<_>>(), vec!["a", ""]);
+    }
+
+    #[test]
+    fn long_lines_are_cut_with_a_marker() {
+        let w = number_lines(&"é".repeat(10), 1, 10, 4, 10_000);
+        assert_eq!(w.text, "     1\téééé… [line cut: 6 more chars]\n");
+        assert_eq!(w.cut_lines, 1);
+    }
+
+    #[test]
+    fn window_respects_offset_limit_and_char_budget() {
+        let t = "1\n2\n3\n4\n5\n";
+        let w = number_lines(t, 2, 2, 100, 1000);
+        assert_eq!((w.first, w.last), (2, 3));
+        let w = number_lines(t, 1, 100, 100, 20);
+        assert_eq!((w.first, w.last), (1, 2));
+    }
+}
