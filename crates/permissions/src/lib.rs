@@ -8,6 +8,7 @@
 pub mod hooks;
 pub mod mutation;
 pub mod policy;
+pub mod risk;
 pub mod workspace;
 pub mod write;
 
