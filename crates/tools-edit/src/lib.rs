@@ -1,8 +1,45 @@
-//! wrench-tools-edit (being built).
+//! # wrench-tools-edit
+//!
+//! The change tools of wrench — [`write`], [`edit`], [`multi_edit`],
+//! [`apply_patch`] (V4A, multi-file, all or nothing), [`move_file`],
+//! [`delete_range`] and [`notebook_edit`] — on one edit engine ([`engine`]:
+//! exact → line endings → trailing whitespace → indentation shift → Unicode
+//! look-alikes, unique candidates only) and the mutation guard of
+//! `wrench_permissions::mutation` (write lock, read-before-write evidence,
+//! redaction-marker guard, atomic all-or-nothing commits).
+//!
+//! Every change returns an Edit output (summary plus unified diff), is a no-op
+//! success when nothing would change, and keeps each line's ending, the BOM,
+//! the encoding, the mode and the final-newline state.
+//!
+//! ```
+//! let mut reg = wrench_core::Registry::new();
+//! wrench_tools_edit::register(&mut reg).unwrap();
+//! assert!(reg.resolve("MultiEdit").is_ok());
+//! ```
+
+pub mod apply_patch;
+pub mod common;
+pub mod delete_range;
+pub mod edit;
+pub mod engine;
+pub mod fuzz;
+pub mod move_file;
+pub mod multi_edit;
+pub mod notebook_edit;
+pub mod patch;
+pub mod write;
 
 use wrench_core::{Registry, ToolResult};
 
 /// Register this crate's tools.
-pub fn register(_reg: &mut Registry) -> ToolResult<()> {
+pub fn register(reg: &mut Registry) -> ToolResult<()> {
+    reg.register(write::Write)?;
+    reg.register(edit::Edit)?;
+    reg.register(multi_edit::MultiEdit)?;
+    reg.register(apply_patch::ApplyPatch)?;
+    reg.register(move_file::MoveFile)?;
+    reg.register(delete_range::DeleteRange)?;
+    reg.register(notebook_edit::NotebookEdit)?;
     Ok(())
 }

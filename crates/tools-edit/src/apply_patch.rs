@@ -1,0 +1,322 @@
+//! `apply_patch` {patch}: a V4A patch over several files, all or nothing.
+//! Every operation and hunk is validated first (paths, evidence, hunks,
+//! encodings, conflicts); only then is anything written, in one transaction.
+
+use crate::common::{EditData, count_lines, edit_output, unified_diff, workspace};
+use crate::engine::Tier;
+use crate::patch::{self, Op};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use wrench_core::text::{self, Encoding};
+use wrench_core::{
+    Access, Action, ActionPlan, Authorized, Context, Effect, Risk, Tool, ToolError, ToolOutput,
+    ToolResult, ToolSpec,
+};
+use wrench_permissions::mutation::{Change, MutationGuard, Transaction, check_redaction};
+
+/// Largest patch accepted, in bytes.
+pub const MAX_PATCH_BYTES: usize = 32 * 1024 * 1024;
+/// A patch touching more paths than this is planned as GlobalWrite.
+pub const GLOBAL_WRITE_PATHS: usize = 32;
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+pub struct ApplyPatchArgs {
+    /// The patch text, from `*** Begin Patch` to `*** End Patch`.
+    #[serde(alias = "input")]
+    pub patch: String,
+}
+
+pub struct ApplyPatch;
+
+fn parse(args: &ApplyPatchArgs) -> ToolResult<patch::Patch> {
+    if args.patch.len() > MAX_PATCH_BYTES {
+        return Err(ToolError::too_large(format!(
+            "the patch is {} bytes; at most {MAX_PATCH_BYTES}",
+            args.patch.len()
+        )));
+    }
+    patch::parse(&args.patch)
+}
+
+/// The result of applying a patch, for callers that are not the tool (bench).
+pub fn apply(ctx: &Context, patch_text: &str) -> ToolResult<ToolOutput> {
+    let p = parse(&ApplyPatchArgs {
+        patch: patch_text.to_string(),
+    })?;
+    run_patch(ctx, &p)
+}
+
+fn run_patch(ctx: &Context, p: &patch::Patch) -> ToolResult<ToolOutput> {
+    let ws = workspace(ctx)?;
+    let guard = MutationGuard::acquire(&ws, ctx)?;
+    let mut tx = Transaction::new();
+    let mut lines: Vec<String> = Vec::new();
+    let mut diffs = String::new();
+    let mut paths = Vec::new();
+    let mut worst = Tier::Exact;
+    let mut claimed: Vec<std::path::PathBuf> = Vec::new();
+    let mut claim = |t: &wrench_permissions::write::WriteTarget| -> ToolResult<()> {
+        if claimed.contains(&t.real_rel) {
+            return Err(ToolError::invalid_args(format!(
+                "the patch touches {} twice (directly or through a symlink or a move); merge those sections",
+                t.display()
+            )));
+        }
+        claimed.push(t.real_rel.clone());
+        Ok(())
+    };
+    for op in &p.ops {
+        match op {
+            Op::Add {
+                path,
+                lines: content,
+            } => {
+                let t = guard.resolve(path)?;
+                claim(&t)?;
+                let shown = t.display();
+                if t.exists {
+                    return Err(ToolError::conflict(format!(
+                        "Add File {shown}: the file already exists; nothing was changed. Read it and send an `*** Update File:` section instead"
+                    )));
+                }
+                let mut body = content.join("\n");
+                if !content.is_empty() {
+                    body.push('\n');
+                }
+                check_redaction("", &body, &shown)?;
+                diffs.push_str(&unified_diff(&shown, &shown, "", &body));
+                lines.push(format!("A {shown} (+{})", content.len()));
+                paths.push(shown);
+                tx.push(Change::Write {
+                    target: t,
+                    bytes: body.into_bytes(),
+                    expect: None,
+                });
+            }
+            Op::Delete { path } => {
+                let t = guard.resolve(path)?;
+                claim(&t)?;
+                let shown = t.display();
+                let Some(cur) = guard.load_fresh(&t)? else {
+                    return Err(ToolError::not_found(format!(
+                        "Delete File {shown}: no such file; nothing was changed"
+                    )));
+                };
+                let old = text::decode(&cur.bytes, &shown)
+                    .map(|d| d.text)
+                    .unwrap_or_default();
+                diffs.push_str(&unified_diff(&shown, &shown, &old, ""));
+                lines.push(format!("D {shown} (-{})", old.lines().count()));
+                paths.push(shown);
+                tx.push(Change::Delete {
+                    target: t,
+                    expect: cur.stamp,
+                });
+            }
+            Op::Update {
+                path,
+                move_to,
+                chunks,
+            } => {
+                let t = guard.resolve(path)?;
+                claim(&t)?;
+                let shown = t.display();
+                let Some(cur) = guard.load_fresh(&t)? else {
+                    return Err(ToolError::not_found(format!(
+                        "Update File {shown}: no such file; nothing was changed (use `*** Add File:` to create it)"
+                    )));
+                };
+                let d = text::decode(&cur.bytes, &shown)?;
+                let new_text = if chunks.iter().any(|c| !c.lines.is_empty()) {
+                    let r = patch::apply_chunks(&d.text, chunks, &shown)?;
+                    worst = worst.max(r.tier);
+                    r.text
+                } else {
+                    d.text.clone()
+                };
+                check_redaction(&d.text, &new_text, &shown)?;
+                let bytes = text::try_encode(&new_text, d.encoding, &shown)?;
+                match move_to {
+                    Some(dest) => {
+                        let to = guard.resolve(dest)?;
+                        let to_shown = to.display();
+                        if to.real_rel != t.real_rel {
+                            claim(&to)?;
+                            if to.exists {
+                                return Err(ToolError::conflict(format!(
+                                    "Move to {to_shown}: the destination already exists; nothing was changed. Delete it first (after reading it) or choose another path"
+                                )));
+                            }
+                        }
+                        let (a, r) =
+                            count_lines(&unified_diff(&shown, &to_shown, &d.text, &new_text));
+                        diffs.push_str(&unified_diff(&shown, &to_shown, &d.text, &new_text));
+                        lines.push(format!("R {shown} -> {to_shown} (+{a} -{r})"));
+                        paths.push(shown);
+                        paths.push(to_shown);
+                        if to.real_rel == t.real_rel {
+                            tx.push(Change::Write {
+                                target: t,
+                                bytes,
+                                expect: Some(cur.stamp),
+                            });
+                        } else {
+                            tx.push(Change::Move {
+                                from: t,
+                                expect_from: cur.stamp,
+                                to,
+                                bytes: Some(bytes),
+                                expect_to: None,
+                            });
+                        }
+                    }
+                    None => {
+                        if new_text == d.text {
+                            lines.push(format!("M {shown} (no change)"));
+                            paths.push(shown);
+                            continue;
+                        }
+                        let diff = unified_diff(&shown, &shown, &d.text, &new_text);
+                        let (a, r) = count_lines(&diff);
+                        diffs.push_str(&diff);
+                        let enc = if d.encoding == Encoding::Utf8 {
+                            String::new()
+                        } else {
+                            format!(", {}", d.encoding.name())
+                        };
+                        lines.push(format!("M {shown} (+{a} -{r}{enc})"));
+                        paths.push(shown);
+                        tx.push(Change::Write {
+                            target: t,
+                            bytes,
+                            expect: Some(cur.stamp),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let noop = tx.is_empty();
+    if !noop {
+        guard.commit(tx)?;
+    }
+    let mut summary = if noop {
+        "No change: the patch leaves every file as it is".to_string()
+    } else {
+        format!(
+            "Applied the patch ({} file{}):",
+            lines.len(),
+            if lines.len() == 1 { "" } else { "s" }
+        )
+    };
+    for l in &lines {
+        summary.push_str("\n  ");
+        summary.push_str(l);
+    }
+    if worst != Tier::Exact {
+        summary.push_str(&format!("\nSome hunks were {}.", worst.describe()));
+    }
+    Ok(edit_output(EditData {
+        summary,
+        diff: diffs,
+        paths,
+        tier: Some(worst),
+        noop,
+    }))
+}
+
+#[async_trait::async_trait]
+impl Tool for ApplyPatch {
+    type Args = ApplyPatchArgs;
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new::<ApplyPatchArgs>(
+            "apply_patch",
+            Effect::SelfAuthorized,
+            "Apply a V4A patch (`*** Begin Patch`, `*** Add File:`/`*** Update File:` (+ `*** Move to:`)/`*** Delete File:`, `@@` context headers, ` `/`-`/`+` lines, `*** End of File`, `*** End Patch`) to several files at once, all or nothing: every operation and hunk is checked before anything is written. Updated, deleted and moved files must have been read in this session. Add File onto an existing file and Move onto an existing path are conflicts. Hunks are found in file order with increasing leniency (exact, trailing whitespace, all whitespace, Unicode look-alikes); line endings, encoding and the final newline are kept.",
+        )
+        .aliases(&["applypatch", "ApplyPatch"])
+        .arg_alias("input", "patch")
+        .limit("MAX_PATCH_BYTES", MAX_PATCH_BYTES, "bytes of patch text")
+        .limit("GLOBAL_WRITE_PATHS", GLOBAL_WRITE_PATHS, "paths above which the call is planned as GlobalWrite")
+        .destructive()
+    }
+
+    fn access(&self, args: &ApplyPatchArgs, ctx: &Context) -> Access {
+        match patch::parse(&args.patch) {
+            Ok(p) => {
+                let mut paths = Vec::new();
+                for op in &p.ops {
+                    paths.push(wrench_core::normalize_lexical(
+                        &ctx.root,
+                        std::path::Path::new(op.path()),
+                    ));
+                    if let Op::Update {
+                        move_to: Some(m), ..
+                    } = op
+                    {
+                        paths.push(wrench_core::normalize_lexical(
+                            &ctx.root,
+                            std::path::Path::new(m),
+                        ));
+                    }
+                }
+                if paths.len() > GLOBAL_WRITE_PATHS {
+                    Access::GlobalWrite
+                } else {
+                    Access::WritePath(paths)
+                }
+            }
+            Err(_) => Access::GlobalWrite,
+        }
+    }
+
+    async fn plan(
+        &self,
+        args: &ApplyPatchArgs,
+        mut base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        let p = parse(args)?;
+        let ws = workspace(ctx)?;
+        for op in &p.ops {
+            let t = ws.resolve_for_write(op.path())?;
+            match op {
+                Op::Delete { .. } => base.push(Action::Delete {
+                    path: t.resolved.abs,
+                }),
+                Op::Add { .. } => base.push(Action::Write {
+                    path: t.resolved.abs,
+                    risk: Risk::Low,
+                }),
+                Op::Update { move_to, .. } => match move_to {
+                    Some(m) => {
+                        let to = ws.resolve_for_write(m)?;
+                        base.push(Action::Delete {
+                            path: t.resolved.abs,
+                        });
+                        base.push(Action::Write {
+                            path: to.resolved.abs,
+                            risk: Risk::Low,
+                        });
+                    }
+                    None => base.push(Action::Write {
+                        path: t.resolved.abs,
+                        risk: Risk::Low,
+                    }),
+                },
+            }
+        }
+        Ok(base)
+    }
+
+    async fn run(
+        &self,
+        args: ApplyPatchArgs,
+        _auth: Authorized,
+        ctx: &Context,
+    ) -> ToolResult<ToolOutput> {
+        let p = parse(&args)?;
+        run_patch(ctx, &p)
+    }
+}

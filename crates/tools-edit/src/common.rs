@@ -1,0 +1,194 @@
+//! What every change tool shares: the single-file change pipeline through the
+//! mutation guard, plans and access, and the Edit output (summary + diff).
+
+use crate::engine::Tier;
+use serde::Serialize;
+use wrench_core::text::{self, Decoded};
+use wrench_core::{
+    Access, Action, ActionPlan, Context, OutputKind, Risk, ToolError, ToolOutput, ToolResult,
+};
+use wrench_permissions::Workspace;
+use wrench_permissions::mutation::{Change, MutationGuard, Transaction, check_redaction};
+
+/// Most characters of unified diff returned in one result.
+pub const MAX_DIFF_CHARS: usize = 30_000;
+
+/// Lines of context around each change in the diff.
+pub const DIFF_CONTEXT_LINES: usize = 3;
+
+/// The typed data of an Edit output.
+#[derive(Debug, Clone, Serialize)]
+pub struct EditData {
+    pub summary: String,
+    /// Unified diff of every changed file (cut at [`MAX_DIFF_CHARS`]).
+    pub diff: String,
+    pub paths: Vec<String>,
+    /// The most lenient matching tier used, when matching was involved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
+    /// Nothing changed on disk.
+    pub noop: bool,
+}
+
+/// Unified diff of one file, `a/` and `b/` headers as git writes them.
+pub fn unified_diff(old_name: &str, new_name: &str, old: &str, new: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(DIFF_CONTEXT_LINES)
+        .header(&format!("a/{old_name}"), &format!("b/{new_name}"))
+        .to_string()
+}
+
+/// Build the Edit output: summary, then the diff (cut with a trailer).
+pub fn edit_output(data: EditData) -> ToolOutput {
+    let mut diff = data.diff.clone();
+    if diff.len() > MAX_DIFF_CHARS {
+        let mut cut = MAX_DIFF_CHARS;
+        while !diff.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let total = diff.len();
+        diff.truncate(cut);
+        diff.push('\n');
+        diff.push_str(&wrench_core::trailer(
+            cut,
+            Some(total),
+            "diff chars",
+            "the change is complete on disk; read the files (or `git diff`) to see the rest",
+        ));
+    }
+    let text = if diff.is_empty() {
+        data.summary.clone()
+    } else {
+        format!("{}\n{}", data.summary, diff.trim_end_matches('\n'))
+    };
+    let mut data = data;
+    data.diff = diff;
+    ToolOutput::new(OutputKind::Edit, text).with_data(&data)
+}
+
+/// The workspace of a call.
+pub fn workspace(ctx: &Context) -> ToolResult<Workspace> {
+    Workspace::open(&ctx.root)
+}
+
+/// WritePath of one caller-given path.
+pub fn write_access(ctx: &Context, path: &str) -> Access {
+    Access::write(&ctx.root, path)
+}
+
+/// Add a Write action for `path`, refusing confinement and protected-path
+/// violations before the gate is asked.
+pub fn plan_write(
+    mut plan: ActionPlan,
+    ctx: &Context,
+    path: &str,
+    risk: Risk,
+) -> ToolResult<ActionPlan> {
+    let ws = workspace(ctx)?;
+    let t = ws.resolve_for_write(path)?;
+    plan.push(Action::Write {
+        path: t.resolved.abs,
+        risk,
+    });
+    Ok(plan)
+}
+
+/// Add a Delete action for `path`.
+pub fn plan_delete(mut plan: ActionPlan, ctx: &Context, path: &str) -> ToolResult<ActionPlan> {
+    let ws = workspace(ctx)?;
+    let t = ws.resolve_for_write(path)?;
+    plan.push(Action::Delete {
+        path: t.resolved.abs,
+    });
+    Ok(plan)
+}
+
+/// Decode a file for editing (binary and undecodable content refused).
+pub fn decode(bytes: &[u8], shown: &str) -> ToolResult<Decoded> {
+    text::decode(bytes, shown)
+}
+
+/// What a single-file text change computed.
+pub struct TextChange {
+    pub text: String,
+    /// What was done, for the summary ("replaced 1 occurrence").
+    pub detail: String,
+    pub tier: Option<Tier>,
+}
+
+/// The single-file pipeline: lock, resolve, read under the lock, require
+/// fresh evidence, compute, guard redaction markers, re-encode losslessly,
+/// commit atomically, record the write.
+pub fn change_file(
+    ctx: &Context,
+    path: &str,
+    tool: &str,
+    f: impl FnOnce(&str, &str) -> ToolResult<TextChange>,
+) -> ToolResult<ToolOutput> {
+    let ws = workspace(ctx)?;
+    let guard = MutationGuard::acquire(&ws, ctx)?;
+    let target = guard.resolve(path)?;
+    let shown = target.display();
+    let Some(cur) = guard.load_fresh(&target)? else {
+        return Err(ToolError::not_found(format!(
+            "{shown} does not exist; {tool} changes existing files (use write to create one)"
+        )));
+    };
+    let decoded = decode(&cur.bytes, &shown)?;
+    let change = f(&decoded.text, &shown)?;
+    if change.text == decoded.text {
+        return Ok(edit_output(EditData {
+            summary: format!(
+                "No change: {shown} already has this content ({})",
+                change.detail
+            ),
+            diff: String::new(),
+            paths: vec![shown],
+            tier: change.tier,
+            noop: true,
+        }));
+    }
+    check_redaction(&decoded.text, &change.text, &shown)?;
+    let bytes = text::try_encode(&change.text, decoded.encoding, &shown)?;
+    let mut tx = Transaction::new();
+    tx.push(Change::Write {
+        target: target.clone(),
+        bytes,
+        expect: Some(cur.stamp),
+    });
+    guard.commit(tx)?;
+    let diff = unified_diff(&shown, &shown, &decoded.text, &change.text);
+    let (added, removed) = count_lines(&diff);
+    let mut summary = format!("Edited {shown}: {} (+{added} -{removed})", change.detail);
+    if let Some(t) = change.tier.filter(|t| *t != Tier::Exact) {
+        summary.push_str(&format!("; {}", t.describe()));
+    }
+    if !decoded.encoding.is_plain_utf8() {
+        summary.push_str(&format!(
+            "; kept its encoding ({})",
+            decoded.encoding.name()
+        ));
+    }
+    Ok(edit_output(EditData {
+        summary,
+        diff,
+        paths: vec![shown],
+        tier: change.tier,
+        noop: false,
+    }))
+}
+
+/// Added and removed line counts of a unified diff.
+pub fn count_lines(diff: &str) -> (usize, usize) {
+    let mut a = 0;
+    let mut r = 0;
+    for l in diff.lines() {
+        if l.starts_with('+') && !l.starts_with("+++") {
+            a += 1;
+        } else if l.starts_with('-') && !l.starts_with("---") {
+            r += 1;
+        }
+    }
+    (a, r)
+}

@@ -1,0 +1,163 @@
+//! `edit` {path, old_string, new_string, replace_all?} or {path, edits: [...]}:
+//! exact-or-near-miss replacement through the shared engine; several edits
+//! apply in order, all or none.
+
+use crate::common::{TextChange, change_file, plan_write, write_access};
+use crate::engine::{self, Tier};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use wrench_core::{
+    Access, ActionPlan, Authorized, Context, Effect, Risk, Tool, ToolError, ToolOutput, ToolResult,
+    ToolSpec,
+};
+
+/// Most edits in one call.
+pub const MAX_EDITS: usize = 100;
+
+/// One replacement.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+pub struct EditOp {
+    /// The exact text to replace (copied from the file; `read`'s line-number prefixes are accepted).
+    pub old_string: String,
+    /// The replacement text.
+    pub new_string: String,
+    /// Replace every occurrence instead of requiring exactly one.
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+pub struct EditArgs {
+    /// File to change, relative to the workspace root.
+    #[serde(alias = "file_path")]
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_string: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_string: Option<String>,
+    #[serde(default)]
+    pub replace_all: bool,
+    /// Several replacements, applied in order on the evolving text; all or none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edits: Option<Vec<EditOp>>,
+}
+
+impl EditArgs {
+    /// The edits this call asks for, in order.
+    pub fn ops(&self) -> ToolResult<Vec<EditOp>> {
+        match (&self.edits, &self.old_string, &self.new_string) {
+            (Some(e), None, None) if !e.is_empty() => Ok(e.clone()),
+            (Some(_), _, _) => Err(ToolError::invalid_args(
+                "pass either old_string/new_string or a non-empty edits list, not both",
+            )),
+            (None, Some(o), Some(n)) => Ok(vec![EditOp {
+                old_string: o.clone(),
+                new_string: n.clone(),
+                replace_all: self.replace_all,
+            }]),
+            _ => Err(ToolError::invalid_args(
+                "edit needs old_string and new_string (or edits: [{old_string, new_string, replace_all?}])",
+            )),
+        }
+    }
+}
+
+/// Apply `ops` to `text` in order; the first failure fails them all.
+pub fn apply_ops(text: &str, ops: &[EditOp], shown: &str) -> ToolResult<TextChange> {
+    if ops.len() > MAX_EDITS {
+        return Err(ToolError::too_large(format!(
+            "{} edits in one call; at most {MAX_EDITS}",
+            ops.len()
+        )));
+    }
+    let mut cur = text.to_string();
+    let mut worst = Tier::Exact;
+    let mut replaced = 0;
+    let mut stripped = false;
+    for (i, op) in ops.iter().enumerate() {
+        let a = engine::replace(&cur, &op.old_string, &op.new_string, op.replace_all, shown)
+            .map_err(|e| {
+                if ops.len() > 1 {
+                    ToolError::new(
+                        e.kind,
+                        format!(
+                            "edit {} of {}: {} (no edit was applied)",
+                            i + 1,
+                            ops.len(),
+                            e.message
+                        ),
+                    )
+                } else {
+                    e
+                }
+            })?;
+        worst = worst.max(a.tier);
+        replaced += a.count;
+        stripped |= a.stripped_line_numbers;
+        cur = a.text;
+    }
+    let mut detail = if ops.len() == 1 {
+        format!(
+            "replaced {replaced} occurrence{}",
+            if replaced == 1 { "" } else { "s" }
+        )
+    } else {
+        format!("applied {} edits ({replaced} replacements)", ops.len())
+    };
+    if stripped {
+        detail.push_str("; stripped `read` line-number prefixes");
+    }
+    Ok(TextChange {
+        text: cur,
+        detail,
+        tier: Some(worst),
+    })
+}
+
+pub struct Edit;
+
+#[async_trait::async_trait]
+impl Tool for Edit {
+    type Args = EditArgs;
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new::<EditArgs>(
+            "edit",
+            Effect::SelfAuthorized,
+            "Replace text in a file you have read: old_string must match exactly once (or pass replace_all). Near misses are recovered in order — line endings, trailing whitespace, an indentation shift of the whole block (new_string re-indented the same way), Unicode look-alikes — only when exactly one candidate matches, and the result says which. Several edits go in `edits`, applied in order, all or none. Keeps line endings per line, encoding, BOM, mode and final newline; atomic.",
+        )
+        .aliases(&["edit_file", "Edit"])
+        .arg_alias("file_path", "path")
+        .positional(&["path", "old_string", "new_string"])
+        .limit("MAX_EDITS", MAX_EDITS, "edits in one call")
+        .limit("MAX_DIFF_CHARS", crate::common::MAX_DIFF_CHARS, "characters of diff returned")
+        .limit("NEAREST_SHOW_LINES", engine::NEAREST_SHOW_LINES, "closest lines shown after a miss")
+        .destructive()
+    }
+
+    fn access(&self, args: &EditArgs, ctx: &Context) -> Access {
+        write_access(ctx, &args.path)
+    }
+
+    async fn plan(
+        &self,
+        args: &EditArgs,
+        base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        args.ops()?;
+        plan_write(base, ctx, &args.path, Risk::Low)
+    }
+
+    async fn run(
+        &self,
+        args: EditArgs,
+        _auth: Authorized,
+        ctx: &Context,
+    ) -> ToolResult<ToolOutput> {
+        let ops = args.ops()?;
+        change_file(ctx, &args.path, "edit", |text, shown| {
+            apply_ops(text, &ops, shown)
+        })
+    }
+}

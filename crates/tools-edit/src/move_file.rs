@@ -1,0 +1,134 @@
+//! `move_file` {source_path, destination_path, overwrite?}: rename a file you
+//! have read; creates parent directories; refuses an existing destination
+//! unless `overwrite` (and then that file must have been read too).
+
+use crate::common::{EditData, edit_output, workspace};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use wrench_core::{
+    Access, Action, ActionPlan, Authorized, Context, Effect, Risk, Tool, ToolError, ToolOutput,
+    ToolResult, ToolSpec,
+};
+use wrench_permissions::mutation::{Change, MutationGuard, Transaction};
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+pub struct MoveFileArgs {
+    /// The file to move, relative to the workspace root.
+    #[serde(alias = "source", alias = "from")]
+    pub source_path: String,
+    /// Where it goes; missing parent directories are created.
+    #[serde(alias = "destination", alias = "to")]
+    pub destination_path: String,
+    /// Replace an existing destination file (which must have been read).
+    #[serde(default)]
+    pub overwrite: bool,
+}
+
+pub struct MoveFile;
+
+#[async_trait::async_trait]
+impl Tool for MoveFile {
+    type Args = MoveFileArgs;
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new::<MoveFileArgs>(
+            "move_file",
+            Effect::SelfAuthorized,
+            "Move or rename a file you have read in this session (content unchanged since). Creates the destination's parent directories. An existing destination is refused as a conflict unless overwrite is true (and then it must have been read too).",
+        )
+        .aliases(&["move", "rename_file", "mv"])
+        .positional(&["source_path", "destination_path"])
+        .destructive()
+    }
+
+    fn access(&self, args: &MoveFileArgs, ctx: &Context) -> Access {
+        Access::WritePath(vec![
+            wrench_core::normalize_lexical(&ctx.root, std::path::Path::new(&args.source_path)),
+            wrench_core::normalize_lexical(&ctx.root, std::path::Path::new(&args.destination_path)),
+        ])
+    }
+
+    async fn plan(
+        &self,
+        args: &MoveFileArgs,
+        mut base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        let ws = workspace(ctx)?;
+        let from = ws.resolve_for_write(&args.source_path)?;
+        let to = ws.resolve_for_write(&args.destination_path)?;
+        base.push(Action::Delete {
+            path: from.resolved.abs,
+        });
+        base.push(Action::Write {
+            path: to.resolved.abs,
+            risk: if args.overwrite {
+                Risk::High
+            } else {
+                Risk::Low
+            },
+        });
+        Ok(base)
+    }
+
+    async fn run(
+        &self,
+        args: MoveFileArgs,
+        _auth: Authorized,
+        ctx: &Context,
+    ) -> ToolResult<ToolOutput> {
+        let ws = workspace(ctx)?;
+        let guard = MutationGuard::acquire(&ws, ctx)?;
+        let from = guard.resolve(&args.source_path)?;
+        let to = guard.resolve(&args.destination_path)?;
+        let (fs, ts) = (from.display(), to.display());
+        let Some(cur) = guard.load_fresh(&from)? else {
+            return Err(ToolError::not_found(format!(
+                "{fs} does not exist; nothing was moved"
+            )));
+        };
+        if from.real_rel == to.real_rel {
+            return Ok(edit_output(EditData {
+                summary: format!("No change: {fs} and {ts} are the same file"),
+                diff: String::new(),
+                paths: vec![fs, ts],
+                tier: None,
+                noop: true,
+            }));
+        }
+        let expect_to = if to.exists {
+            if !args.overwrite {
+                return Err(ToolError::conflict(format!(
+                    "{ts} already exists; nothing was moved. Pass overwrite: true to replace it (after reading it), or choose another destination"
+                )));
+            }
+            match guard.load_fresh(&to)? {
+                Some(c) => Some(c.stamp),
+                None => None,
+            }
+        } else {
+            None
+        };
+        let mut tx = Transaction::new();
+        tx.push(Change::Move {
+            from,
+            expect_from: cur.stamp,
+            to,
+            bytes: None,
+            expect_to,
+        });
+        guard.commit(tx)?;
+        let verb = if expect_to.is_some() {
+            "replacing the old file"
+        } else {
+            "new path"
+        };
+        Ok(edit_output(EditData {
+            summary: format!("Moved {fs} -> {ts} ({verb}; content unchanged)"),
+            diff: format!("rename from {fs}\nrename to {ts}\n"),
+            paths: vec![fs, ts],
+            tier: None,
+            noop: false,
+        }))
+    }
+}

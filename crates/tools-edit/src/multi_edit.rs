@@ -1,0 +1,72 @@
+//! `multi_edit` {path, edits}: the alias shape of `edit` with an edits list.
+
+use crate::common::{change_file, plan_write, write_access};
+use crate::edit::{EditOp, MAX_EDITS, apply_ops};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use wrench_core::{
+    Access, ActionPlan, Authorized, Context, Effect, Risk, Tool, ToolError, ToolOutput, ToolResult,
+    ToolSpec,
+};
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+pub struct MultiEditArgs {
+    /// File to change, relative to the workspace root.
+    #[serde(alias = "file_path")]
+    pub path: String,
+    /// Replacements applied in order on the evolving text; all or none.
+    pub edits: Vec<EditOp>,
+}
+
+pub struct MultiEdit;
+
+#[async_trait::async_trait]
+impl Tool for MultiEdit {
+    type Args = MultiEditArgs;
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new::<MultiEditArgs>(
+            "multi_edit",
+            Effect::SelfAuthorized,
+            "Several replacements in one file you have read, applied in order, all or none; each behaves like `edit` (unique match unless replace_all, the same near-miss recovery).",
+        )
+        .aliases(&["MultiEdit"])
+        .arg_alias("file_path", "path")
+        .limit("MAX_EDITS", MAX_EDITS, "edits in one call")
+        .destructive()
+    }
+
+    fn access(&self, args: &MultiEditArgs, ctx: &Context) -> Access {
+        write_access(ctx, &args.path)
+    }
+
+    async fn plan(
+        &self,
+        args: &MultiEditArgs,
+        base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        if args.edits.is_empty() {
+            return Err(ToolError::invalid_args(
+                "edits is empty; pass at least one {old_string, new_string}",
+            ));
+        }
+        plan_write(base, ctx, &args.path, Risk::Low)
+    }
+
+    async fn run(
+        &self,
+        args: MultiEditArgs,
+        _auth: Authorized,
+        ctx: &Context,
+    ) -> ToolResult<ToolOutput> {
+        if args.edits.is_empty() {
+            return Err(ToolError::invalid_args(
+                "edits is empty; pass at least one {old_string, new_string}",
+            ));
+        }
+        change_file(ctx, &args.path, "multi_edit", |text, shown| {
+            apply_ops(text, &args.edits, shown)
+        })
+    }
+}

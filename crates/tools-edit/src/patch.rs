@@ -1,0 +1,621 @@
+//! The V4A patch format of `apply_patch`: parser and hunk applier.
+//!
+//! ```text
+//! *** Begin Patch
+//! *** Add File: path            (then `+` lines)
+//! *** Delete File: path
+//! *** Update File: path
+//! *** Move to: new/path         (optional)
+//! @@ fn anchor()                (optional context headers; several narrow further)
+//!  context
+//! -removed
+//! +added
+//! *** End of File               (optional: pins the hunk to the end)
+//! *** End Patch
+//! ```
+//!
+//! Lenient where models slip without ambiguity: marker lines may be padded
+//! with whitespace, the patch may be wrapped in a heredoc (`<<'EOF'` … `EOF`,
+//! also `apply_patch <<EOF`), a CRLF patch is read as LF, the first hunk of an
+//! Update may omit `@@`. Hunks are located in file order with increasing
+//! leniency: exact, trailing whitespace, all surrounding whitespace, Unicode
+//! look-alikes; the file's own lines (and line endings) are kept for context.
+
+use crate::engine::{Line, Tier, dominant_eol, line_eq, nearest, split_lines};
+use wrench_core::{ToolError, ToolResult};
+
+/// A parsed patch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Patch {
+    pub ops: Vec<Op>,
+}
+
+/// One file operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    Add {
+        path: String,
+        lines: Vec<String>,
+    },
+    Delete {
+        path: String,
+    },
+    Update {
+        path: String,
+        move_to: Option<String>,
+        chunks: Vec<Chunk>,
+    },
+}
+
+impl Op {
+    pub fn path(&self) -> &str {
+        match self {
+            Op::Add { path, .. } | Op::Delete { path } | Op::Update { path, .. } => path,
+        }
+    }
+}
+
+/// One `@@` hunk of an Update.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Chunk {
+    /// `@@ text` headers, outermost first.
+    pub anchors: Vec<String>,
+    pub lines: Vec<HunkLine>,
+    /// `*** End of File`: the hunk ends at the end of the file.
+    pub eof: bool,
+    /// 1-based line of the patch where the hunk starts.
+    pub at: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HunkLine {
+    Context(String),
+    Remove(String),
+    Add(String),
+}
+
+fn bad(line: usize, msg: impl std::fmt::Display) -> ToolError {
+    ToolError::invalid_args(format!(
+        "patch line {line}: {msg}. The format is `*** Begin Patch`, then `*** Add File: P` / `*** Update File: P` / `*** Delete File: P` sections, then `*** End Patch`"
+    ))
+}
+
+/// The body of a heredoc-wrapped patch (`<<'EOF'` … `EOF`).
+fn unwrap_heredoc(lines: &[&str]) -> Option<(usize, usize)> {
+    let first = lines.iter().position(|l| !l.trim().is_empty())?;
+    let last = lines.iter().rposition(|l| !l.trim().is_empty())?;
+    let opener = lines[first].trim();
+    let opener = opener
+        .strip_prefix("apply_patch")
+        .map(str::trim_start)
+        .unwrap_or(opener);
+    let rest = opener.strip_prefix("<<")?;
+    let rest = rest.strip_prefix('-').unwrap_or(rest).trim();
+    let word = rest.trim_matches(|c| c == '\'' || c == '"');
+    if word.is_empty() || !word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    (last > first && lines[last].trim() == word).then_some((first + 1, last))
+}
+
+/// Parse a patch. Errors are `invalid_args` naming the patch line.
+pub fn parse(text: &str) -> ToolResult<Patch> {
+    let all: Vec<&str> = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let (lo, hi) = unwrap_heredoc(&all).unwrap_or((0, all.len()));
+    let lines = &all[lo..hi];
+    let num = |i: usize| lo + i + 1;
+    let Some(begin) = lines.iter().position(|l| !l.trim().is_empty()) else {
+        return Err(bad(1, "the patch is empty"));
+    };
+    if lines[begin].trim() != "*** Begin Patch" {
+        return Err(bad(num(begin), "the first line must be `*** Begin Patch`"));
+    }
+    let end = lines
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .unwrap_or(begin);
+    if end == begin || lines[end].trim() != "*** End Patch" {
+        return Err(bad(num(end), "the last line must be `*** End Patch`"));
+    }
+    let mut ops: Vec<Op> = Vec::new();
+    let mut i = begin + 1;
+    while i < end {
+        let raw = lines[i];
+        let l = raw.trim();
+        if l.is_empty() {
+            i += 1;
+            continue;
+        }
+        if let Some(p) = l.strip_prefix("*** Add File:") {
+            let path = nonempty_path(p, num(i))?;
+            i += 1;
+            let mut content = Vec::new();
+            while i < end && !is_marker(lines[i]) {
+                match lines[i].strip_prefix('+') {
+                    Some(c) => content.push(c.to_string()),
+                    None => {
+                        return Err(bad(
+                            num(i),
+                            format!(
+                                "every line of an Add File section starts with `+` (adding {path})"
+                            ),
+                        ));
+                    }
+                }
+                i += 1;
+            }
+            ops.push(Op::Add {
+                path,
+                lines: content,
+            });
+        } else if let Some(p) = l.strip_prefix("*** Delete File:") {
+            ops.push(Op::Delete {
+                path: nonempty_path(p, num(i))?,
+            });
+            i += 1;
+        } else if let Some(p) = l.strip_prefix("*** Update File:") {
+            let path = nonempty_path(p, num(i))?;
+            let header = num(i);
+            i += 1;
+            let mut move_to = None;
+            if i < end
+                && let Some(m) = lines[i].trim().strip_prefix("*** Move to:")
+            {
+                move_to = Some(nonempty_path(m, num(i))?);
+                i += 1;
+            }
+            let mut chunks: Vec<Chunk> = Vec::new();
+            let mut cur: Option<Chunk> = None;
+            while i < end {
+                let raw = lines[i];
+                let t = raw.trim();
+                if t == "*** End of File" {
+                    let mut c = cur.take().unwrap_or_default();
+                    if c.lines.is_empty() {
+                        return Err(bad(num(i), "`*** End of File` follows no hunk lines"));
+                    }
+                    c.eof = true;
+                    chunks.push(c);
+                    i += 1;
+                    continue;
+                }
+                if is_marker(raw) {
+                    break;
+                }
+                if t == "@@" || t.starts_with("@@ ") {
+                    let anchor = t
+                        .trim_start_matches('@')
+                        .trim()
+                        .trim_end_matches('@')
+                        .trim();
+                    match &mut cur {
+                        Some(c) if c.lines.is_empty() => {
+                            if !anchor.is_empty() {
+                                c.anchors.push(anchor.to_string());
+                            }
+                        }
+                        _ => {
+                            if let Some(c) = cur.take() {
+                                chunks.push(c);
+                            }
+                            cur = Some(Chunk {
+                                anchors: if anchor.is_empty() {
+                                    vec![]
+                                } else {
+                                    vec![anchor.to_string()]
+                                },
+                                at: num(i),
+                                ..Chunk::default()
+                            });
+                        }
+                    }
+                    i += 1;
+                    continue;
+                }
+                let hl = match raw.chars().next() {
+                    Some(' ') => HunkLine::Context(raw[1..].to_string()),
+                    Some('-') => HunkLine::Remove(raw[1..].to_string()),
+                    Some('+') => HunkLine::Add(raw[1..].to_string()),
+                    None => HunkLine::Context(String::new()),
+                    Some(_) => {
+                        return Err(bad(
+                            num(i),
+                            format!(
+                                "in the Update of {path}, hunk lines start with ` ` (context), `-` (remove) or `+` (add), and hunks with `@@`; got {:?}",
+                                raw.chars().take(60).collect::<String>()
+                            ),
+                        ));
+                    }
+                };
+                cur.get_or_insert_with(|| Chunk {
+                    at: num(i),
+                    ..Chunk::default()
+                })
+                .lines
+                .push(hl);
+                i += 1;
+            }
+            if let Some(c) = cur.take() {
+                chunks.push(c);
+            }
+            chunks.retain(|c| !c.lines.is_empty() || !c.anchors.is_empty());
+            if chunks.iter().all(|c| c.lines.is_empty()) && move_to.is_none() {
+                return Err(bad(
+                    header,
+                    format!("the Update of {path} has no hunk lines"),
+                ));
+            }
+            ops.push(Op::Update {
+                path,
+                move_to,
+                chunks,
+            });
+        } else {
+            return Err(bad(
+                num(i),
+                format!(
+                    "{:?} is not a valid section header (use `*** Add File:`, `*** Update File:` or `*** Delete File:`)",
+                    l.chars().take(60).collect::<String>()
+                ),
+            ));
+        }
+    }
+    if ops.is_empty() {
+        return Err(bad(num(begin), "the patch has no file operations"));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for op in &ops {
+        if !seen.insert(op.path().to_string()) {
+            return Err(ToolError::invalid_args(format!(
+                "the patch has two sections for {}; merge them into one",
+                op.path()
+            )));
+        }
+    }
+    Ok(Patch { ops })
+}
+
+fn is_marker(raw: &str) -> bool {
+    let t = raw.trim_start();
+    t.starts_with("*** ") && !t.starts_with("*** End of File")
+}
+
+fn nonempty_path(p: &str, line: usize) -> ToolResult<String> {
+    let p = p.trim();
+    if p.is_empty() {
+        return Err(bad(line, "the section names no path"));
+    }
+    Ok(p.to_string())
+}
+
+/// The tiers hunks are located with, in order.
+pub const HUNK_TIERS: [Tier; 4] = [
+    Tier::Exact,
+    Tier::TrailingWhitespace,
+    Tier::AllWhitespace,
+    Tier::Unicode,
+];
+
+/// First position ≥ `from` where `pat` matches, at the strictest tier that
+/// matches anywhere; with `eof`, the end of the file is tried first.
+pub fn seek(lines: &[Line<'_>], pat: &[&str], from: usize, eof: bool) -> Option<(usize, Tier)> {
+    if pat.len() > lines.len() {
+        return None;
+    }
+    let last_start = lines.len() - pat.len();
+    for tier in HUNK_TIERS {
+        let at = |i: usize| {
+            lines[i..i + pat.len()]
+                .iter()
+                .zip(pat)
+                .all(|(l, p)| line_eq(tier, l.text, p))
+        };
+        if eof && last_start >= from && at(last_start) {
+            return Some((last_start, tier));
+        }
+        if let Some(i) = (from..=last_start).find(|&i| at(i)) {
+            return Some((i, tier));
+        }
+    }
+    None
+}
+
+/// How a result line comes about.
+enum Out<'s> {
+    Keep(usize),
+    Insert(&'s str),
+}
+
+/// What applying an Update's hunks did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpdateResult {
+    pub text: String,
+    /// The most lenient tier any hunk needed.
+    pub tier: Tier,
+}
+
+/// Apply the hunks of one Update to `text` (in file order, all or none).
+pub fn apply_chunks(text: &str, chunks: &[Chunk], what: &str) -> ToolResult<UpdateResult> {
+    let lines = split_lines(text);
+    let dominant = dominant_eol(&lines);
+    let final_nl = text.is_empty() || text.ends_with('\n');
+    let mut out: Vec<Out<'_>> = Vec::with_capacity(lines.len() + 16);
+    let mut cursor = 0usize;
+    let mut worst = Tier::Exact;
+    for (n, c) in chunks.iter().enumerate() {
+        let mut from = cursor;
+        for a in &c.anchors {
+            let hit = HUNK_TIERS.iter().find_map(|&t| {
+                (from..lines.len())
+                    .find(|&i| line_eq(t, lines[i].text, a))
+                    .map(|i| (i, t))
+            });
+            match hit {
+                Some((i, t)) => {
+                    worst = worst.max(t);
+                    from = i + 1;
+                }
+                None => {
+                    return Err(ToolError::no_match(format!(
+                        "hunk {} (patch line {}) of {what}: the context header `@@ {a}` was not found after line {from}; copy it from the file",
+                        n + 1,
+                        c.at
+                    )));
+                }
+            }
+        }
+        let mut hunk: &[HunkLine] = &c.lines;
+        let old_of = |h: &[HunkLine]| -> Vec<String> {
+            h.iter()
+                .filter_map(|l| match l {
+                    HunkLine::Context(s) | HunkLine::Remove(s) => Some(s.clone()),
+                    HunkLine::Add(_) => None,
+                })
+                .collect()
+        };
+        let mut old = old_of(hunk);
+        let pos = if old.is_empty() {
+            if c.anchors.is_empty() {
+                lines.len()
+            } else {
+                from
+            }
+        } else {
+            let pat: Vec<&str> = old.iter().map(String::as_str).collect();
+            let mut found = seek(&lines, &pat, from, c.eof);
+            // A trailing empty context line stands for the final newline.
+            if found.is_none() && matches!(hunk.last(), Some(HunkLine::Context(s)) if s.is_empty())
+            {
+                hunk = &hunk[..hunk.len() - 1];
+                old = old_of(hunk);
+                let pat: Vec<&str> = old.iter().map(String::as_str).collect();
+                found = seek(&lines, &pat, from, c.eof);
+            }
+            match found {
+                Some((p, t)) => {
+                    worst = worst.max(t);
+                    p
+                }
+                None => {
+                    let pat: Vec<&str> = old.iter().map(String::as_str).collect();
+                    return Err(ToolError::no_match(hunk_miss(
+                        &lines, &pat, n, c, what, from,
+                    )));
+                }
+            }
+        };
+        while cursor < pos {
+            out.push(Out::Keep(cursor));
+            cursor += 1;
+        }
+        for l in hunk {
+            match l {
+                HunkLine::Context(_) => {
+                    out.push(Out::Keep(cursor));
+                    cursor += 1;
+                }
+                HunkLine::Remove(_) => cursor += 1,
+                HunkLine::Add(s) => out.push(Out::Insert(s)),
+            }
+        }
+    }
+    while cursor < lines.len() {
+        out.push(Out::Keep(cursor));
+        cursor += 1;
+    }
+    // Render: kept lines keep their ending; inserted lines take the ending
+    // of the line before them (else the file's usual one).
+    let mut s = String::with_capacity(text.len() + 64);
+    let mut prev_eol = dominant;
+    let count = out.len();
+    for (k, o) in out.iter().enumerate() {
+        let (body, eol) = match o {
+            Out::Keep(i) => {
+                let l = lines[*i];
+                if !l.eol.is_empty() {
+                    prev_eol = if l.eol == "\r\n" { "\r\n" } else { "\n" };
+                }
+                (l.text, l.eol)
+            }
+            Out::Insert(t) => (*t, prev_eol),
+        };
+        s.push_str(body);
+        let last = k + 1 == count;
+        if !last {
+            s.push_str(if eol.is_empty() { prev_eol } else { eol });
+        } else if final_nl {
+            s.push_str(if eol.is_empty() { prev_eol } else { eol });
+        }
+    }
+    Ok(UpdateResult {
+        text: s,
+        tier: worst,
+    })
+}
+
+fn hunk_miss(
+    lines: &[Line<'_>],
+    pat: &[&str],
+    n: usize,
+    c: &Chunk,
+    what: &str,
+    from: usize,
+) -> String {
+    let mut m = format!(
+        "hunk {} (patch line {}) of {what} does not match the file after line {from} (tried exact, trailing whitespace, all whitespace, Unicode look-alikes). Expected:\n",
+        n + 1,
+        c.at
+    );
+    for p in pat.iter().take(crate::engine::NEAREST_SHOW_LINES) {
+        m.push_str(&format!("  {p}\n"));
+    }
+    if let Some((start, len)) = nearest(lines, pat) {
+        let shown = len.min(crate::engine::NEAREST_SHOW_LINES);
+        m.push_str(&format!(
+            "The closest lines in the file are {}-{}:\n",
+            start + 1,
+            start + shown
+        ));
+        for (k, l) in lines[start..start + shown].iter().enumerate() {
+            m.push_str(&format!("{:>6}\t{}\n", start + k + 1, l.text));
+        }
+    }
+    m.push_str(
+        "Nothing was changed. Read the file again and regenerate the hunk from its current text.",
+    );
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn upd(body: &str) -> String {
+        format!("*** Begin Patch\n*** Update File: f.txt\n{body}*** End Patch\n")
+    }
+
+    fn chunks(p: &str) -> Vec<Chunk> {
+        match parse(p).unwrap().ops.remove(0) {
+            Op::Update { chunks, .. } => chunks,
+            o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn parses_every_section_kind() {
+        let p = parse("*** Begin Patch\n*** Add File: a.txt\n+hi\n*** Delete File: b.txt\n*** Update File: c.txt\n*** Move to: d/c.txt\n@@ fn x\n ctx\n-old\n+new\n*** End of File\n*** End Patch\n").unwrap();
+        assert_eq!(p.ops.len(), 3);
+        assert_eq!(
+            p.ops[0],
+            Op::Add {
+                path: "a.txt".into(),
+                lines: vec!["hi".into()]
+            }
+        );
+        match &p.ops[2] {
+            Op::Update {
+                move_to, chunks, ..
+            } => {
+                assert_eq!(move_to.as_deref(), Some("d/c.txt"));
+                assert_eq!(chunks[0].anchors, vec!["fn x".to_string()]);
+                assert!(chunks[0].eof);
+                assert_eq!(chunks[0].lines.len(), 3);
+            }
+            o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn heredoc_wrapped_and_padded_patches_parse() {
+        for p in [
+            "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: x\n*** End Patch\nEOF\n",
+            "<<EOF\n*** Begin Patch\n*** Delete File: x\n*** End Patch\nEOF",
+            "  *** Begin Patch \n  *** Delete File: x\n *** End Patch  \n",
+            "*** Begin Patch\r\n*** Delete File: x\r\n*** End Patch\r\n",
+        ] {
+            assert_eq!(
+                parse(p).unwrap().ops,
+                vec![Op::Delete { path: "x".into() }],
+                "{p:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn malformed_patches_are_refused_with_the_line() {
+        for (p, want) in [
+            ("", "empty"),
+            ("*** Begin Patch\n*** End Patch\n", "no file operations"),
+            (
+                "*** Begin Patch\n*** Update File: a\n*** End Patch\n",
+                "no hunk lines",
+            ),
+            (
+                "*** Begin Patch\n*** Frobnicate File: a\n*** End Patch\n",
+                "not a valid section header",
+            ),
+            (
+                "*** Begin Patch\n*** Add File: a\nno plus\n*** End Patch\n",
+                "starts with `+`",
+            ),
+            ("*** Begin Patch\n*** Delete File: a\n", "last line"),
+            ("hello\n", "first line"),
+        ] {
+            let e = parse(p).unwrap_err();
+            assert!(e.message.contains(want), "{p:?}: {}", e.message);
+            assert!(e.message.contains("patch line"), "{}", e.message);
+        }
+    }
+
+    #[test]
+    fn hunks_apply_in_order_and_keep_crlf_per_line() {
+        let c = chunks(&upd("@@\n a\n-b\n+B\n@@\n c\n-d\n+D\n+E\n"));
+        let r = apply_chunks("a\r\nb\r\nc\nd\nz\n", &c, "f").unwrap();
+        assert_eq!(r.text, "a\r\nB\r\nc\nD\nE\nz\n");
+    }
+
+    #[test]
+    fn anchor_narrows_the_search() {
+        let c = chunks(&upd("@@ fn two\n-    x\n+    y\n"));
+        let r = apply_chunks("fn one\n    x\nfn two\n    x\n", &c, "f").unwrap();
+        assert_eq!(r.text, "fn one\n    x\nfn two\n    y\n");
+    }
+
+    #[test]
+    fn end_of_file_pins_the_hunk_to_the_end() {
+        let c = chunks(&upd("@@\n-x\n+y\n*** End of File\n"));
+        let r = apply_chunks("x\nmid\nx\n", &c, "f").unwrap();
+        assert_eq!(r.text, "x\nmid\ny\n");
+    }
+
+    #[test]
+    fn missing_final_newline_is_kept() {
+        let c = chunks(&upd("@@\n-b\n+c\n"));
+        assert_eq!(apply_chunks("a\nb", &c, "f").unwrap().text, "a\nc");
+        let add = chunks(&upd("@@\n+tail\n"));
+        assert_eq!(apply_chunks("a\nb", &add, "f").unwrap().text, "a\nb\ntail");
+    }
+
+    #[test]
+    fn lenient_tiers_locate_whitespace_and_unicode_drift() {
+        let c = chunks(&upd("@@\n-  say(\"hi\")\n+  say(\"bye\")\n"));
+        let r = apply_chunks("    say(\u{201C}hi\u{201D})  \n", &c, "f").unwrap();
+        assert_eq!(r.text, "  say(\"bye\")\n");
+        assert_eq!(r.tier, Tier::Unicode);
+    }
+
+    #[test]
+    fn unmatched_hunk_shows_the_closest_lines() {
+        let c = chunks(&upd("@@\n-let a = 1;\n+let a = 2;\n"));
+        let e = apply_chunks("fn main() {\n    let a = 10;\n}\n", &c, "f.rs").unwrap_err();
+        assert_eq!(e.kind, wrench_core::ErrorKind::NoMatch);
+        assert!(
+            e.message.contains("     2\t    let a = 10;"),
+            "{}",
+            e.message
+        );
+    }
+}

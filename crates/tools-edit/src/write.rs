@@ -1,0 +1,143 @@
+//! `write` {path, content}: create a file, or overwrite one you have read.
+
+use crate::common::{
+    EditData, count_lines, edit_output, plan_write, unified_diff, workspace, write_access,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use wrench_core::text::{self, Encoding};
+use wrench_core::{
+    Access, ActionPlan, Authorized, Context, Effect, Risk, Tool, ToolOutput, ToolResult, ToolSpec,
+};
+use wrench_permissions::mutation::{Change, MutationGuard, Transaction, check_redaction};
+
+/// Largest content accepted, in bytes.
+pub const MAX_WRITE_BYTES: usize = 16 * 1024 * 1024;
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+pub struct WriteArgs {
+    /// File to create or overwrite, relative to the workspace root.
+    #[serde(alias = "file_path")]
+    pub path: String,
+    /// The complete new content.
+    pub content: String,
+}
+
+pub struct Write;
+
+/// Give LF-only content the file's CRLF endings when the file used CRLF throughout.
+fn match_line_endings(old: &str, new: &str) -> String {
+    let lines = crate::engine::split_lines(old);
+    let all_crlf = !lines.is_empty()
+        && lines.iter().all(|l| l.eol == "\r\n" || l.eol.is_empty())
+        && old.contains("\r\n");
+    if all_crlf && !new.contains('\r') {
+        new.replace('\n', "\r\n")
+    } else {
+        new.to_string()
+    }
+}
+
+#[async_trait::async_trait]
+impl Tool for Write {
+    type Args = WriteArgs;
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new::<WriteArgs>(
+            "write",
+            Effect::SelfAuthorized,
+            "Create a file (parent directories too) or overwrite one you have read in this session (its content unchanged since). An existing file keeps its encoding, BOM, mode and CRLF line endings. Emptying a non-empty file is a separate, high-risk effect. Atomic.",
+        )
+        .aliases(&["write_file", "Write"])
+        .arg_alias("file_path", "path")
+        .positional(&["path", "content"])
+        .limit("MAX_WRITE_BYTES", MAX_WRITE_BYTES, "bytes of content")
+        .destructive()
+    }
+
+    fn access(&self, args: &WriteArgs, ctx: &Context) -> Access {
+        write_access(ctx, &args.path)
+    }
+
+    async fn plan(
+        &self,
+        args: &WriteArgs,
+        base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        let emptying = args.content.is_empty()
+            && workspace(ctx)
+                .and_then(|ws| ws.metadata(&args.path))
+                .map(|(m, _)| m.len() > 0)
+                .unwrap_or(false);
+        plan_write(
+            base,
+            ctx,
+            &args.path,
+            if emptying { Risk::High } else { Risk::Low },
+        )
+    }
+
+    async fn run(
+        &self,
+        args: WriteArgs,
+        _auth: Authorized,
+        ctx: &Context,
+    ) -> ToolResult<ToolOutput> {
+        if args.content.len() > MAX_WRITE_BYTES {
+            return Err(wrench_core::ToolError::too_large(format!(
+                "content is {} bytes; at most {MAX_WRITE_BYTES}",
+                args.content.len()
+            )));
+        }
+        let ws = workspace(ctx)?;
+        let guard = MutationGuard::acquire(&ws, ctx)?;
+        let target = guard.resolve(&args.path)?;
+        let shown = target.display();
+        let cur = guard.load_fresh(&target)?;
+        let (old_text, encoding) = match &cur {
+            Some(c) => {
+                let d = text::decode(&c.bytes, &shown)?;
+                (d.text, d.encoding)
+            }
+            None => (String::new(), Encoding::Utf8),
+        };
+        let new_text = if cur.is_some() {
+            match_line_endings(&old_text, &args.content)
+        } else {
+            args.content.clone()
+        };
+        if cur.is_some() && new_text == old_text {
+            return Ok(edit_output(EditData {
+                summary: format!("No change: {shown} already has this content"),
+                diff: String::new(),
+                paths: vec![shown],
+                tier: None,
+                noop: true,
+            }));
+        }
+        check_redaction(&old_text, &new_text, &shown)?;
+        let bytes = text::try_encode(&new_text, encoding, &shown)?;
+        let mut tx = Transaction::new();
+        tx.push(Change::Write {
+            target,
+            bytes,
+            expect: cur.as_ref().map(|c| c.stamp),
+        });
+        guard.commit(tx)?;
+        let diff = unified_diff(&shown, &shown, &old_text, &new_text);
+        let (a, r) = count_lines(&diff);
+        let summary = match &cur {
+            None => format!("Created {shown} ({} lines)", new_text.lines().count()),
+            Some(_) if new_text.is_empty() => format!("Emptied {shown} (-{r} lines)"),
+            Some(_) => format!("Overwrote {shown} (+{a} -{r})"),
+        };
+        Ok(edit_output(EditData {
+            summary,
+            diff,
+            paths: vec![shown],
+            tier: None,
+            noop: false,
+        }))
+    }
+}
