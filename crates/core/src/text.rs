@@ -200,7 +200,10 @@ fn legacy(bytes: &[u8], what: &str, utf8_err: std::str::Utf8Error) -> ToolResult
                 return Err(not_utf8(
                     what,
                     utf8_err,
-                    &format!("it looks like {} but does not decode cleanly as it", l.name()),
+                    &format!(
+                        "it looks like {} but does not decode cleanly as it",
+                        l.name()
+                    ),
                 ));
             };
             if let Some(c) = text

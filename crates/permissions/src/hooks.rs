@@ -123,8 +123,18 @@ impl Hooks {
     /// Build from the `[hooks]` section; invalid matchers are refused.
     pub fn from_config(cfg: &HooksConfig, cwd: &Path, session_id: &str) -> ToolResult<Hooks> {
         Ok(Hooks {
-            pre: cfg.pre.iter().cloned().map(Hook::new).collect::<ToolResult<_>>()?,
-            post: cfg.post.iter().cloned().map(Hook::new).collect::<ToolResult<_>>()?,
+            pre: cfg
+                .pre
+                .iter()
+                .cloned()
+                .map(Hook::new)
+                .collect::<ToolResult<_>>()?,
+            post: cfg
+                .post
+                .iter()
+                .cloned()
+                .map(Hook::new)
+                .collect::<ToolResult<_>>()?,
             cwd: cwd.to_path_buf(),
             session_id: session_id.to_string(),
         })
@@ -210,7 +220,9 @@ fn run_hook(h: &Hook, input: &Value, cwd: &Path, fail_closed: bool) -> HookOutco
     use std::os::unix::process::{CommandExt, ExitStatusExt};
     let failed = |why: String| {
         if fail_closed {
-            HookOutcome::Block(format!("{why}; a failing pre-hook blocks the call (fail closed)"))
+            HookOutcome::Block(format!(
+                "{why}; a failing pre-hook blocks the call (fail closed)"
+            ))
         } else {
             HookOutcome::Allow
         }
@@ -337,7 +349,10 @@ mod tests {
     #[test]
     fn pre_hook_exit_2_blocks_with_its_stderr() {
         let d = tempfile::tempdir().unwrap();
-        let h = hooks(&[("echo 'no edits today' >&2; exit 2", Some("edit|write"))], d.path());
+        let h = hooks(
+            &[("echo 'no edits today' >&2; exit 2", Some("edit|write"))],
+            d.path(),
+        );
         match h.pre(&plan("edit")) {
             HookOutcome::Block(r) => assert!(r.contains("no edits today"), "{r}"),
             o => panic!("{o:?}"),
@@ -348,7 +363,10 @@ mod tests {
     #[test]
     fn pre_hook_json_block_decision_blocks() {
         let d = tempfile::tempdir().unwrap();
-        let h = hooks(&[(r#"echo '{"decision":"block","reason":"frozen"}'"#, None)], d.path());
+        let h = hooks(
+            &[(r#"echo '{"decision":"block","reason":"frozen"}'"#, None)],
+            d.path(),
+        );
         match h.pre(&plan("write")) {
             HookOutcome::Block(r) => assert!(r.contains("frozen"), "{r}"),
             o => panic!("{o:?}"),
@@ -360,7 +378,9 @@ mod tests {
             )],
             d.path(),
         );
-        assert!(matches!(cc.pre(&plan("write")), HookOutcome::Block(r) if r.contains("cc says no")));
+        assert!(
+            matches!(cc.pre(&plan("write")), HookOutcome::Block(r) if r.contains("cc says no"))
+        );
     }
 
     #[test]

@@ -142,7 +142,12 @@ impl<'a> MutationGuard<'a> {
     pub fn resolve(&self, p: &str) -> ToolResult<WriteTarget> {
         let t = self.ws.resolve_for_write(p)?;
         let real = t.real_abs(self.ws);
-        if let Some(base) = self.ctx.session.workspace_dir().parent().and_then(Path::parent)
+        if let Some(base) = self
+            .ctx
+            .session
+            .workspace_dir()
+            .parent()
+            .and_then(Path::parent)
             && real.starts_with(base)
         {
             return Err(ToolError::denied(format!(
@@ -243,7 +248,13 @@ impl<'a> MutationGuard<'a> {
     fn record(&self, s: &Staged) -> Option<Metadata> {
         let session = &self.ctx.session;
         match s {
-            Staged::Write { dir, name, target, bytes, .. } => {
+            Staged::Write {
+                dir,
+                name,
+                target,
+                bytes,
+                ..
+            } => {
                 let meta = dir.metadata(name).ok()?;
                 let _ = session.record_write(&target.real_abs(self.ws), bytes, &meta);
                 Some(meta)
@@ -345,7 +356,8 @@ impl<'a> MutationGuard<'a> {
                 self.check_stamp(&to_dir, &to_name, *expect_to, &to.display())?;
                 let tmp = match bytes {
                     Some(b) => {
-                        let mode = std::os::unix::fs::MetadataExt::mode(&from_dir.metadata(&from_name)?);
+                        let mode =
+                            std::os::unix::fs::MetadataExt::mode(&from_dir.metadata(&from_name)?);
                         Some(to_dir.stage(b, Some(mode))?)
                     }
                     None => None,
@@ -399,7 +411,9 @@ impl Staged {
                 let _ = dir.unlink(tmp);
             }
             Staged::Move {
-                to_dir, tmp: Some(t), ..
+                to_dir,
+                tmp: Some(t),
+                ..
             } => {
                 let _ = to_dir.unlink(t);
             }

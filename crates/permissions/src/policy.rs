@@ -1,10 +1,10 @@
 //! Permission modes and allow/deny/ask rules; [`Policy`] implements the core
 //! [`Gate`]. Deny wins, then ask, then allow, then the mode decides.
 
+use crate::hooks::{HookOutcome, Hooks, HooksConfig};
 use globset::{GlobBuilder, GlobMatcher};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
-use crate::hooks::{HookOutcome, Hooks, HooksConfig};
 use wrench_core::{Action, ActionPlan, Decision, Effect, Gate, Risk, ToolError, ToolResult};
 
 /// How much is allowed without asking (SPEC §6).

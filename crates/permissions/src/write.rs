@@ -77,10 +77,7 @@ pub fn protected_reason(rel: &Path) -> Option<String> {
             } else {
                 "wrench's own configuration and state; edit it outside wrench"
             };
-            return Some(format!(
-                "{} is protected: {d}/ holds {what}",
-                rel.display()
-            ));
+            return Some(format!("{} is protected: {d}/ holds {what}", rel.display()));
         }
         if i + 1 == comps.len() && lower.starts_with(TEMP_PREFIX) {
             return Some(format!(
@@ -114,8 +111,7 @@ fn open_no_symlinks(dirfd: i32, rel: &Path, flags: i32) -> std::io::Result<File>
     // SAFETY: open_how is plain data; zeroed is a valid value.
     let mut how: libc::open_how = unsafe { std::mem::zeroed() };
     how.flags = (flags | libc::O_CLOEXEC) as u64;
-    how.resolve =
-        libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS | libc::RESOLVE_NO_SYMLINKS;
+    how.resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS | libc::RESOLVE_NO_SYMLINKS;
     // SAFETY: the pointers are valid for the call; the size matches the struct.
     let fd = unsafe {
         libc::syscall(
@@ -150,7 +146,11 @@ fn walk_nofollow(dirfd: i32, rel: &Path, flags: i32) -> std::io::Result<File> {
     let mut cur: Option<File> = None;
     for (i, c) in comps.iter().enumerate() {
         let last = i + 1 == comps.len();
-        let f = if last { flags } else { libc::O_DIRECTORY | libc::O_RDONLY };
+        let f = if last {
+            flags
+        } else {
+            libc::O_DIRECTORY | libc::O_RDONLY
+        };
         let name = CString::new(c.as_bytes())
             .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
         let at = cur.as_ref().map_or(dirfd, |f| f.as_raw_fd());
@@ -263,7 +263,11 @@ impl WriteDir {
                 libc::openat(
                     self.raw_fd(),
                     c.as_ptr(),
-                    libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                    libc::O_CREAT
+                        | libc::O_EXCL
+                        | libc::O_WRONLY
+                        | libc::O_NOFOLLOW
+                        | libc::O_CLOEXEC,
                     0o666 as libc::c_uint,
                 )
             };
@@ -311,7 +315,13 @@ impl WriteDir {
         let flags = if noreplace { libc::RENAME_NOREPLACE } else { 0 };
         // SAFETY: valid fds and NUL-terminated names.
         let r = unsafe {
-            libc::renameat2(self.raw_fd(), a.as_ptr(), to_dir.raw_fd(), b.as_ptr(), flags)
+            libc::renameat2(
+                self.raw_fd(),
+                a.as_ptr(),
+                to_dir.raw_fd(),
+                b.as_ptr(),
+                flags,
+            )
         };
         if r != 0 {
             let e = std::io::Error::last_os_error();
@@ -335,7 +345,8 @@ impl WriteDir {
             let b = OsString::from(format!("{TEMP_PREFIX}bak-{}", hex_of(&rnd)));
             let cb = cstr(&b)?;
             // SAFETY: valid fds and NUL-terminated names.
-            let r = unsafe { libc::linkat(self.raw_fd(), c.as_ptr(), self.raw_fd(), cb.as_ptr(), 0) };
+            let r =
+                unsafe { libc::linkat(self.raw_fd(), c.as_ptr(), self.raw_fd(), cb.as_ptr(), 0) };
             if r == 0 {
                 return Ok(b);
             }
@@ -384,8 +395,11 @@ impl WriteDir {
     /// of a writer that died (the caller holds the workspace write lock, so no
     /// live writer of this workspace can own them).
     pub fn clean_stale_temps(&self, before: SystemTime) -> usize {
-        let Ok(dup) = open_no_symlinks(self.raw_fd(), Path::new("."), libc::O_RDONLY | libc::O_DIRECTORY)
-        else {
+        let Ok(dup) = open_no_symlinks(
+            self.raw_fd(),
+            Path::new("."),
+            libc::O_RDONLY | libc::O_DIRECTORY,
+        ) else {
             return 0;
         };
         let Ok(rd) = std::fs::read_dir(format!("/proc/self/fd/{}", dup.as_raw_fd())) else {
@@ -600,7 +614,10 @@ impl Workspace {
                 });
             }
             Err(e) if e.raw_os_error() == Some(libc::ENOENT) && create => {}
-            Err(e) if e.raw_os_error() == Some(libc::ELOOP) || e.raw_os_error() == Some(libc::EXDEV) => {
+            Err(e)
+                if e.raw_os_error() == Some(libc::ELOOP)
+                    || e.raw_os_error() == Some(libc::EXDEV) =>
+            {
                 return Err(ToolError::denied(format!(
                     "{} changed into a symlink since it was checked; nothing was written",
                     rel.display()
@@ -610,8 +627,12 @@ impl Workspace {
         }
         let mut cur = WriteDir {
             fd: OwnedFd::from(
-                open_no_symlinks(self.root_fd(), Path::new("."), libc::O_RDONLY | libc::O_DIRECTORY)
-                    .map_err(|e| ToolError::from_io("workspace root", &e))?,
+                open_no_symlinks(
+                    self.root_fd(),
+                    Path::new("."),
+                    libc::O_RDONLY | libc::O_DIRECTORY,
+                )
+                .map_err(|e| ToolError::from_io("workspace root", &e))?,
             ),
             rel: PathBuf::new(),
         };
@@ -626,8 +647,12 @@ impl Workspace {
                     return Err(ToolError::from_io(cur.display(n), &e));
                 }
             }
-            let f = open_no_symlinks(cur.raw_fd(), Path::new(n), libc::O_RDONLY | libc::O_DIRECTORY)
-                .map_err(|e| ToolError::from_io(cur.display(n), &e))?;
+            let f = open_no_symlinks(
+                cur.raw_fd(),
+                Path::new(n),
+                libc::O_RDONLY | libc::O_DIRECTORY,
+            )
+            .map_err(|e| ToolError::from_io(cur.display(n), &e))?;
             cur = WriteDir {
                 fd: OwnedFd::from(f),
                 rel: cur.rel.join(n),
@@ -731,7 +756,10 @@ mod tests {
         let t = ws.resolve_for_write("src/a.txt").unwrap();
         let e = ws.write_file(&t, b"x", true, now()).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Conflict);
-        assert_eq!(std::fs::read(ws.root().join("src/a.txt")).unwrap(), b"inside");
+        assert_eq!(
+            std::fs::read(ws.root().join("src/a.txt")).unwrap(),
+            b"inside"
+        );
     }
 
     #[test]
@@ -742,7 +770,12 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::Denied, "{}", e.message);
         let e = ws.resolve_for_write("out/deeper/new.txt").unwrap_err();
         assert_eq!(e.kind, ErrorKind::Denied, "{}", e.message);
-        assert!(std::fs::read_dir(d.path().join("outside")).unwrap().next().is_none());
+        assert!(
+            std::fs::read_dir(d.path().join("outside"))
+                .unwrap()
+                .next()
+                .is_none()
+        );
     }
 
     #[test]
@@ -764,7 +797,11 @@ mod tests {
             d.path().join("root-evil/x.txt").display().to_string(),
             "src/../../x.txt".to_string(),
         ] {
-            assert_eq!(ws.resolve_for_write(&p).unwrap_err().kind, ErrorKind::Denied, "{p}");
+            assert_eq!(
+                ws.resolve_for_write(&p).unwrap_err().kind,
+                ErrorKind::Denied,
+                "{p}"
+            );
         }
     }
 
@@ -775,8 +812,16 @@ mod tests {
         let t = ws.resolve_for_write("alias").unwrap();
         assert_eq!(t.real_rel, PathBuf::from("src/a.txt"));
         ws.write_file(&t, b"changed", false, now()).unwrap();
-        assert!(std::fs::symlink_metadata(ws.root().join("alias")).unwrap().file_type().is_symlink());
-        assert_eq!(std::fs::read(ws.root().join("src/a.txt")).unwrap(), b"changed");
+        assert!(
+            std::fs::symlink_metadata(ws.root().join("alias"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            std::fs::read(ws.root().join("src/a.txt")).unwrap(),
+            b"changed"
+        );
     }
 
     #[test]
@@ -808,8 +853,14 @@ mod tests {
         std::fs::write(ws.root().join(".git/config"), "[core]").unwrap();
         symlink(".git/config", ws.root().join("innocent")).unwrap();
         symlink(".git", ws.root().join("gitdir")).unwrap();
-        assert_eq!(ws.resolve_for_write("innocent").unwrap_err().kind, ErrorKind::Denied);
-        assert_eq!(ws.resolve_for_write("gitdir/hooks/x").unwrap_err().kind, ErrorKind::Denied);
+        assert_eq!(
+            ws.resolve_for_write("innocent").unwrap_err().kind,
+            ErrorKind::Denied
+        );
+        assert_eq!(
+            ws.resolve_for_write("gitdir/hooks/x").unwrap_err().kind,
+            ErrorKind::Denied
+        );
     }
 
     #[test]
