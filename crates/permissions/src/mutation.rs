@@ -43,6 +43,10 @@ pub struct MutationGuard<'a> {
     ctx: &'a Context,
     _lock: FileLock,
     locked_at: SystemTime,
+    /// Directories already swept for stale temp files (each once, before
+    /// this guard stages anything there: file timestamps are coarser than
+    /// the clock, so a fresh temp of ours could look older than the lock).
+    swept: std::cell::RefCell<Vec<PathBuf>>,
 }
 
 /// One change of a [`Transaction`].
@@ -125,6 +129,7 @@ impl<'a> MutationGuard<'a> {
             ctx,
             _lock: lock,
             locked_at: SystemTime::now(),
+            swept: std::cell::RefCell::new(Vec::new()),
         })
     }
 
@@ -282,6 +287,14 @@ impl<'a> MutationGuard<'a> {
         }
     }
 
+    fn sweep(&self, dir: &WriteDir) {
+        let mut swept = self.swept.borrow_mut();
+        if !swept.contains(&dir.rel) {
+            dir.clean_stale_temps(self.locked_at);
+            swept.push(dir.rel.clone());
+        }
+    }
+
     fn check_stamp(
         &self,
         dir: &WriteDir,
@@ -314,7 +327,7 @@ impl<'a> MutationGuard<'a> {
             } => {
                 let (parent, name) = split_parent(&target.real_rel)?;
                 let dir = self.ws.open_write_dir(&parent, true)?;
-                dir.clean_stale_temps(self.locked_at);
+                self.sweep(&dir);
                 self.check_stamp(&dir, &name, *expect, &target.display())?;
                 let mode = match expect {
                     Some(_) => Some(std::os::unix::fs::MetadataExt::mode(&dir.metadata(&name)?)),
@@ -352,7 +365,7 @@ impl<'a> MutationGuard<'a> {
                 let from_dir = self.ws.open_write_dir(&fp, false)?;
                 self.check_stamp(&from_dir, &from_name, Some(*expect_from), &from.display())?;
                 let to_dir = self.ws.open_write_dir(&tp, true)?;
-                to_dir.clean_stale_temps(self.locked_at);
+                self.sweep(&to_dir);
                 self.check_stamp(&to_dir, &to_name, *expect_to, &to.display())?;
                 let tmp = match bytes {
                     Some(b) => {

@@ -132,7 +132,7 @@ pub fn line_eq(tier: Tier, f: &str, p: &str) -> bool {
         Tier::Exact | Tier::LineEndings => f == p,
         Tier::TrailingWhitespace | Tier::Indentation => f.trim_end() == p.trim_end(),
         Tier::AllWhitespace => f.trim() == p.trim(),
-        Tier::Unicode => fold(f).trim() == fold(p).trim(),
+        Tier::Unicode => fold(f).trim_end() == fold(p).trim_end(),
     }
 }
 
@@ -322,9 +322,23 @@ fn replace_ladder(
         Tier::Indentation,
         Tier::Unicode,
     ] {
-        let cands = candidates(text, &lines, old, &old_lf, tier);
+        let mut cands = candidates(text, &lines, old, &old_lf, tier);
         if cands.is_empty() {
             continue;
+        }
+        // A second occurrence overlapping the first is just as ambiguous.
+        if tier == Tier::Exact && cands.len() == 1 && !replace_all {
+            let c = &cands[0];
+            let next = text[c.start..].chars().next().map_or(1, char::len_utf8);
+            if let Some(j) = text[c.start + next..].find(old) {
+                let at = c.start + next + j;
+                cands.push(Candidate {
+                    start: at,
+                    end: at + old.len(),
+                    line: line_of(text, at),
+                    shift: None,
+                });
+            }
         }
         if cands.len() > 1 && !replace_all {
             let locs: Vec<String> = cands
@@ -506,6 +520,15 @@ pub fn nearest(lines: &[Line<'_>], pat: &[&str]) -> Option<(usize, usize)> {
     Some((best.1, best.2))
 }
 
+/// "line 3" or "lines 3-5" for `n` lines from 0-based `start`.
+pub fn span(start: usize, n: usize) -> String {
+    if n <= 1 {
+        format!("line {}", start + 1)
+    } else {
+        format!("lines {}-{}", start + 1, start + n)
+    }
+}
+
 fn no_match_message(lines: &[Line<'_>], old_lf: &str, what: &str) -> String {
     let pat: Vec<&str> = old_lf.trim_end_matches('\n').split('\n').collect();
     let mut m = format!(
@@ -514,11 +537,7 @@ fn no_match_message(lines: &[Line<'_>], old_lf: &str, what: &str) -> String {
     match nearest(lines, &pat) {
         Some((start, n)) => {
             let shown = n.min(NEAREST_SHOW_LINES);
-            m.push_str(&format!(
-                " The closest lines are {}-{}:\n",
-                start + 1,
-                start + shown
-            ));
+            m.push_str(&format!(" The closest lines ({}):\n", span(start, shown)));
             for (k, l) in lines[start..start + shown].iter().enumerate() {
                 m.push_str(&format!("{:>6}\t{}\n", start + k + 1, l.text));
             }
@@ -555,6 +574,12 @@ mod tests {
         assert_eq!(e.kind, wrench_core::ErrorKind::Conflict);
         assert!(e.message.contains("3 places"), "{}", e.message);
         assert!(e.message.contains("lines 1, 3, 5"), "{}", e.message);
+    }
+
+    #[test]
+    fn overlapping_occurrences_are_ambiguous() {
+        let e = replace("aaa\n", "aa", "b", false, "f").unwrap_err();
+        assert_eq!(e.kind, wrench_core::ErrorKind::Conflict);
     }
 
     #[test]

@@ -180,7 +180,7 @@ pub fn edit_notebook(text: &str, a: &NotebookEditArgs, shown: &str) -> ToolResul
             })?;
             if i >= cells.len() {
                 return Err(ToolError::not_found(format!(
-                    "{shown} has {} cells (0-based indexes 0-{}); there is no cell {i}",
+                    "{shown} has {} cell(s) (0-based indexes 0-{}); there is no cell {i}",
                     cells.len(),
                     cells.len().saturating_sub(1)
                 )));

@@ -21,7 +21,17 @@
 //! leniency: exact, trailing whitespace, all surrounding whitespace, Unicode
 //! look-alikes; the file's own lines (and line endings) are kept for context.
 
-use crate::engine::{Line, Tier, dominant_eol, line_eq, nearest, split_lines};
+use crate::engine::{Line, Tier, dominant_eol, nearest, split_lines};
+
+/// Line comparison for hunks: like the engine's, but the last rung (Unicode
+/// look-alikes) also ignores leading whitespace, as V4A appliers do: the
+/// patch's own lines are what gets written for added lines.
+fn line_eq(tier: Tier, f: &str, p: &str) -> bool {
+    match tier {
+        Tier::Unicode => crate::engine::line_eq(Tier::Unicode, f.trim_start(), p.trim_start()),
+        t => crate::engine::line_eq(t, f, p),
+    }
+}
 use wrench_core::{ToolError, ToolResult};
 
 /// A parsed patch.
@@ -360,9 +370,10 @@ pub fn apply_chunks(text: &str, chunks: &[Chunk], what: &str) -> ToolResult<Upda
                 }
                 None => {
                     return Err(ToolError::no_match(format!(
-                        "hunk {} (patch line {}) of {what}: the context header `@@ {a}` was not found after line {from}; copy it from the file",
+                        "hunk {} (patch line {}) of {what}: the context header `@@ {a}` was not found from line {} on; copy it from the file",
                         n + 1,
-                        c.at
+                        c.at,
+                        from + 1
                     )));
                 }
             }
@@ -465,9 +476,10 @@ fn hunk_miss(
     from: usize,
 ) -> String {
     let mut m = format!(
-        "hunk {} (patch line {}) of {what} does not match the file after line {from} (tried exact, trailing whitespace, all whitespace, Unicode look-alikes). Expected:\n",
+        "hunk {} (patch line {}) of {what} does not match the file from line {} on (tried exact, trailing whitespace, all whitespace, Unicode look-alikes). Expected:\n",
         n + 1,
-        c.at
+        c.at,
+        from + 1
     );
     for p in pat.iter().take(crate::engine::NEAREST_SHOW_LINES) {
         m.push_str(&format!("  {p}\n"));

@@ -128,7 +128,13 @@ impl Tool for Write {
         let diff = unified_diff(&shown, &shown, &old_text, &new_text);
         let (a, r) = count_lines(&diff);
         let summary = match &cur {
-            None => format!("Created {shown} ({} lines)", new_text.lines().count()),
+            None => {
+                let n = new_text.lines().count();
+                format!(
+                    "Created {shown} ({n} line{})",
+                    if n == 1 { "" } else { "s" }
+                )
+            }
             Some(_) if new_text.is_empty() => format!("Emptied {shown} (-{r} lines)"),
             Some(_) => format!("Overwrote {shown} (+{a} -{r})"),
         };

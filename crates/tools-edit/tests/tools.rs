@@ -12,7 +12,10 @@ use wrench_core::ErrorKind;
 fn edit_refuses_a_file_never_read_as_stale() {
     let f = Fx::new();
     f.put("a.txt", "x\n");
-    let e = f.err("edit", json!({"path": "a.txt", "old_string": "x", "new_string": "y"}));
+    let e = f.err(
+        "edit",
+        json!({"path": "a.txt", "old_string": "x", "new_string": "y"}),
+    );
     assert_eq!(e.kind, ErrorKind::Stale);
     assert!(e.message.contains("read it"), "{}", e.message);
     assert_eq!(f.text("a.txt"), "x\n");
@@ -24,7 +27,10 @@ fn edit_refuses_a_file_changed_since_read() {
     f.put("a.txt", "x\n");
     f.read("a.txt");
     f.put("a.txt", "x2\n");
-    let e = f.err("edit", json!({"path": "a.txt", "old_string": "x", "new_string": "y"}));
+    let e = f.err(
+        "edit",
+        json!({"path": "a.txt", "old_string": "x", "new_string": "y"}),
+    );
     assert_eq!(e.kind, ErrorKind::Stale);
     assert!(e.message.contains("read it again"), "{}", e.message);
 }
@@ -35,7 +41,14 @@ fn same_length_change_since_read_is_stale_too() {
     f.put("a.txt", "aaaa\n");
     f.read("a.txt");
     f.put("a.txt", "bbbb\n");
-    assert_eq!(f.err("edit", json!({"path": "a.txt", "old_string": "b", "new_string": "c", "replace_all": true})).kind, ErrorKind::Stale);
+    assert_eq!(
+        f.err(
+            "edit",
+            json!({"path": "a.txt", "old_string": "b", "new_string": "c", "replace_all": true})
+        )
+        .kind,
+        ErrorKind::Stale
+    );
 }
 
 #[test]
@@ -44,12 +57,24 @@ fn evidence_in_the_session_store_carries_to_a_new_context() {
     f.put("a.txt", "x\n");
     f.read("a.txt");
     // A second process opens the same store: same root, same state dir.
-    let ctx2 = wrench_core::context_for(&f.root(), &f.dir.path().join("state"), std::sync::Arc::new(wrench_core::AllowAll)).unwrap();
+    let ctx2 = wrench_core::context_for(
+        &f.root(),
+        &f.dir.path().join("state"),
+        std::sync::Arc::new(wrench_core::AllowAll),
+    )
+    .unwrap();
     let mut reg = wrench_core::Registry::new();
     wrench_tools_edit::register(&mut reg).unwrap();
     let exec = wrench_core::Executor::new(std::sync::Arc::new(reg), ctx2);
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let r = rt.block_on(exec.run_one(wrench_core::Call::new("1", "edit", json!({"path": "a.txt", "old_string": "x", "new_string": "y"}))));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let r = rt.block_on(exec.run_one(wrench_core::Call::new(
+        "1",
+        "edit",
+        json!({"path": "a.txt", "old_string": "x", "new_string": "y"}),
+    )));
     assert!(r.result.is_ok(), "{:?}", r.result);
     assert_eq!(f.text("a.txt"), "y\n");
 }
@@ -58,7 +83,10 @@ fn evidence_in_the_session_store_carries_to_a_new_context() {
 fn own_write_counts_as_read_for_the_next_edit() {
     let f = Fx::new();
     f.ok("write", json!({"path": "n.txt", "content": "one\n"}));
-    f.ok("edit", json!({"path": "n.txt", "old_string": "one", "new_string": "two"}));
+    f.ok(
+        "edit",
+        json!({"path": "n.txt", "old_string": "one", "new_string": "two"}),
+    );
     assert_eq!(f.text("n.txt"), "two\n");
 }
 
@@ -70,10 +98,16 @@ fn edit_keeps_crlf_bom_mode_and_missing_final_newline() {
     f.put("w.txt", b"\xEF\xBB\xBFa\r\nb\r\nc");
     std::fs::set_permissions(f.path("w.txt"), std::fs::Permissions::from_mode(0o640)).unwrap();
     f.read("w.txt");
-    f.ok("edit", json!({"path": "w.txt", "old_string": "b\nc", "new_string": "B\nnew\nc"}));
+    f.ok(
+        "edit",
+        json!({"path": "w.txt", "old_string": "b\nc", "new_string": "B\nnew\nc"}),
+    );
     assert_eq!(f.get("w.txt"), b"\xEF\xBB\xBFa\r\nB\r\nnew\r\nc");
     use std::os::unix::fs::MetadataExt;
-    assert_eq!(std::fs::metadata(f.path("w.txt")).unwrap().mode() & 0o777, 0o640);
+    assert_eq!(
+        std::fs::metadata(f.path("w.txt")).unwrap().mode() & 0o777,
+        0o640
+    );
 }
 
 #[test]
@@ -81,12 +115,16 @@ fn edit_keeps_utf16_encoding() {
     let f = Fx::new();
     let enc = |s: &str| {
         let mut v = vec![0xFF, 0xFE];
-        s.encode_utf16().for_each(|u| v.extend_from_slice(&u.to_le_bytes()));
+        s.encode_utf16()
+            .for_each(|u| v.extend_from_slice(&u.to_le_bytes()));
         v
     };
     f.put("u.txt", enc("héllo\r\n"));
     f.read("u.txt");
-    let o = f.ok("edit", json!({"path": "u.txt", "old_string": "héllo", "new_string": "wörld"}));
+    let o = f.ok(
+        "edit",
+        json!({"path": "u.txt", "old_string": "héllo", "new_string": "wörld"}),
+    );
     assert_eq!(f.get("u.txt"), enc("wörld\r\n"));
     assert!(o.text.contains("utf-16le"), "{}", o.text);
 }
@@ -98,7 +136,10 @@ fn edit_keeps_a_confidently_detected_legacy_encoding() {
     let f = Fx::new();
     f.put("l.txt", LATIN1);
     f.read("l.txt");
-    f.ok("edit", json!({"path": "l.txt", "old_string": "caf\u{e9}", "new_string": "th\u{e9}"}));
+    f.ok(
+        "edit",
+        json!({"path": "l.txt", "old_string": "caf\u{e9}", "new_string": "th\u{e9}"}),
+    );
     let want: Vec<u8> = [b"Le th\xe9".as_slice(), &LATIN1[7..]].concat();
     assert_eq!(f.get("l.txt"), want);
 }
@@ -108,7 +149,10 @@ fn edit_refuses_a_character_the_legacy_encoding_cannot_hold() {
     let f = Fx::new();
     f.put("l.txt", LATIN1);
     f.read("l.txt");
-    let e = f.err("edit", json!({"path": "l.txt", "old_string": "caf\u{e9}", "new_string": "\u{65e5}\u{672c}"}));
+    let e = f.err(
+        "edit",
+        json!({"path": "l.txt", "old_string": "caf\u{e9}", "new_string": "\u{65e5}\u{672c}"}),
+    );
     assert_eq!(e.kind, ErrorKind::Unsupported);
     assert_eq!(f.get("l.txt"), LATIN1);
 }
@@ -118,7 +162,14 @@ fn binary_file_is_refused() {
     let f = Fx::new();
     f.put("b.bin", b"ab\0cd");
     f.read("b.bin");
-    assert_eq!(f.err("edit", json!({"path": "b.bin", "old_string": "ab", "new_string": "x"})).kind, ErrorKind::Binary);
+    assert_eq!(
+        f.err(
+            "edit",
+            json!({"path": "b.bin", "old_string": "ab", "new_string": "x"})
+        )
+        .kind,
+        ErrorKind::Binary
+    );
 }
 
 // ---- guards ------------------------------------------------------------
@@ -128,11 +179,21 @@ fn new_redaction_marker_is_refused_but_an_existing_one_may_stay() {
     let f = Fx::new();
     f.put("c.env", "KEY=[REDACTED:api_key]\nOTHER=1\n");
     f.read("c.env");
-    f.ok("edit", json!({"path": "c.env", "old_string": "OTHER=1", "new_string": "OTHER=2"}));
+    f.ok(
+        "edit",
+        json!({"path": "c.env", "old_string": "OTHER=1", "new_string": "OTHER=2"}),
+    );
     let e = f.err("edit", json!({"path": "c.env", "old_string": "OTHER=2", "new_string": "TOKEN=[REDACTED:github_token]"}));
     assert_eq!(e.kind, ErrorKind::Denied);
-    assert!(e.message.contains("[REDACTED:github_token]"), "{}", e.message);
-    let e = f.err("write", json!({"path": "c.env", "content": "KEY=[REDACTED:api_key]\nK2=[REDACTED:api_key]\n"}));
+    assert!(
+        e.message.contains("[REDACTED:github_token]"),
+        "{}",
+        e.message
+    );
+    let e = f.err(
+        "write",
+        json!({"path": "c.env", "content": "KEY=[REDACTED:api_key]\nK2=[REDACTED:api_key]\n"}),
+    );
     assert_eq!(e.kind, ErrorKind::Denied);
 }
 
@@ -143,7 +204,14 @@ fn protected_and_escaping_paths_are_denied_for_every_tool() {
     std::fs::create_dir_all(&out).unwrap();
     symlink(&out, f.path("link")).unwrap();
     symlink("missing.txt", f.path("dangling")).unwrap();
-    for p in [".git/config", ".GIT/hooks/pre-commit", ".wrench/config.toml", "../x.txt", "link/new.txt", "dangling"] {
+    for p in [
+        ".git/config",
+        ".GIT/hooks/pre-commit",
+        ".wrench/config.toml",
+        "../x.txt",
+        "link/new.txt",
+        "dangling",
+    ] {
         let e = f.err("write", json!({"path": p, "content": "x"}));
         assert_eq!(e.kind, ErrorKind::Denied, "{p}: {}", e.message);
     }
@@ -161,7 +229,10 @@ fn edit_with_identical_result_is_a_noop_success() {
     let f = Fx::new();
     f.put("a.txt", "x\n");
     f.read("a.txt");
-    let o = f.ok("edit", json!({"path": "a.txt", "old_string": "x", "new_string": "x"}));
+    let o = f.ok(
+        "edit",
+        json!({"path": "a.txt", "old_string": "x", "new_string": "x"}),
+    );
     assert!(o.text.starts_with("No change"), "{}", o.text);
     assert_eq!(o.data["noop"], true);
 }
@@ -171,15 +242,21 @@ fn edits_apply_in_order_and_all_or_none() {
     let f = Fx::new();
     f.put("a.txt", "one\ntwo\n");
     f.read("a.txt");
-    let e = f.err("edit", json!({"path": "a.txt", "edits": [
+    let e = f.err(
+        "edit",
+        json!({"path": "a.txt", "edits": [
         {"old_string": "one", "new_string": "1"},
-        {"old_string": "nope", "new_string": "2"}]}));
+        {"old_string": "nope", "new_string": "2"}]}),
+    );
     assert_eq!(e.kind, ErrorKind::NoMatch);
     assert!(e.message.contains("edit 2 of 2"), "{}", e.message);
     assert_eq!(f.text("a.txt"), "one\ntwo\n");
-    f.ok("multi_edit", json!({"file_path": "a.txt", "edits": [
+    f.ok(
+        "multi_edit",
+        json!({"file_path": "a.txt", "edits": [
         {"old_string": "one", "new_string": "1"},
-        {"old_string": "1\ntwo", "new_string": "1\n2"}]}));
+        {"old_string": "1\ntwo", "new_string": "1\n2"}]}),
+    );
     assert_eq!(f.text("a.txt"), "1\n2\n");
 }
 
@@ -187,8 +264,14 @@ fn edits_apply_in_order_and_all_or_none() {
 fn aliases_resolve_to_the_canonical_tools() {
     let f = Fx::new();
     f.ok("Write", json!({"file_path": "a.txt", "content": "a\n"}));
-    f.ok("Edit", json!({"file_path": "a.txt", "old_string": "a", "new_string": "b"}));
-    f.ok("edit_file", json!({"path": "a.txt", "old_string": "b", "new_string": "c"}));
+    f.ok(
+        "Edit",
+        json!({"file_path": "a.txt", "old_string": "a", "new_string": "b"}),
+    );
+    f.ok(
+        "edit_file",
+        json!({"path": "a.txt", "old_string": "b", "new_string": "c"}),
+    );
     f.ok("write_file", json!({"path": "a.txt", "content": "d\n"}));
     assert_eq!(f.text("a.txt"), "d\n");
 }
@@ -196,7 +279,14 @@ fn aliases_resolve_to_the_canonical_tools() {
 #[test]
 fn edit_of_a_missing_file_is_not_found() {
     let f = Fx::new();
-    assert_eq!(f.err("edit", json!({"path": "no.txt", "old_string": "a", "new_string": "b"})).kind, ErrorKind::NotFound);
+    assert_eq!(
+        f.err(
+            "edit",
+            json!({"path": "no.txt", "old_string": "a", "new_string": "b"})
+        )
+        .kind,
+        ErrorKind::NotFound
+    );
 }
 
 // ---- write ---------------------------------------------------------------
@@ -213,7 +303,11 @@ fn write_creates_a_new_file_and_parents_without_a_read() {
 fn write_overwrite_needs_fresh_evidence_and_keeps_crlf() {
     let f = Fx::new();
     f.put("w.txt", "a\r\nb\r\n");
-    assert_eq!(f.err("write", json!({"path": "w.txt", "content": "c\n"})).kind, ErrorKind::Stale);
+    assert_eq!(
+        f.err("write", json!({"path": "w.txt", "content": "c\n"}))
+            .kind,
+        ErrorKind::Stale
+    );
     f.read("w.txt");
     f.ok("write", json!({"path": "w.txt", "content": "c\nd\n"}));
     assert_eq!(f.text("w.txt"), "c\r\nd\r\n");
@@ -224,10 +318,14 @@ fn emptying_a_file_is_a_stated_high_risk_effect() {
     let f = Fx::new();
     f.put("w.txt", "a\n");
     f.read("w.txt");
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let reg = f.exec.registry().clone();
     let tool = reg.resolve("write").unwrap();
-    let args = tool.parse(&json!({"path": "w.txt", "content": ""})).unwrap();
+    let args = tool
+        .parse(&json!({"path": "w.txt", "content": ""}))
+        .unwrap();
     let plan = rt.block_on(tool.plan(&args, &f.ctx)).unwrap();
     assert_eq!(plan.risk(), wrench_core::Risk::High);
     let o = f.ok("write", json!({"path": "w.txt", "content": ""}));
@@ -242,7 +340,12 @@ fn write_through_an_in_root_symlink_changes_the_target() {
     f.read("real.txt");
     f.ok("write", json!({"path": "alias.txt", "content": "new\n"}));
     assert_eq!(f.text("real.txt"), "new\n");
-    assert!(std::fs::symlink_metadata(f.path("alias.txt")).unwrap().file_type().is_symlink());
+    assert!(
+        std::fs::symlink_metadata(f.path("alias.txt"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
 }
 
 // ---- apply_patch -------------------------------------------------------------
@@ -278,14 +381,20 @@ fn apply_patch_adds_updates_moves_and_deletes_in_one_call() {
     assert_eq!(f.text("to/mv.txt"), "kept\n");
     assert_eq!(f.names(""), vec!["m.txt", "sub", "to"]);
     // The moved file counts as read at its new path.
-    f.ok("edit", json!({"path": "to/mv.txt", "old_string": "kept", "new_string": "k"}));
+    f.ok(
+        "edit",
+        json!({"path": "to/mv.txt", "old_string": "kept", "new_string": "k"}),
+    );
 }
 
 #[test]
 fn apply_patch_add_onto_an_existing_file_is_a_conflict() {
     let f = Fx::new();
     f.put("a.txt", "a\n");
-    let e = f.err("apply_patch", json!({"patch": "*** Begin Patch\n*** Add File: a.txt\n+b\n*** End Patch\n"}));
+    let e = f.err(
+        "apply_patch",
+        json!({"patch": "*** Begin Patch\n*** Add File: a.txt\n+b\n*** End Patch\n"}),
+    );
     assert_eq!(e.kind, ErrorKind::Conflict);
     assert_eq!(f.text("a.txt"), "a\n");
 }
@@ -298,14 +407,24 @@ fn apply_patch_move_onto_an_existing_path_is_a_conflict() {
     f.read("a.txt");
     let e = f.err("apply_patch", json!({"patch": "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-a\n+A\n*** End Patch\n"}));
     assert_eq!(e.kind, ErrorKind::Conflict);
-    assert_eq!((f.text("a.txt"), f.text("b.txt")), ("a\n".into(), "b\n".into()));
+    assert_eq!(
+        (f.text("a.txt"), f.text("b.txt")),
+        ("a\n".into(), "b\n".into())
+    );
 }
 
 #[test]
 fn apply_patch_delete_needs_fresh_evidence() {
     let f = Fx::new();
     f.put("d.txt", "x\n");
-    assert_eq!(f.err("apply_patch", json!({"patch": "*** Begin Patch\n*** Delete File: d.txt\n*** End Patch\n"})).kind, ErrorKind::Stale);
+    assert_eq!(
+        f.err(
+            "apply_patch",
+            json!({"patch": "*** Begin Patch\n*** Delete File: d.txt\n*** End Patch\n"})
+        )
+        .kind,
+        ErrorKind::Stale
+    );
     assert!(f.path("d.txt").exists());
 }
 
@@ -313,7 +432,10 @@ fn apply_patch_delete_needs_fresh_evidence() {
 fn apply_patch_refuses_deleting_a_directory() {
     let f = Fx::new();
     std::fs::create_dir_all(f.path("dir")).unwrap();
-    let e = f.err("apply_patch", json!({"patch": "*** Begin Patch\n*** Delete File: dir\n*** End Patch\n"}));
+    let e = f.err(
+        "apply_patch",
+        json!({"patch": "*** Begin Patch\n*** Delete File: dir\n*** End Patch\n"}),
+    );
     assert_ne!(e.kind, ErrorKind::Io, "{}", e.message);
     assert!(f.path("dir").is_dir());
 }
@@ -332,11 +454,24 @@ fn move_file_creates_parents_and_refuses_an_existing_destination() {
     let f = Fx::new();
     f.put("a.txt", "a\n");
     f.put("b.txt", "b\n");
-    assert_eq!(f.err("move_file", json!({"source_path": "a.txt", "destination_path": "x/y/a.txt"})).kind, ErrorKind::Stale);
+    assert_eq!(
+        f.err(
+            "move_file",
+            json!({"source_path": "a.txt", "destination_path": "x/y/a.txt"})
+        )
+        .kind,
+        ErrorKind::Stale
+    );
     f.read("a.txt");
-    let e = f.err("move_file", json!({"source_path": "a.txt", "destination_path": "b.txt"}));
+    let e = f.err(
+        "move_file",
+        json!({"source_path": "a.txt", "destination_path": "b.txt"}),
+    );
     assert_eq!(e.kind, ErrorKind::Conflict);
-    f.ok("move_file", json!({"source_path": "a.txt", "destination_path": "x/y/a.txt"}));
+    f.ok(
+        "move_file",
+        json!({"source_path": "a.txt", "destination_path": "x/y/a.txt"}),
+    );
     assert_eq!(f.text("x/y/a.txt"), "a\n");
     assert!(!f.path("a.txt").exists());
 }
@@ -347,9 +482,19 @@ fn move_file_overwrite_needs_the_destination_read() {
     f.put("a.txt", "a\n");
     f.put("b.txt", "b\n");
     f.read("a.txt");
-    assert_eq!(f.err("move_file", json!({"source_path": "a.txt", "destination_path": "b.txt", "overwrite": true})).kind, ErrorKind::Stale);
+    assert_eq!(
+        f.err(
+            "move_file",
+            json!({"source_path": "a.txt", "destination_path": "b.txt", "overwrite": true})
+        )
+        .kind,
+        ErrorKind::Stale
+    );
     f.read("b.txt");
-    f.ok("move_file", json!({"source_path": "a.txt", "destination_path": "b.txt", "overwrite": true}));
+    f.ok(
+        "move_file",
+        json!({"source_path": "a.txt", "destination_path": "b.txt", "overwrite": true}),
+    );
     assert_eq!(f.text("b.txt"), "a\n");
     assert_eq!(f.names(""), vec!["b.txt"]);
 }
@@ -361,7 +506,10 @@ fn delete_range_deletes_the_inclusive_anchored_range() {
     let f = Fx::new();
     f.put("r.txt", "keep\nstart here\nmid\nend here\nafter\n");
     f.read("r.txt");
-    f.ok("delete_range", json!({"path": "r.txt", "start_anchor": "start here", "end_anchor": "end here"}));
+    f.ok(
+        "delete_range",
+        json!({"path": "r.txt", "start_anchor": "start here", "end_anchor": "end here"}),
+    );
     assert_eq!(f.text("r.txt"), "keep\nafter\n");
 }
 
@@ -370,7 +518,10 @@ fn delete_range_refuses_an_ambiguous_anchor() {
     let f = Fx::new();
     f.put("r.txt", "x\ny\nx\n");
     f.read("r.txt");
-    let e = f.err("delete_range", json!({"path": "r.txt", "start_anchor": "x", "end_anchor": "y"}));
+    let e = f.err(
+        "delete_range",
+        json!({"path": "r.txt", "start_anchor": "x", "end_anchor": "y"}),
+    );
     assert_eq!(e.kind, ErrorKind::Conflict);
     assert!(e.message.contains("lines 1, 3"), "{}", e.message);
 }
@@ -384,7 +535,10 @@ fn notebook_edit_of_a_code_cell_clears_outputs_and_keeps_formatting() {
     let f = Fx::new();
     f.put("n.ipynb", NB);
     f.read("n.ipynb");
-    f.ok("notebook_edit", json!({"path": "n.ipynb", "cell_id": "abc", "new_source": "print(2)\nprint(3)"}));
+    f.ok(
+        "notebook_edit",
+        json!({"path": "n.ipynb", "cell_id": "abc", "new_source": "print(2)\nprint(3)"}),
+    );
     let want = NB
         .replace("\"execution_count\": 3", "\"execution_count\": null")
         .replace("   \"outputs\": [\n    {\n     \"name\": \"stdout\",\n     \"output_type\": \"stream\",\n     \"text\": [\n      \"1\\n\"\n     ]\n    }\n   ],", "   \"outputs\": [],")
@@ -404,7 +558,10 @@ fn notebook_insert_gets_an_id_and_delete_removes_the_cell() {
     assert_eq!(cells[1]["source"], json!(["x = 1"]));
     assert_eq!(cells[1]["outputs"], json!([]));
     assert!(cells[1]["id"].as_str().is_some_and(|s| !s.is_empty()));
-    f.ok("notebook_edit", json!({"path": "n.ipynb", "cell_number": 1, "edit_mode": "delete"}));
+    f.ok(
+        "notebook_edit",
+        json!({"path": "n.ipynb", "cell_number": 1, "edit_mode": "delete"}),
+    );
     assert_eq!(f.text("n.ipynb"), NB);
 }
 
@@ -416,16 +573,30 @@ fn apply_patch_plans_every_path_and_reports_write_access() {
     let reg = f.exec.registry().clone();
     let tool = reg.resolve("apply_patch").unwrap();
     let args = tool.parse(&json!({"patch": "*** Begin Patch\n*** Add File: a\n+x\n*** Delete File: b\n*** Update File: c\n*** Move to: d\n@@\n-x\n+y\n*** End Patch\n"})).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let plan = rt.block_on(tool.plan(&args, &f.ctx)).unwrap();
     let r = f.root();
-    assert_eq!(plan.actions, vec![
-        wrench_core::Action::Write { path: r.join("a"), risk: wrench_core::Risk::Low },
-        wrench_core::Action::Delete { path: r.join("b") },
-        wrench_core::Action::Delete { path: r.join("c") },
-        wrench_core::Action::Write { path: r.join("d"), risk: wrench_core::Risk::Low },
-    ]);
-    assert_eq!(tool.access(&args, &f.ctx), wrench_core::Access::WritePath(vec![r.join("a"), r.join("b"), r.join("c"), r.join("d")]));
+    assert_eq!(
+        plan.actions,
+        vec![
+            wrench_core::Action::Write {
+                path: r.join("a"),
+                risk: wrench_core::Risk::Low
+            },
+            wrench_core::Action::Delete { path: r.join("b") },
+            wrench_core::Action::Delete { path: r.join("c") },
+            wrench_core::Action::Write {
+                path: r.join("d"),
+                risk: wrench_core::Risk::Low
+            },
+        ]
+    );
+    assert_eq!(
+        tool.access(&args, &f.ctx),
+        wrench_core::Access::WritePath(vec![r.join("a"), r.join("b"), r.join("c"), r.join("d")])
+    );
 }
 
 #[test]
@@ -433,7 +604,10 @@ fn no_temp_files_are_left_after_success_or_failure() {
     let f = Fx::new();
     f.put("a.txt", "a\n");
     f.read("a.txt");
-    f.ok("edit", json!({"path": "a.txt", "old_string": "a", "new_string": "b"}));
+    f.ok(
+        "edit",
+        json!({"path": "a.txt", "old_string": "a", "new_string": "b"}),
+    );
     let _ = f.err("apply_patch", json!({"patch": "*** Begin Patch\n*** Update File: a.txt\n-b\n+c\n*** Add File: a.txt.new\n+x\n*** Update File: zz.txt\n-q\n+r\n*** End Patch\n"}));
     assert_eq!(f.names(""), vec!["a.txt"]);
     assert_eq!(f.text("a.txt"), "b\n");

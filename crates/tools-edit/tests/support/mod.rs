@@ -5,7 +5,9 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use wrench_core::{AllowAll, Call, Context, Executor, ReadEvidence, Registry, ToolError, ToolOutput};
+use wrench_core::{
+    AllowAll, Call, Context, Executor, ReadEvidence, Registry, ToolError, ToolOutput,
+};
 
 pub struct Fx {
     pub dir: tempfile::TempDir,
@@ -17,7 +19,12 @@ impl Fx {
     pub fn new() -> Fx {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("root")).unwrap();
-        let ctx = wrench_core::context_for(&dir.path().join("root"), &dir.path().join("state"), Arc::new(AllowAll)).unwrap();
+        let ctx = wrench_core::context_for(
+            &dir.path().join("root"),
+            &dir.path().join("state"),
+            Arc::new(AllowAll),
+        )
+        .unwrap();
         let mut reg = Registry::new();
         wrench_tools_edit::register(&mut reg).unwrap();
         let exec = Executor::new(Arc::new(reg), ctx.clone());
@@ -47,8 +54,12 @@ impl Fx {
         record_read(&self.ctx, rel);
     }
     pub fn call(&self, tool: &str, args: Value) -> Result<ToolOutput, ToolError> {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        rt.block_on(self.exec.run_one(Call::new("1", tool, args))).result
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(self.exec.run_one(Call::new("1", tool, args)))
+            .result
     }
     pub fn ok(&self, tool: &str, args: Value) -> ToolOutput {
         match self.call(tool, args) {
@@ -76,9 +87,12 @@ pub fn record_read(ctx: &Context, rel: &str) {
     let real = std::fs::canonicalize(ctx.root.join(rel)).unwrap();
     let bytes = std::fs::read(&real).unwrap();
     let meta = std::fs::metadata(&real).unwrap();
-    ctx.session.record_read(ReadEvidence::of(&real, &bytes, &meta, true, None)).unwrap();
+    ctx.session
+        .record_read(ReadEvidence::of(&real, &bytes, &meta, true, None))
+        .unwrap();
 }
 
 pub fn is_temp(p: &Path) -> bool {
-    p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(".wrench-tmp-"))
+    p.file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with(".wrench-tmp-"))
 }
