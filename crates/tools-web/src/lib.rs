@@ -1,8 +1,31 @@
-//! wrench-tools-web (being built).
+//! # wrench-tools-web
+//!
+//! `webfetch` and `websearch`: the tools that reach outside the machine.
+//!
+//! The SSRF guard is layered so no path skips it: [`addr::check_url`] checks
+//! every URL (scheme, userinfo, address literals in every spelling the OS
+//! accepts, local names) before a hop is sent, and [`resolve::GuardedResolver`]
+//! is reqwest's DNS resolver, so the addresses it checked are the only ones a
+//! connection can use. Redirects are followed by hand, each hop re-checked and
+//! re-authorized by the gate. Environment proxies are never used.
+
+pub mod addr;
+pub mod convert;
+pub mod fetch;
+pub mod http;
+pub mod resolve;
+pub mod search;
+
+pub use fetch::{WebFetch, WebFetchArgs};
+pub use resolve::{HostResolver, SystemResolver};
+pub use search::{WebSearch, WebSearchArgs};
 
 use wrench_core::{Registry, ToolResult};
 
-/// Register this crate's tools.
-pub fn register(_reg: &mut Registry) -> ToolResult<()> {
+/// Register `webfetch` and `websearch` with the system resolver and the
+/// process environment.
+pub fn register(reg: &mut Registry) -> ToolResult<()> {
+    reg.register(WebFetch::default())?;
+    reg.register(WebSearch::default())?;
     Ok(())
 }

@@ -1,0 +1,211 @@
+//! The one HTTP client both web tools use: rustls, no environment proxy, no
+//! automatic redirects, and the [`GuardedResolver`] as its DNS resolver.
+
+use crate::addr::{AllowHosts, CheckedHost, check_url, denied_host, refused_reason};
+use crate::resolve::{GuardedResolver, HostResolver, Refused};
+use serde::Deserialize;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::time::Instant;
+use url::Url;
+use wrench_core::{Context, ToolError, ToolResult};
+
+/// Largest body read, after decompression; the rest is not fetched.
+pub const MAX_BODY_BYTES: usize = 5 * 1024 * 1024;
+/// Time to establish a connection (TCP and TLS).
+pub const CONNECT_TIMEOUT_SECS: u64 = 10;
+/// Time for a whole fetch, redirects and body included; a body still
+/// arriving then is cut with a marker.
+pub const TOTAL_TIMEOUT_SECS: u64 = 30;
+/// Largest `[webfetch] timeout_secs` accepted.
+pub const MAX_TIMEOUT_SECS: u64 = 300;
+
+const USER_AGENT: &str = concat!("wrench-webfetch/", env!("CARGO_PKG_VERSION"));
+
+/// The `[webfetch]` config section.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebfetchSection {
+    /// Private hosts reachable anyway, by exact name or address literal.
+    #[serde(default)]
+    pub allow_hosts: Vec<String>,
+    /// An explicit proxy (`http://proxy:3128`); environment proxies are never used.
+    #[serde(default)]
+    pub proxy: Option<String>,
+    /// Overrides [`TOTAL_TIMEOUT_SECS`] (1..=[`MAX_TIMEOUT_SECS`]).
+    #[serde(default)]
+    pub timeout_secs: Option<u64>,
+}
+
+/// Everything a guarded request needs, built from the config for one call.
+#[derive(Clone)]
+pub struct Guard {
+    pub client: reqwest::Client,
+    pub allow: AllowHosts,
+    pub resolver: GuardedResolver,
+    pub proxy: Option<Url>,
+    pub timeout: Duration,
+}
+
+impl Guard {
+    /// Build from the `[webfetch]` section plus extra allowed hosts.
+    pub fn from_config(
+        ctx: &Context,
+        resolver: Arc<dyn HostResolver>,
+        extra_allow: &[String],
+    ) -> ToolResult<Guard> {
+        let sec: WebfetchSection = ctx.config.section("webfetch")?;
+        let allow = AllowHosts::new(sec.allow_hosts.iter().chain(extra_allow));
+        // The client's resolver also lets the proxy's own name through; the
+        // target check (`allow`) never does.
+        let mut connect_allow = allow.clone();
+        let proxy = match &sec.proxy {
+            None => None,
+            Some(p) => {
+                let u = Url::parse(p).map_err(|e| {
+                    ToolError::invalid_args(format!(
+                        "[webfetch] proxy {p:?} is not a URL ({e}); write it as http://host:port"
+                    ))
+                })?;
+                // The proxy is chosen by the operator, so its own address is trusted.
+                if let Some(h) = u.host_str() {
+                    connect_allow.insert(h);
+                }
+                Some(u)
+            }
+        };
+        let timeout = match sec.timeout_secs {
+            None => Duration::from_secs(TOTAL_TIMEOUT_SECS),
+            Some(s) if (1..=MAX_TIMEOUT_SECS).contains(&s) => Duration::from_secs(s),
+            Some(s) => {
+                return Err(ToolError::invalid_args(format!(
+                    "[webfetch] timeout_secs = {s} is out of range; use 1 to {MAX_TIMEOUT_SECS}"
+                )));
+            }
+        };
+        let guarded = GuardedResolver::new(resolver.clone(), allow.clone());
+        let mut b = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .dns_resolver(Arc::new(GuardedResolver::new(resolver, connect_allow)))
+            .connect_timeout(Duration::from_secs(CONNECT_TIMEOUT_SECS))
+            .user_agent(USER_AGENT);
+        if let Some(p) = &proxy {
+            let px = reqwest::Proxy::all(p.as_str()).map_err(|e| {
+                ToolError::invalid_args(format!("[webfetch] proxy {p} is not usable: {e}"))
+            })?;
+            b = b.proxy(px);
+        }
+        let client = b
+            .build()
+            .map_err(|e| ToolError::io(format!("could not set up the HTTP client: {e}")))?;
+        Ok(Guard {
+            client,
+            allow,
+            resolver: guarded,
+            proxy,
+            timeout,
+        })
+    }
+
+    /// Check a URL before a request is sent to it. Literals are checked
+    /// here (the resolver never sees them); names are checked by the
+    /// resolver at connect time, or here too when a proxy will do the lookup.
+    pub async fn check(&self, url: &Url) -> ToolResult<CheckedHost> {
+        let checked = check_url(url, &self.allow)?;
+        if let (Some(_), CheckedHost::Name(name)) = (&self.proxy, &checked) {
+            // The proxy resolves the name itself; check what we see. A proxy
+            // that resolves differently is the operator's choice.
+            self.resolver.resolve_checked(name).await?;
+        }
+        if let CheckedHost::Ip(ip) = &checked
+            && let Some(why) = refused_reason(*ip)
+        {
+            return Err(denied_host(&ip.to_string(), why));
+        }
+        Ok(checked)
+    }
+}
+
+/// Map a reqwest error to a tool error; a resolver refusal keeps its kind.
+pub fn map_error(e: &reqwest::Error, url: &Url) -> ToolError {
+    let mut src: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = src {
+        if let Some(r) = s.downcast_ref::<Refused>() {
+            return r.0.clone();
+        }
+        src = s.source();
+    }
+    let mut chain = e.to_string();
+    let mut s = std::error::Error::source(e);
+    while let Some(x) = s {
+        chain.push_str(": ");
+        chain.push_str(&x.to_string());
+        s = x.source();
+    }
+    if e.is_timeout() {
+        ToolError::timeout(format!("{url}: timed out ({chain})"))
+    } else if e.is_connect() {
+        ToolError::io(format!(
+            "{url}: could not connect ({chain}); check the host and port"
+        ))
+    } else {
+        ToolError::io(format!("{url}: {chain}"))
+    }
+}
+
+/// Why a body was cut short.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cut {
+    /// Over [`MAX_BODY_BYTES`].
+    Size,
+    /// The time cap was reached while the body was still arriving.
+    Time(Duration),
+    /// The connection broke after part of the body arrived.
+    Broken(String),
+}
+
+impl Cut {
+    pub fn marker(&self, bytes: usize) -> String {
+        match self {
+            Cut::Size => format!(
+                "[truncated: the body is larger than the {} MiB cap; {bytes} bytes were read and the rest was not fetched]",
+                MAX_BODY_BYTES / (1024 * 1024)
+            ),
+            Cut::Time(d) => format!(
+                "[truncated: the {} s time cap was reached after {bytes} bytes of the body]",
+                d.as_secs()
+            ),
+            Cut::Broken(e) => {
+                format!("[truncated: the connection broke after {bytes} bytes of the body: {e}]")
+            }
+        }
+    }
+}
+
+/// Read a body up to `cap` bytes or the deadline, whichever comes first.
+pub async fn read_capped(
+    resp: &mut reqwest::Response,
+    cap: usize,
+    deadline: Instant,
+    timeout: Duration,
+    url: &Url,
+) -> ToolResult<(Vec<u8>, Option<Cut>)> {
+    let mut body = Vec::new();
+    loop {
+        match tokio::time::timeout_at(deadline, resp.chunk()).await {
+            Err(_) => return Ok((body, Some(Cut::Time(timeout)))),
+            Ok(Ok(None)) => return Ok((body, None)),
+            Ok(Ok(Some(chunk))) => {
+                let room = cap - body.len();
+                if chunk.len() > room {
+                    body.extend_from_slice(&chunk[..room]);
+                    return Ok((body, Some(Cut::Size)));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(Err(e)) if body.is_empty() => return Err(map_error(&e, url)),
+            Ok(Err(e)) => return Ok((body, Some(Cut::Broken(e.to_string())))),
+        }
+    }
+}
