@@ -1,8 +1,49 @@
-//! wrench-symbols (being built).
+//! # wrench-symbols
+//!
+//! Tree-sitter code intelligence for Rust, Python, Go, TypeScript/TSX and
+//! JavaScript: extractors driven by one `.scm` query per language
+//! (`queries/`), a symbol index cached per workspace ([`index`]), and the
+//! tools `symbol_search`, `read_symbol`, `code_index` and `delete_symbol`.
+//!
+//! ```
+//! use wrench_symbols::{Lang, Kind, extract};
+//! let syms = extract(Lang::Rust, "struct P;\nimpl P {\n    fn new() -> P { P }\n}\n").unwrap();
+//! let new = syms.iter().find(|s| s.name == "new").unwrap();
+//! assert_eq!(new.kind, Kind::Method);
+//! assert_eq!(new.qualified(Lang::Rust), "P::new");
+//! ```
+
+pub mod code_index;
+mod codec;
+pub mod delete_symbol;
+pub mod extract;
+pub mod index;
+pub mod lang;
+pub mod read_symbol;
+pub mod search;
+mod source;
+pub mod symbol_search;
+
+pub use extract::{Kind, Symbol, extract};
+pub use lang::Lang;
 
 use wrench_core::{Registry, ToolResult};
 
 /// Register this crate's tools.
-pub fn register(_reg: &mut Registry) -> ToolResult<()> {
+pub fn register(reg: &mut Registry) -> ToolResult<()> {
+    reg.register(symbol_search::SymbolSearch)?;
+    reg.register(read_symbol::ReadSymbol)?;
+    reg.register(code_index::CodeIndex)?;
+    reg.register(delete_symbol::DeleteSymbol)?;
     Ok(())
 }
+
+/// Time a cold full index of `root` and a warm `symbol_search` after one file
+/// changed, for `cargo xtask bench`. The cache lives in `state_dir`, which is
+/// emptied first.
+pub fn bench_index(root: &std::path::Path, state_dir: &std::path::Path) -> ToolResult<BenchReport> {
+    bench::run(root, state_dir)
+}
+
+mod bench;
+pub use bench::BenchReport;

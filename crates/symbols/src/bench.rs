@@ -1,0 +1,125 @@
+//! Timing of the index for `cargo xtask bench` (see [`crate::bench_index`]).
+
+use crate::index;
+use crate::symbol_search::{SymbolSearchArgs, search};
+use serde::Serialize;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::{Instant, SystemTime};
+use wrench_core::{ToolError, ToolResult};
+use wrench_permissions::Workspace;
+
+/// Warm queries timed per measure (the median is reported).
+pub const BENCH_WARM_RUNS: usize = 15;
+
+/// What [`crate::bench_index`] measured. Times in milliseconds.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchReport {
+    pub files: usize,
+    pub symbols: usize,
+    pub skipped: usize,
+    /// Walk + parse of every file, plus writing the cache.
+    pub cold_index_ms: f64,
+    /// symbol_search in the same process, nothing changed (median).
+    pub warm_search_ms: f64,
+    /// symbol_search in the same process right after one file's mtime moved (median).
+    pub warm_search_after_change_ms: f64,
+    /// symbol_search from a fresh process state: load the cache from disk,
+    /// check freshness, search (median).
+    pub fresh_process_search_ms: f64,
+    /// Bytes of the on-disk cache.
+    pub cache_bytes: u64,
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
+pub(crate) fn run(root: &Path, state_dir: &Path) -> ToolResult<BenchReport> {
+    let ws = Workspace::open(root)?;
+    let cache = state_dir.join("symbols");
+    let _ = std::fs::remove_dir_all(&cache);
+    index::drop_in_memory(&cache);
+    let stop = AtomicBool::new(false);
+
+    let t = Instant::now();
+    let (files, symbols, skipped, first) = index::with_index(&ws, &cache, &stop, |idx, st| {
+        let first = idx
+            .files()
+            .into_iter()
+            .find(|f| f.status == index::FileStatus::Parsed)
+            .map(|f| f.rel.clone());
+        (
+            st.files,
+            st.symbols,
+            st.skipped_too_large + st.skipped_not_text + st.skipped_unreadable,
+            first,
+        )
+    });
+    let cold_index_ms = ms(t);
+
+    let args = SymbolSearchArgs {
+        query: Some("new".into()),
+        ..Default::default()
+    };
+    let mut warm = Vec::new();
+    for _ in 0..BENCH_WARM_RUNS {
+        let t = Instant::now();
+        search(&ws, &cache, &args, &stop)?;
+        warm.push(ms(t));
+    }
+
+    // Move one file's mtime (content untouched), search, put the mtime back.
+    let mut after = Vec::new();
+    if let Some(rel) = first {
+        let p = ws.root().join(&rel);
+        let orig = std::fs::metadata(&p)
+            .and_then(|m| m.modified())
+            .map_err(|e| ToolError::from_io(&rel, &e))?;
+        let f = std::fs::File::options()
+            .write(true)
+            .open(&p)
+            .map_err(|e| ToolError::from_io(&rel, &e))?;
+        for i in 0..BENCH_WARM_RUNS {
+            let when = SystemTime::now() + std::time::Duration::from_secs(i as u64 + 1);
+            f.set_modified(when)
+                .map_err(|e| ToolError::from_io(&rel, &e))?;
+            let t = Instant::now();
+            search(&ws, &cache, &args, &stop)?;
+            after.push(ms(t));
+        }
+        f.set_modified(orig)
+            .map_err(|e| ToolError::from_io(&rel, &e))?;
+    }
+
+    let mut fresh = Vec::new();
+    for _ in 0..BENCH_WARM_RUNS.min(5) {
+        index::drop_in_memory(&cache);
+        let t = Instant::now();
+        search(&ws, &cache, &args, &stop)?;
+        fresh.push(ms(t));
+    }
+    let cache_bytes = std::fs::read_dir(&cache)
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0);
+    Ok(BenchReport {
+        files,
+        symbols,
+        skipped,
+        cold_index_ms,
+        warm_search_ms: median(warm),
+        warm_search_after_change_ms: median(after),
+        fresh_process_search_ms: median(fresh),
+        cache_bytes,
+    })
+}
