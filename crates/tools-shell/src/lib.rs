@@ -1,8 +1,57 @@
-//! wrench-tools-shell (being built).
+//! # wrench-tools-shell
+//!
+//! The shell tools of wrench:
+//!
+//! - [`bash::BashTool`] (`bash`): a command in the pinned bash with real
+//!   persistent state (cwd and exported variables, across calls and across
+//!   one-shot processes), bounded output with a spool, whole-group kills, an
+//!   environment without credential-looking variables, and an optional
+//!   Landlock sandbox ([`sandbox`]).
+//! - Background jobs ([`jobs`]): `bash_output`, `kill_shell`, `wait`, `tasks`;
+//!   jobs are detached and survive the process that started them.
+//! - Terminals ([`terminal`], [`holder`]): PTYs held by a small detached holder
+//!   per terminal, driven over a unix socket.
+//! - [`diagnostics`]: checkers in check mode, merged with other
+//!   [`wrench_core::DiagnosticsSource`]s.
+//!
+//! Command risk for the gate comes from [`wrench_permissions::risk::classify`].
+//!
+//! ```no_run
+//! let mut reg = wrench_core::Registry::new();
+//! wrench_tools_shell::register(&mut reg).unwrap();
+//! assert!(reg.resolve("Bash").is_ok());
+//! ```
+
+pub mod bash;
+pub mod capture;
+pub mod diagnostics;
+pub mod holder;
+pub mod jobs;
+pub mod procs;
+pub mod sandbox;
+pub mod state;
+pub mod terminal;
+
+pub use diagnostics::register_with_sources;
+pub use holder::pty_holder_main;
 
 use wrench_core::{Registry, ToolResult};
 
-/// Register this crate's tools.
-pub fn register(_reg: &mut Registry) -> ToolResult<()> {
+/// Register `bash`, `bash_output`, `kill_shell`, `wait`, `tasks`, `terminal`
+/// and `diagnostics` (with the checker source only).
+pub fn register(reg: &mut Registry) -> ToolResult<()> {
+    register_shell(reg)?;
+    diagnostics::register_with_sources(reg, Vec::new())
+}
+
+/// Register every tool of this crate except `diagnostics` (for front doors
+/// that register `diagnostics` themselves with more sources).
+pub fn register_shell(reg: &mut Registry) -> ToolResult<()> {
+    reg.register(bash::BashTool)?;
+    reg.register(jobs::BashOutputTool)?;
+    reg.register(jobs::KillShellTool)?;
+    reg.register(jobs::WaitTool)?;
+    reg.register(jobs::TasksTool)?;
+    reg.register(terminal::TerminalTool)?;
     Ok(())
 }

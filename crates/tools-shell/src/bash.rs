@@ -1,0 +1,478 @@
+//! `bash`: one command in the pinned bash, with the session's persistent cwd
+//! and environment, bounded output, a spool for the rest, and a process group
+//! that is killed whole on timeout, cancel, or when stragglers remain.
+
+use crate::capture::{Capture, prune_spools};
+use crate::procs::{GroupGuard, KILL_GRACE, kill_group, now_ms, pinned_bash};
+use crate::sandbox;
+use crate::state::{
+    BashConfig, STATE_DOC, ShellState, WRAPPER, base_env, parse_captured, start_dir,
+};
+use crate::{jobs, terminal};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::AsyncReadExt;
+use wrench_core::{
+    Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, OutputKind, Tool,
+    ToolError, ToolOutput, ToolResult, ToolSpec,
+};
+use wrench_permissions::risk::classify;
+
+/// Default timeout of a foreground command, seconds.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 45;
+/// Default timeout of a background job, seconds.
+pub const DEFAULT_BACKGROUND_TIMEOUT_SECS: u64 = 900;
+/// Largest timeout a call may ask for, seconds.
+pub const MAX_TIMEOUT_SECS: u64 = 900;
+/// Longest command text accepted, bytes.
+pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
+/// How long to keep draining pipes after the shell exited and stragglers were killed.
+pub const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
+
+/// Arguments of `bash`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BashArgs {
+    /// The command, run by the pinned bash (`bash --noprofile --norc`). `cd`
+    /// and `export` carry over to the next call of the session.
+    pub command: String,
+    /// Seconds before the whole process group is killed (1–900; default 45,
+    /// or 900 in the background).
+    #[serde(default)]
+    pub timeout: Option<u64>,
+    /// Start in this directory (relative to the workspace root) instead of the
+    /// session's current one.
+    #[serde(default)]
+    pub workdir: Option<String>,
+    /// Start as a background job and return its id `bg-N` at once; read it
+    /// with `bash_output`, stop it with `kill_shell`.
+    #[serde(default)]
+    pub run_in_background: bool,
+    /// Allow this call to run beside other parallel bash calls in a batch.
+    #[serde(default)]
+    pub parallel: bool,
+    /// Run in a pseudo-terminal and return its id `pty-N`; drive it with `terminal`.
+    #[serde(default)]
+    pub interactive: bool,
+    /// What the command does, in a few words (shown to people approving it).
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// The structured result of a foreground command.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CommandResult {
+    pub command: String,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub timed_out: bool,
+    pub duration_ms: u64,
+    /// Total bytes the command wrote (stdout + stderr).
+    pub bytes: u64,
+    /// Merged output as shown (head and tail when cut).
+    pub output: String,
+    pub stdout: String,
+    pub stderr: String,
+    pub truncated: bool,
+    /// Full output (up to the cap) when it was over the preview budget.
+    pub spool: Option<PathBuf>,
+    /// Where the next call starts.
+    pub cwd: PathBuf,
+    /// The command left the workspace; the next call starts at the root.
+    pub cwd_reset: bool,
+    /// Inherited variables withheld because their names look like credentials.
+    pub env_withheld: Vec<String>,
+    /// The final cwd/env were captured (false after `exec` or a kill).
+    pub state_captured: bool,
+    /// Description of the OS sandbox, when one applied.
+    pub sandbox: Option<String>,
+}
+
+pub struct BashTool;
+
+/// The timeout of a call, validated.
+pub fn timeout_of(t: Option<u64>, background: bool) -> ToolResult<Duration> {
+    let d = if background {
+        DEFAULT_BACKGROUND_TIMEOUT_SECS
+    } else {
+        DEFAULT_TIMEOUT_SECS
+    };
+    let s = t.unwrap_or(d);
+    if !(1..=MAX_TIMEOUT_SECS).contains(&s) {
+        return Err(ToolError::invalid_args(format!(
+            "timeout {s} is out of range: give 1 to {MAX_TIMEOUT_SECS} seconds"
+        )));
+    }
+    Ok(Duration::from_secs(s))
+}
+
+/// The environment and start directory a command of this session gets.
+pub struct Prepared {
+    pub bash: PathBuf,
+    pub cwd: PathBuf,
+    pub env: std::collections::BTreeMap<String, String>,
+    pub base: std::collections::BTreeMap<String, String>,
+    pub withheld: Vec<String>,
+    pub notes: Vec<String>,
+    pub sandbox: Option<sandbox::Prepared>,
+}
+
+/// Build cwd, env and sandbox for a command of this session.
+pub fn prepare(ctx: &Context, workdir: Option<&str>) -> ToolResult<Prepared> {
+    let cfg = BashConfig::load(ctx)?;
+    let bash = pinned_bash()?;
+    let st = ShellState::load(ctx)?;
+    let (mut base, withheld) = base_env(&cfg);
+    let mut env = st.apply(&base);
+    let (mut cwd, note) = start_dir(&ctx.root, &st);
+    let mut notes: Vec<String> = note.into_iter().collect();
+    if let Some(w) = workdir {
+        let ws = wrench_permissions::Workspace::open(&ctx.root)?;
+        let p = ctx.root.join(ws.real_rel(w)?);
+        if !p.is_dir() {
+            return Err(ToolError::not_found(format!(
+                "workdir {w} is not a directory in the workspace"
+            )));
+        }
+        cwd = p;
+    }
+    let sandbox = if sandbox::requested(cfg.sandbox.as_deref())? {
+        let p = sandbox::prepare(&ctx.root, &[ctx.session.dir().to_path_buf()], cfg.network)?;
+        let tmp = ctx.session.subdir("tmp")?;
+        // In both, so the diff never records it into the persistent state.
+        env.insert("TMPDIR".into(), tmp.display().to_string());
+        base.insert("TMPDIR".into(), tmp.display().to_string());
+        notes.push(format!("sandbox: {}", p.description));
+        Some(p)
+    } else {
+        None
+    };
+    Ok(Prepared {
+        bash,
+        cwd,
+        env,
+        base,
+        withheld,
+        notes,
+        sandbox,
+    })
+}
+
+/// `setsid` and the sandbox in the child, before exec.
+pub fn child_setup(cmd: &mut tokio::process::Command, sandbox: Option<sandbox::Prepared>) {
+    let mut sb = sandbox;
+    // SAFETY: only async-signal-safe calls run in the child: setsid(2),
+    // prctl(2) and landlock_restrict_self(2) (the landlock crate's
+    // restrict_self does no allocation on its success path).
+    unsafe {
+        cmd.pre_exec(move || {
+            nix::unistd::setsid().map_err(std::io::Error::from)?;
+            if let Some(s) = sb.as_mut() {
+                s.restrict_self()?;
+            }
+            Ok(())
+        });
+    }
+}
+
+#[wrench_core::async_trait]
+impl Tool for BashTool {
+    type Args = BashArgs;
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new::<BashArgs>(
+            "bash",
+            Effect::SelfAuthorized,
+            "Run a command in a persistent bash session: cd and export carry over to the next call, \
+             also across separate wrench processes. Stdin is /dev/null. Output over the preview budget \
+             is cut to head and tail, the full text goes to a spool file, and a final summary line \
+             gives exit code, duration, bytes and spool path. On timeout the whole process group is \
+             killed. Use run_in_background for servers and long jobs (returns bg-N), interactive for \
+             programs that need a terminal (returns pty-N).",
+        )
+        .aliases(&["Bash"])
+        .access(AccessClass::Varies)
+        .positional(&["command"])
+        .limit("DEFAULT_TIMEOUT_SECS", DEFAULT_TIMEOUT_SECS, "foreground timeout when none is given")
+        .limit("DEFAULT_BACKGROUND_TIMEOUT_SECS", DEFAULT_BACKGROUND_TIMEOUT_SECS, "background job lifetime when no timeout is given")
+        .limit("MAX_TIMEOUT_SECS", MAX_TIMEOUT_SECS, "largest timeout")
+        .limit("MAX_COMMAND_BYTES", MAX_COMMAND_BYTES, "longest command text")
+        .limit("PREVIEW_BUDGET_BYTES", crate::capture::PREVIEW_BUDGET_BYTES, "merged output shown before cutting to head and tail")
+        .limit("PREVIEW_HEAD_BYTES", crate::capture::PREVIEW_HEAD_BYTES, "head kept of a cut output")
+        .limit("PREVIEW_TAIL_BYTES", crate::capture::PREVIEW_TAIL_BYTES, "tail kept of a cut output")
+        .limit("STREAM_BUDGET_BYTES", crate::capture::STREAM_BUDGET_BYTES, "stdout and stderr each, in the structured result")
+        .limit("SPOOL_CAP_BYTES", crate::capture::SPOOL_CAP_BYTES, "largest spool file; more output is counted, not stored")
+        .limit("SPOOL_KEEP", crate::capture::SPOOL_KEEP, "spool files kept per session")
+        .limit("KILL_GRACE_SECS", KILL_GRACE.as_secs(), "between SIGTERM and SIGKILL of a process group")
+    }
+
+    fn access(&self, args: &BashArgs, _ctx: &Context) -> Access {
+        if args.parallel || args.run_in_background || args.interactive {
+            Access::ParallelBash
+        } else {
+            Access::GlobalWrite
+        }
+    }
+
+    async fn plan(
+        &self,
+        args: &BashArgs,
+        base: ActionPlan,
+        _ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        let c = classify(&args.command);
+        Ok(base.with(Action::Spawn {
+            command: args.command.clone(),
+            risk: c.risk,
+            reason: c.reason,
+            segments: c.segments,
+        }))
+    }
+
+    async fn run(
+        &self,
+        args: BashArgs,
+        _auth: Authorized,
+        ctx: &Context,
+    ) -> ToolResult<ToolOutput> {
+        if args.command.trim().is_empty() {
+            return Err(ToolError::invalid_args(
+                "command is empty: give the shell command to run",
+            ));
+        }
+        if args.command.len() > MAX_COMMAND_BYTES {
+            return Err(ToolError::too_large(format!(
+                "command is {} bytes; at most {MAX_COMMAND_BYTES}. Put long scripts in a file and run that",
+                args.command.len()
+            )));
+        }
+        if args.interactive && args.run_in_background {
+            return Err(ToolError::invalid_args(
+                "interactive and run_in_background exclude each other: an interactive command already runs detached in a terminal (pty-N)",
+            ));
+        }
+        if args.interactive {
+            return terminal::start(&args, ctx).await;
+        }
+        if args.run_in_background {
+            return jobs::start(&args, ctx).await;
+        }
+        run_foreground(&args, ctx).await
+    }
+}
+
+async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
+    let timeout = timeout_of(args.timeout, false)?;
+    let prep = prepare(ctx, args.workdir.as_deref())?;
+    let shell_dir = ctx.session.subdir("shell")?;
+    let spool_dir = ctx.session.subdir("spool")?;
+    prune_spools(&spool_dir);
+    let tag = format!("{}-{}", now_ms(), std::process::id());
+    let state_file = shell_dir.join(format!("state-{tag}"));
+    let spool_path = spool_dir.join(format!("bash-{tag}.log"));
+
+    let mut cmd = tokio::process::Command::new(&prep.bash);
+    cmd.arg("--noprofile")
+        .arg("--norc")
+        .arg("-c")
+        .arg(WRAPPER)
+        .env_clear()
+        .envs(&prep.env)
+        .env("__WRENCH_CMD", &args.command)
+        .env("__WRENCH_STATE", &state_file)
+        .current_dir(&prep.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    child_setup(&mut cmd, prep.sandbox);
+    let started = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| ToolError::io(format!("cannot start {}: {e}", prep.bash.display())))?;
+    let pgid = child.id().map(|p| p as i32).unwrap_or(0);
+    let mut guard = GroupGuard::new(pgid);
+
+    let cap = Arc::new(Mutex::new(Capture::new(spool_path)));
+    let mut readers = Vec::new();
+    if let Some(out) = child.stdout.take() {
+        readers.push(tokio::spawn(pump(out, cap.clone(), false)));
+    }
+    if let Some(err) = child.stderr.take() {
+        readers.push(tokio::spawn(pump(err, cap.clone(), true)));
+    }
+
+    let mut timed_out = false;
+    let mut cancelled = false;
+    let status = tokio::select! {
+        s = child.wait() => s.ok(),
+        _ = tokio::time::sleep(timeout) => { timed_out = true; None }
+        _ = ctx.cancel.cancelled() => { cancelled = true; None }
+    };
+    let status = match status {
+        Some(s) => Some(s),
+        None => {
+            // Kill the tree; reap our child while the group drains.
+            let (_, s) = tokio::join!(kill_group(pgid, KILL_GRACE), child.wait());
+            s.ok()
+        }
+    };
+    // Stragglers (`sleep 100 &`) would hold the pipes open: stop them too.
+    kill_group(pgid, KILL_GRACE).await;
+    guard.disarm();
+    for r in readers {
+        let _ = tokio::time::timeout(DRAIN_AFTER_EXIT, r).await;
+    }
+    let duration_ms = started.elapsed().as_millis() as u64;
+
+    use std::os::unix::process::ExitStatusExt;
+    let exit_code = status.and_then(|s| s.code());
+    let signal = status.and_then(|s| s.signal());
+
+    // Persistent state.
+    let mut notes = prep.notes.clone();
+    let mut cwd_reset = false;
+    let captured = std::fs::read(&state_file).ok().map(|b| parse_captured(&b));
+    let _ = std::fs::remove_file(&state_file);
+    let state_captured = captured.as_ref().is_some_and(|c| c.cwd.is_some());
+    let next_cwd = match &captured {
+        Some(c) if c.cwd.is_some() => {
+            let (set, unset) = ShellState::diff(&prep.base, &c.env);
+            let mut cwd = c.cwd.clone();
+            if let Some(d) = &cwd
+                && !d.starts_with(&ctx.root)
+            {
+                notes.push(format!(
+                    "the command changed directory to {}, outside the workspace; the next call starts at the root",
+                    d.display()
+                ));
+                cwd_reset = true;
+                cwd = None;
+            }
+            let st = ShellState {
+                cwd: cwd.clone(),
+                set,
+                unset,
+            };
+            ctx.session.update_json::<ShellState, ()>(STATE_DOC, |s| {
+                *s = st;
+                Ok(())
+            })?;
+            cwd.unwrap_or_else(|| ctx.root.clone())
+        }
+        _ => {
+            notes.push(
+                "the shell's final cwd and environment were not captured (it was killed, or the command ran `exec` or cleared the EXIT trap); the session state is unchanged".into(),
+            );
+            ShellState::load(ctx)?
+                .cwd
+                .unwrap_or_else(|| ctx.root.clone())
+        }
+    };
+    if !prep.withheld.is_empty() {
+        notes.push(format!(
+            "withheld credential-looking variables: {} (keep one with [bash] keep_env)",
+            prep.withheld.join(", ")
+        ));
+    }
+
+    let cap = {
+        let mut g = cap.lock().unwrap_or_else(|e| e.into_inner());
+        std::mem::replace(&mut *g, Capture::new(PathBuf::new()))
+    };
+    if let Some(e) = &cap.spool_error {
+        notes.push(e.clone());
+    }
+    let spool = cap.spool().map(Path::to_path_buf);
+    let next = match &spool {
+        Some(p) => format!(
+            "full output (up to {} bytes) in {}",
+            crate::capture::SPOOL_CAP_BYTES,
+            p.display()
+        ),
+        None => "the spool could not be written".to_string(),
+    };
+    let output = cap.merged.render("output", &next);
+    let result = CommandResult {
+        command: args.command.clone(),
+        exit_code,
+        signal,
+        timed_out,
+        duration_ms,
+        bytes: cap.merged.total,
+        stdout: cap.stdout.render("stdout", &next),
+        stderr: cap.stderr.render("stderr", &next),
+        truncated: cap.merged.truncated(),
+        output: output.clone(),
+        spool,
+        cwd: next_cwd,
+        cwd_reset,
+        env_withheld: prep.withheld.clone(),
+        state_captured,
+        sandbox: notes.iter().find(|n| n.starts_with("sandbox:")).cloned(),
+    };
+    let mut text = output;
+    if text.is_empty() {
+        text.push_str("(no output)\n");
+    } else if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    for n in &notes {
+        text.push_str(&format!("[note: {n}]\n"));
+    }
+    text.push_str(&summary_line(&result));
+    if timed_out || cancelled {
+        let why = if timed_out {
+            format!(
+                "timed out after {}s; the whole process group was killed",
+                timeout.as_secs()
+            )
+        } else {
+            "cancelled; the whole process group was killed".to_string()
+        };
+        return Err(ToolError::timeout(format!(
+            "{why}. Output so far:\n{text}\nRetry with a larger timeout (≤{MAX_TIMEOUT_SECS}) or run_in_background"
+        )));
+    }
+    let mut out = ToolOutput::new(OutputKind::Command, text).with_data(&result);
+    for n in notes {
+        out = out.with_note(n);
+    }
+    Ok(out)
+}
+
+/// The final parseable line: survives any truncation since it is added after.
+pub fn summary_line(r: &CommandResult) -> String {
+    format!(
+        "[bash exit={} signal={} timed_out={} duration_ms={} bytes={} spool={}]",
+        r.exit_code
+            .map(|c| c.to_string())
+            .unwrap_or_else(|| "none".into()),
+        r.signal
+            .map(|c| c.to_string())
+            .unwrap_or_else(|| "none".into()),
+        r.timed_out,
+        r.duration_ms,
+        r.bytes,
+        r.spool
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "none".into())
+    )
+}
+
+async fn pump(mut r: impl tokio::io::AsyncRead + Unpin, cap: Arc<Mutex<Capture>>, err: bool) {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match r.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                let mut c = cap.lock().unwrap_or_else(|e| e.into_inner());
+                c.push(&buf[..n], err);
+            }
+        }
+    }
+}

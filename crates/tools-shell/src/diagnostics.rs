@@ -1,0 +1,556 @@
+//! `diagnostics`: the project's own checkers in check mode, parsed into
+//! [`Diagnostic`]s, merged with any other [`DiagnosticsSource`] the front door
+//! wires in (the LSP source).
+//!
+//! Checkers, per ecosystem found at the root: `cargo check
+//! --message-format=json` (Cargo.toml), `tsc --noEmit --pretty false`
+//! (tsconfig.json and a `tsc` on PATH or in node_modules/.bin), `pyright
+//! --outputjson` (Python files and a `pyright`), `go vet` (go.mod and `go`).
+//! Each runs in its own process group with a timeout; its group is killed on
+//! timeout or cancel.
+
+use crate::procs::{GroupGuard, KILL_GRACE, kill_group};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::AsyncReadExt;
+use wrench_core::{
+    Access, Action, ActionPlan, Authorized, Context, Diagnostic, DiagnosticsSource, Effect,
+    OutputKind, Registry, Risk, Severity, Tool, ToolError, ToolOutput, ToolResult, ToolSpec,
+};
+
+/// Time one checker may run.
+pub const CHECKER_TIMEOUT_SECS: u64 = 300;
+/// Checker output read at most (bytes per stream); more is dropped with a note.
+pub const CHECKER_MAX_OUTPUT_BYTES: usize = 32 * 1024 * 1024;
+/// Diagnostics listed in the text at most.
+pub const MAX_LISTED: usize = 200;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    #[default]
+    All,
+    Error,
+    Warning,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiagnosticsArgs {
+    /// A file or directory (relative to the root) to report on; default: everything.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// all (default) | error | warning.
+    #[serde(default)]
+    pub kind: Kind,
+}
+
+/// One checker that applies to this project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checker {
+    pub name: &'static str,
+    pub program: PathBuf,
+    pub args: Vec<String>,
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+fn has_python(root: &Path) -> bool {
+    root.join("pyproject.toml").is_file()
+        || root.join("pyrightconfig.json").is_file()
+        || std::fs::read_dir(root)
+            .map(|rd| {
+                rd.flatten()
+                    .any(|e| e.path().extension().is_some_and(|x| x == "py"))
+            })
+            .unwrap_or(false)
+}
+
+/// The checkers that apply at `root` and are installed.
+pub fn detect(root: &Path) -> Vec<Checker> {
+    let mut v = Vec::new();
+    if root.join("Cargo.toml").is_file()
+        && let Some(p) = on_path("cargo")
+    {
+        v.push(Checker {
+            name: "cargo",
+            program: p,
+            args: ["check", "--message-format=json", "--all-targets", "--quiet"]
+                .map(String::from)
+                .to_vec(),
+        });
+    }
+    if root.join("tsconfig.json").is_file() {
+        let local = root.join("node_modules/.bin/tsc");
+        if let Some(p) = local.is_file().then_some(local).or_else(|| on_path("tsc")) {
+            v.push(Checker {
+                name: "tsc",
+                program: p,
+                args: ["--noEmit", "--pretty", "false"].map(String::from).to_vec(),
+            });
+        }
+    }
+    if has_python(root) {
+        let local = root.join("node_modules/.bin/pyright");
+        if let Some(p) = local
+            .is_file()
+            .then_some(local)
+            .or_else(|| on_path("pyright"))
+        {
+            v.push(Checker {
+                name: "pyright",
+                program: p,
+                args: vec!["--outputjson".into()],
+            });
+        }
+    }
+    if root.join("go.mod").is_file()
+        && let Some(p) = on_path("go")
+    {
+        v.push(Checker {
+            name: "go vet",
+            program: p,
+            args: ["vet", "./..."].map(String::from).to_vec(),
+        });
+    }
+    v
+}
+
+/// Run a checker; returns (stdout, stderr).
+async fn run_checker(ctx: &Context, c: &Checker) -> ToolResult<(String, String)> {
+    let mut cmd = tokio::process::Command::new(&c.program);
+    cmd.args(&c.args)
+        .current_dir(&ctx.root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("NO_COLOR", "1");
+    crate::bash::child_setup(&mut cmd, None);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| ToolError::io(format!("cannot run {}: {e}", c.program.display())))?;
+    let pgid = child.id().map(|p| p as i32).unwrap_or(0);
+    let mut guard = GroupGuard::new(pgid);
+    let (mut so, mut se) = (child.stdout.take(), child.stderr.take());
+    let read = |s: Option<tokio::process::ChildStdout>| async move {
+        let mut b = Vec::new();
+        if let Some(s) = s {
+            let _ = s
+                .take(CHECKER_MAX_OUTPUT_BYTES as u64)
+                .read_to_end(&mut b)
+                .await;
+        }
+        b
+    };
+    let read_e = |s: Option<tokio::process::ChildStderr>| async move {
+        let mut b = Vec::new();
+        if let Some(s) = s {
+            let _ = s
+                .take(CHECKER_MAX_OUTPUT_BYTES as u64)
+                .read_to_end(&mut b)
+                .await;
+        }
+        b
+    };
+    let work = async { tokio::join!(read(so.take()), read_e(se.take()), child.wait()) };
+    let res = tokio::select! {
+        r = work => Some(r),
+        _ = tokio::time::sleep(Duration::from_secs(CHECKER_TIMEOUT_SECS)) => None,
+        _ = ctx.cancel.cancelled() => None,
+    };
+    kill_group(pgid, KILL_GRACE).await;
+    guard.disarm();
+    match res {
+        Some((o, e, _)) => Ok((
+            String::from_utf8_lossy(&o).into_owned(),
+            String::from_utf8_lossy(&e).into_owned(),
+        )),
+        None => Err(ToolError::timeout(format!(
+            "{} did not finish within {CHECKER_TIMEOUT_SECS}s (or was cancelled); its process group was killed",
+            c.name
+        ))),
+    }
+}
+
+fn rel(root: &Path, p: &str) -> PathBuf {
+    let pb = PathBuf::from(p);
+    match pb.strip_prefix(root) {
+        Ok(r) => r.to_path_buf(),
+        Err(_) => pb,
+    }
+}
+
+/// Parse `cargo check --message-format=json` output.
+pub fn parse_cargo(root: &Path, out: &str) -> Vec<Diagnostic> {
+    let mut v = Vec::new();
+    for line in out.lines() {
+        let Ok(j) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if j["reason"] != "compiler-message" {
+            continue;
+        }
+        let m = &j["message"];
+        let severity = match m["level"].as_str() {
+            Some("error") | Some("error: internal compiler error") => Severity::Error,
+            Some("warning") => Severity::Warning,
+            Some("note") => Severity::Information,
+            Some("help") => Severity::Hint,
+            _ => continue,
+        };
+        let Some(span) = m["spans"]
+            .as_array()
+            .and_then(|s| s.iter().find(|s| s["is_primary"] == true))
+        else {
+            continue;
+        };
+        let num = |k: &str| span[k].as_u64().unwrap_or(1) as u32;
+        v.push(Diagnostic {
+            path: rel(root, span["file_name"].as_str().unwrap_or("")),
+            line: num("line_start"),
+            column: num("column_start"),
+            end_line: num("line_end"),
+            end_column: num("column_end"),
+            severity,
+            code: m["code"]["code"].as_str().map(String::from),
+            message: m["message"].as_str().unwrap_or("").to_string(),
+            source: "cargo".into(),
+        });
+    }
+    v
+}
+
+/// Parse `tsc --pretty false` output: `path(line,col): error TS1234: message`.
+pub fn parse_tsc(root: &Path, out: &str) -> Vec<Diagnostic> {
+    let mut v = Vec::new();
+    for line in out.lines() {
+        let Some(open) = line.find('(') else { continue };
+        let Some(close) = line[open..].find("): ").map(|c| c + open) else {
+            continue;
+        };
+        let mut lc = line[open + 1..close].split(',');
+        let (Some(Ok(l)), Some(Ok(c))) = (
+            lc.next().map(str::parse::<u32>),
+            lc.next().map(str::parse::<u32>),
+        ) else {
+            continue;
+        };
+        let rest = &line[close + 3..];
+        let (sev, rest) = if let Some(r) = rest.strip_prefix("error ") {
+            (Severity::Error, r)
+        } else if let Some(r) = rest.strip_prefix("warning ") {
+            (Severity::Warning, r)
+        } else {
+            continue;
+        };
+        let (code, msg) = rest.split_once(": ").unwrap_or(("", rest));
+        v.push(Diagnostic {
+            path: rel(root, &line[..open]),
+            line: l,
+            column: c,
+            end_line: l,
+            end_column: c,
+            severity: sev,
+            code: (!code.is_empty()).then(|| code.to_string()),
+            message: msg.to_string(),
+            source: "tsc".into(),
+        });
+    }
+    v
+}
+
+/// Parse `pyright --outputjson` (0-based positions).
+pub fn parse_pyright(root: &Path, out: &str) -> Vec<Diagnostic> {
+    let Ok(j) = serde_json::from_str::<serde_json::Value>(out) else {
+        return Vec::new();
+    };
+    let Some(list) = j["generalDiagnostics"].as_array() else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|d| {
+            let severity = match d["severity"].as_str()? {
+                "error" => Severity::Error,
+                "warning" => Severity::Warning,
+                _ => Severity::Information,
+            };
+            let pos = |w: &str, k: &str| d["range"][w][k].as_u64().unwrap_or(0) as u32 + 1;
+            Some(Diagnostic {
+                path: rel(root, d["file"].as_str()?),
+                line: pos("start", "line"),
+                column: pos("start", "character"),
+                end_line: pos("end", "line"),
+                end_column: pos("end", "character"),
+                severity,
+                code: d["rule"].as_str().map(String::from),
+                message: d["message"].as_str().unwrap_or("").to_string(),
+                source: "pyright".into(),
+            })
+        })
+        .collect()
+}
+
+/// Parse `go vet` output: `path:line:col: message` (stderr).
+pub fn parse_go_vet(root: &Path, out: &str) -> Vec<Diagnostic> {
+    let mut v = Vec::new();
+    for line in out.lines() {
+        let line = line.trim_start_matches("vet: ");
+        let mut parts = line.splitn(4, ':');
+        let (Some(p), Some(l), Some(c), Some(msg)) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let (Ok(l), Ok(c)) = (l.trim().parse::<u32>(), c.trim().parse::<u32>()) else {
+            continue;
+        };
+        if !p.ends_with(".go") {
+            continue;
+        }
+        v.push(Diagnostic {
+            path: rel(root, p.trim_start_matches("./")),
+            line: l,
+            column: c,
+            end_line: l,
+            end_column: c,
+            severity: Severity::Warning,
+            code: None,
+            message: msg.trim().to_string(),
+            source: "go vet".into(),
+        });
+    }
+    v
+}
+
+/// The checker-based source.
+pub struct CheckersSource;
+
+#[wrench_core::async_trait]
+impl DiagnosticsSource for CheckersSource {
+    fn name(&self) -> &str {
+        "checkers"
+    }
+    async fn diagnostics(
+        &self,
+        ctx: &Context,
+        _path: Option<&Path>,
+    ) -> ToolResult<Vec<Diagnostic>> {
+        let mut all = Vec::new();
+        for c in detect(&ctx.root) {
+            let (out, err) = run_checker(ctx, &c).await?;
+            let mut d = match c.name {
+                "cargo" => parse_cargo(&ctx.root, &out),
+                "tsc" => parse_tsc(&ctx.root, &out),
+                "pyright" => parse_pyright(&ctx.root, &out),
+                _ => parse_go_vet(&ctx.root, &err),
+            };
+            all.append(&mut d);
+        }
+        Ok(all)
+    }
+}
+
+/// The `diagnostics` tool over a list of sources.
+pub struct DiagnosticsTool {
+    pub sources: Vec<Arc<dyn DiagnosticsSource>>,
+}
+
+#[wrench_core::async_trait]
+impl Tool for DiagnosticsTool {
+    type Args = DiagnosticsArgs;
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new::<DiagnosticsArgs>(
+            "diagnostics",
+            Effect::SelfAuthorized,
+            "Errors and warnings from the project's own checkers (cargo check, tsc, pyright, go vet — \
+             those that apply and are installed) and, when wired in, the language servers; structured \
+             with path, line, column, severity, code, message. Filter by path and kind.",
+        )
+        .positional(&["path"])
+        .access(wrench_core::AccessClass::ReadPath)
+        .limit("CHECKER_TIMEOUT_SECS", CHECKER_TIMEOUT_SECS, "time one checker may run")
+        .limit("CHECKER_MAX_OUTPUT_BYTES", CHECKER_MAX_OUTPUT_BYTES, "checker output read per stream")
+        .limit("MAX_LISTED", MAX_LISTED, "diagnostics listed in the text")
+    }
+    fn access(&self, a: &DiagnosticsArgs, ctx: &Context) -> Access {
+        Access::read(&ctx.root, a.path.as_deref().unwrap_or("."))
+    }
+    async fn plan(
+        &self,
+        _a: &DiagnosticsArgs,
+        mut base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        for c in detect(&ctx.root) {
+            base.push(Action::Spawn {
+                command: format!("{} {}", c.program.display(), c.args.join(" ")),
+                risk: if c.name == "cargo" {
+                    Risk::High
+                } else {
+                    Risk::Low
+                },
+                reason: if c.name == "cargo" {
+                    "cargo check runs the project's build scripts and proc macros".into()
+                } else {
+                    format!("{} reads the project in check mode", c.name)
+                },
+                segments: vec![format!("{} {}", c.name, c.args.join(" "))],
+            });
+        }
+        Ok(base)
+    }
+    async fn run(
+        &self,
+        a: DiagnosticsArgs,
+        _auth: Authorized,
+        ctx: &Context,
+    ) -> ToolResult<ToolOutput> {
+        let filter: Option<PathBuf> = match &a.path {
+            Some(p) => {
+                let ws = wrench_permissions::Workspace::open(&ctx.root)?;
+                Some(ws.real_rel(p)?)
+            }
+            None => None,
+        };
+        let mut all: Vec<Diagnostic> = Vec::new();
+        let mut notes = Vec::new();
+        for s in &self.sources {
+            match s.diagnostics(ctx, filter.as_deref()).await {
+                Ok(mut d) => all.append(&mut d),
+                Err(e) => notes.push(format!("source {} failed: {}", s.name(), e.message)),
+            }
+        }
+        all.retain(|d| {
+            filter
+                .as_ref()
+                .is_none_or(|f| f.as_os_str().is_empty() || d.path.starts_with(f))
+                && match a.kind {
+                    Kind::All => true,
+                    Kind::Error => d.severity == Severity::Error,
+                    Kind::Warning => d.severity == Severity::Warning,
+                }
+        });
+        all.sort_by(|x, y| {
+            (&x.path, x.line, x.column, &x.message).cmp(&(&y.path, y.line, y.column, &y.message))
+        });
+        all.dedup();
+        let checkers: Vec<&str> = detect(&ctx.root).iter().map(|c| c.name).collect();
+        let mut text = String::new();
+        for d in all.iter().take(MAX_LISTED) {
+            text.push_str(&format!(
+                "{}:{}:{}: {}{}: {} [{}]\n",
+                d.path.display(),
+                d.line,
+                d.column,
+                match d.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                    Severity::Information => "info",
+                    Severity::Hint => "hint",
+                },
+                d.code
+                    .as_ref()
+                    .map(|c| format!("[{c}]"))
+                    .unwrap_or_default(),
+                d.message,
+                d.source
+            ));
+        }
+        if all.len() > MAX_LISTED {
+            text.push_str(&wrench_core::trailer(
+                MAX_LISTED,
+                Some(all.len()),
+                "diagnostics",
+                "narrow with path= or kind=error",
+            ));
+            text.push('\n');
+        }
+        let errors = all.iter().filter(|d| d.severity == Severity::Error).count();
+        let warnings = all
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .count();
+        text.push_str(&format!(
+            "[{errors} errors, {warnings} warnings; checkers: {}]",
+            if checkers.is_empty() {
+                "none found for this project".to_string()
+            } else {
+                checkers.join(", ")
+            }
+        ));
+        for n in &notes {
+            text.push_str(&format!("\n[note: {n}]"));
+        }
+        let mut out = ToolOutput::new(OutputKind::Text, text)
+            .with_data(&serde_json::json!({"diagnostics": all, "errors": errors, "warnings": warnings, "checkers": checkers}));
+        for n in notes {
+            out = out.with_note(n);
+        }
+        Ok(out)
+    }
+}
+
+/// Register `diagnostics` with the checker source and `extra` sources (LSP).
+pub fn register_with_sources(
+    reg: &mut Registry,
+    extra: Vec<Arc<dyn DiagnosticsSource>>,
+) -> ToolResult<()> {
+    let mut sources: Vec<Arc<dyn DiagnosticsSource>> = vec![Arc::new(CheckersSource)];
+    sources.extend(extra);
+    reg.register(DiagnosticsTool { sources })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cargo_json_becomes_relative_one_based_diagnostics() {
+        let line = r#"{"reason":"compiler-message","message":{"level":"error","message":"mismatched types","code":{"code":"E0308"},"spans":[{"file_name":"src/main.rs","line_start":3,"column_start":9,"line_end":3,"column_end":12,"is_primary":true}]}}"#;
+        let d = parse_cargo(Path::new("/w"), line);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].path, PathBuf::from("src/main.rs"));
+        assert_eq!((d[0].line, d[0].column), (3, 9));
+        assert_eq!(d[0].code.as_deref(), Some("E0308"));
+        assert_eq!(d[0].severity, Severity::Error);
+    }
+
+    #[test]
+    fn tsc_lines_parse() {
+        let d = parse_tsc(
+            Path::new("/w"),
+            "src/a.ts(4,7): error TS2322: Type 'string' is not assignable to type 'number'.\n",
+        );
+        assert_eq!(d[0].path, PathBuf::from("src/a.ts"));
+        assert_eq!((d[0].line, d[0].column), (4, 7));
+        assert_eq!(d[0].code.as_deref(), Some("TS2322"));
+    }
+
+    #[test]
+    fn pyright_positions_become_one_based() {
+        let j = r#"{"generalDiagnostics":[{"file":"/w/a.py","severity":"error","message":"x is not defined","rule":"reportUndefinedVariable","range":{"start":{"line":0,"character":4},"end":{"line":0,"character":5}}}]}"#;
+        let d = parse_pyright(Path::new("/w"), j);
+        assert_eq!(d[0].path, PathBuf::from("a.py"));
+        assert_eq!((d[0].line, d[0].column), (1, 5));
+    }
+
+    #[test]
+    fn go_vet_lines_parse() {
+        let d = parse_go_vet(
+            Path::new("/w"),
+            "# example\n./main.go:5:2: fmt.Printf format %d has arg s of wrong type string\n",
+        );
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].path, PathBuf::from("main.go"));
+        assert_eq!(d[0].line, 5);
+    }
+}

@@ -1,0 +1,694 @@
+//! Background jobs that outlive the process that started them.
+//!
+//! `bash` with `run_in_background` starts a launcher in a new session
+//! (`setsid`); the launcher starts the job wrapper with its stdio detached and
+//! exits at once, so the job belongs to no wrench process (init reaps it). The
+//! wrapper runs the command with output into `jobs/bg-N/output.log` (capped),
+//! writes `exit` when the command ends, then stops any stragglers of its group.
+//! A watchdog in the same group ends the job at its timeout and writes
+//! `timed_out`. `kill_shell` writes `killed` and kills the whole group. A job
+//! record (pid, pgid, start time in clock ticks, command) in the session store
+//! lets any later wrench process find it; liveness is checked by pid *and*
+//! start time, so a reused pid never looks like a running job.
+
+use crate::bash::{BashArgs, child_setup, prepare, timeout_of};
+use crate::capture::{SPOOL_CAP_BYTES, complete_utf8_len, utf8_suffix};
+use crate::procs::{KILL_GRACE, alive_as, kill_group, now_ms, proc_stat};
+use crate::terminal;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use tokio::io::AsyncReadExt;
+use wrench_core::{
+    Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, OutputKind, Tool,
+    ToolError, ToolOutput, ToolResult, ToolSpec,
+};
+
+/// Session document listing the jobs.
+pub const JOBS_DOC: &str = "jobs.json";
+/// Most output one `bash_output` call returns, bytes.
+pub const OUTPUT_CHUNK_BYTES: usize = 30_000;
+/// Output shown per job by `wait` and `tasks tail`, bytes (offsets are not moved).
+pub const TAIL_BYTES: usize = 4_000;
+/// Default and largest `wait` timeout, seconds.
+pub const WAIT_DEFAULT_SECS: u64 = 30;
+pub const WAIT_MAX_SECS: u64 = 600;
+/// Largest `tasks` wait_seconds.
+pub const TASKS_WAIT_MAX_SECS: u64 = 60;
+/// Poll interval while waiting on jobs.
+const POLL: Duration = Duration::from_millis(100);
+
+/// One job as recorded in the session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobRecord {
+    pub id: String,
+    pub command: String,
+    /// The job wrapper's pid.
+    pub pid: i32,
+    /// The process group (and session) every process of the job is in.
+    pub pgid: i32,
+    /// Start time of `pid` in clock ticks since boot (from /proc), against pid reuse.
+    pub start_ticks: u64,
+    pub started_ms: u64,
+    pub dir: PathBuf,
+    pub cwd: PathBuf,
+    pub timeout_secs: u64,
+    /// Bytes of output already returned by `bash_output`.
+    pub read_offset: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct JobsDoc {
+    pub next: u64,
+    pub jobs: Vec<JobRecord>,
+}
+
+/// running | done | failed | killed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobState {
+    Running,
+    Done,
+    Failed,
+    Killed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobStatus {
+    pub id: String,
+    pub command: String,
+    pub status: JobState,
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    /// The process is gone but left no exit record (killed from outside, reboot).
+    pub vanished: bool,
+    pub output_bytes: u64,
+    pub output_truncated: bool,
+    pub output_path: PathBuf,
+    pub pid: i32,
+    pub pgid: i32,
+    pub started_ms: u64,
+}
+
+/// Status of a job from its files and process.
+pub fn status_of(j: &JobRecord) -> JobStatus {
+    let read = |n: &str| std::fs::read_to_string(j.dir.join(n)).ok();
+    let exit_code = read("exit").and_then(|s| s.trim().parse::<i32>().ok());
+    let killed = j.dir.join("killed").exists();
+    let timed_out = j.dir.join("timed_out").exists();
+    let alive = alive_as(j.pid, j.start_ticks);
+    let (status, vanished) = if killed {
+        (JobState::Killed, false)
+    } else if let Some(c) = exit_code {
+        (
+            if c == 0 {
+                JobState::Done
+            } else {
+                JobState::Failed
+            },
+            false,
+        )
+    } else if timed_out {
+        (JobState::Failed, false)
+    } else if alive {
+        (JobState::Running, false)
+    } else {
+        (JobState::Failed, true)
+    };
+    let out = j.dir.join("output.log");
+    let output_bytes = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
+    JobStatus {
+        id: j.id.clone(),
+        command: j.command.clone(),
+        status,
+        exit_code,
+        timed_out,
+        vanished,
+        output_bytes,
+        output_truncated: output_bytes >= SPOOL_CAP_BYTES,
+        output_path: out,
+        pid: j.pid,
+        pgid: j.pgid,
+        started_ms: j.started_ms,
+    }
+}
+
+fn describe(s: &JobStatus) -> String {
+    let mut t = format!(
+        "{} {}",
+        s.id,
+        match s.status {
+            JobState::Running => "running",
+            JobState::Done => "done",
+            JobState::Failed => "failed",
+            JobState::Killed => "killed",
+        }
+    );
+    if let Some(c) = s.exit_code {
+        t.push_str(&format!(" (exit {c})"));
+    }
+    if s.timed_out {
+        t.push_str(" (timed out)");
+    }
+    if s.vanished {
+        t.push_str(" (the process vanished without an exit record: killed from outside or the machine restarted)");
+    }
+    t
+}
+
+pub fn load_jobs(ctx: &Context) -> ToolResult<JobsDoc> {
+    Ok(ctx.session.load_json(JOBS_DOC)?.unwrap_or_default())
+}
+
+/// The job with this id, or not_found listing the known ids.
+pub fn find_job(ctx: &Context, id: &str) -> ToolResult<JobRecord> {
+    let doc = load_jobs(ctx)?;
+    doc.jobs
+        .iter()
+        .find(|j| j.id == id)
+        .cloned()
+        .ok_or_else(|| {
+            let known: Vec<&str> = doc.jobs.iter().map(|j| j.id.as_str()).collect();
+            ToolError::not_found(format!(
+                "no job {id:?} in this session; known jobs: {}",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ))
+        })
+}
+
+/// The job wrapper (runs in the job's process group, detached from wrench).
+const JOB_WRAPPER: &str = r#"__d=$__WRENCH_JOB_DIR; __c=$__WRENCH_CMD; __t=$__WRENCH_TIMEOUT; __cap=$__WRENCH_CAP
+__sleep=$__WRENCH_SLEEP; __dd=$__WRENCH_DD; __cat=$__WRENCH_CAT; __bash=$__WRENCH_BASH
+builtin unset __WRENCH_JOB_DIR __WRENCH_CMD __WRENCH_TIMEOUT __WRENCH_CAP __WRENCH_SLEEP __WRENCH_DD __WRENCH_CAT __WRENCH_BASH __WRENCH_WRAPPER
+( "$__sleep" "$__t"; builtin printf '%s' "$__t" > "$__d/timed_out"; builtin kill -TERM 0; "$__sleep" 2; builtin kill -KILL 0 ) </dev/null >/dev/null 2>&1 &
+"$__bash" --noprofile --norc -c "$__c" </dev/null 2>&1 | { "$__dd" bs=65536 count="$__cap" status=none >> "$__d/output.log"; "$__cat" > /dev/null; }
+__rc=${PIPESTATUS[0]}
+builtin printf '%s' "$__rc" > "$__d/exit.tmp" && builtin command mv -f "$__d/exit.tmp" "$__d/exit" 2>/dev/null || builtin printf '%s' "$__rc" > "$__d/exit"
+builtin trap '' TERM
+builtin kill -TERM 0 2>/dev/null
+"#;
+
+/// The launcher: starts the wrapper detached and prints its pid.
+const LAUNCHER: &str = r#""$__WRENCH_BASH" --noprofile --norc -c "$__WRENCH_WRAPPER" </dev/null >/dev/null 2>&1 &
+builtin echo $!
+"#;
+
+fn find_program(name: &str) -> ToolResult<PathBuf> {
+    ["/usr/bin", "/bin", "/usr/local/bin"]
+        .iter()
+        .map(|d| Path::new(d).join(name))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            ToolError::unsupported(format!(
+                "background jobs need `{name}` (coreutils) in /usr/bin or /bin"
+            ))
+        })
+}
+
+/// Start a background job; returns its id at once.
+pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
+    let timeout = timeout_of(args.timeout, true)?;
+    let prep = prepare(ctx, args.workdir.as_deref())?;
+    let jobs_dir = ctx.session.subdir("jobs")?;
+    // Reserve the id first, so two concurrent starts never share one.
+    let n = ctx.session.update_json::<JobsDoc, u64>(JOBS_DOC, |d| {
+        d.next += 1;
+        Ok(d.next)
+    })?;
+    let id = format!("bg-{n}");
+    let dir = jobs_dir.join(&id);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| ToolError::from_io(dir.display(), &e))?;
+
+    let mut cmd = tokio::process::Command::new(&prep.bash);
+    cmd.arg("--noprofile")
+        .arg("--norc")
+        .arg("-c")
+        .arg(LAUNCHER)
+        .env_clear()
+        .envs(&prep.env)
+        .env("__WRENCH_BASH", &prep.bash)
+        .env("__WRENCH_WRAPPER", JOB_WRAPPER)
+        .env("__WRENCH_JOB_DIR", &dir)
+        .env("__WRENCH_CMD", &args.command)
+        .env("__WRENCH_TIMEOUT", timeout.as_secs().to_string())
+        // dd writes each read at once (no stdio buffering); `count` reads of at
+        // most 64 KiB each bound the file by the cap.
+        .env("__WRENCH_CAP", (SPOOL_CAP_BYTES / 65536).to_string())
+        .env("__WRENCH_SLEEP", find_program("sleep")?)
+        .env("__WRENCH_DD", find_program("dd")?)
+        .env("__WRENCH_CAT", find_program("cat")?)
+        .current_dir(&prep.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    child_setup(&mut cmd, prep.sandbox);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| ToolError::io(format!("cannot start {}: {e}", prep.bash.display())))?;
+    let pgid = child.id().map(|p| p as i32).unwrap_or(0);
+    let mut out = String::new();
+    if let Some(mut so) = child.stdout.take() {
+        let _ = so.read_to_string(&mut out).await;
+    }
+    let _ = child.wait().await;
+    let pid: i32 = out.trim().parse().map_err(|_| {
+        ToolError::io(format!(
+            "the job launcher did not report a pid (got {out:?})"
+        ))
+    })?;
+    // The wrapper may already be done (a quick command): then there is no start time.
+    let start_ticks = proc_stat(pid).map(|s| s.start_ticks).unwrap_or(0);
+    let rec = JobRecord {
+        id: id.clone(),
+        command: args.command.clone(),
+        pid,
+        pgid,
+        start_ticks,
+        started_ms: now_ms(),
+        dir: dir.clone(),
+        cwd: prep.cwd.clone(),
+        timeout_secs: timeout.as_secs(),
+        read_offset: 0,
+    };
+    ctx.session.update_json::<JobsDoc, ()>(JOBS_DOC, |d| {
+        d.jobs.push(rec.clone());
+        Ok(())
+    })?;
+    let mut text = format!(
+        "started {id} (pid {pid}, process group {pgid}) in {}: {}\nRead its output with bash_output {{\"id\": \"{id}\"}}; stop it with kill_shell {{\"id\": \"{id}\"}}. It ends by itself after {}s.\n",
+        prep.cwd.display(),
+        args.command,
+        timeout.as_secs()
+    );
+    for n in &prep.notes {
+        text.push_str(&format!("[note: {n}]\n"));
+    }
+    if !prep.withheld.is_empty() {
+        text.push_str(&format!(
+            "[note: withheld credential-looking variables: {}]\n",
+            prep.withheld.join(", ")
+        ));
+    }
+    Ok(
+        ToolOutput::new(OutputKind::Command, text).with_data(&serde_json::json!({
+            "id": id, "pid": pid, "pgid": pgid, "status": "running",
+            "output_path": dir.join("output.log"), "env_withheld": prep.withheld,
+        })),
+    )
+}
+
+/// Read `[offset, offset+max)` of a file; returns bytes and the file length.
+fn read_range(p: &Path, offset: u64, max: usize) -> (Vec<u8>, u64) {
+    let Ok(mut f) = std::fs::File::open(p) else {
+        return (Vec::new(), 0);
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    if offset >= len || f.seek(SeekFrom::Start(offset)).is_err() {
+        return (Vec::new(), len);
+    }
+    let mut buf = Vec::new();
+    let _ = f.take(max as u64).read_to_end(&mut buf);
+    (buf, len)
+}
+
+/// The last `n` bytes of a job's output, starting on a character.
+pub fn tail_of(j: &JobRecord, n: usize) -> String {
+    let p = j.dir.join("output.log");
+    let len = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
+    let (b, _) = read_range(&p, len.saturating_sub(n as u64), n);
+    String::from_utf8_lossy(utf8_suffix(&b)).into_owned()
+}
+
+/// What `bash_output` returns.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct JobOutput {
+    #[serde(flatten)]
+    pub status: JobStatus,
+    /// Output since the last read.
+    pub output: String,
+    pub from_offset: u64,
+    pub to_offset: u64,
+    /// More unread output remains (call again).
+    pub more: bool,
+}
+
+/// New output of a job since the last read; moves the stored offset.
+pub fn read_new(ctx: &Context, id: &str) -> ToolResult<JobOutput> {
+    let _g = ctx.session.lock("jobs-read")?;
+    let j = find_job(ctx, id)?;
+    let st = status_of(&j);
+    let (bytes, len) = read_range(&j.dir.join("output.log"), j.read_offset, OUTPUT_CHUNK_BYTES);
+    let at_end = j.read_offset + bytes.len() as u64 >= len;
+    // Hold back a character cut in half, unless nothing more can come.
+    let keep = if st.status == JobState::Running || !at_end {
+        complete_utf8_len(&bytes)
+    } else {
+        bytes.len()
+    };
+    let to = j.read_offset + keep as u64;
+    ctx.session.update_json::<JobsDoc, ()>(JOBS_DOC, |d| {
+        if let Some(r) = d.jobs.iter_mut().find(|r| r.id == id) {
+            r.read_offset = to;
+        }
+        Ok(())
+    })?;
+    Ok(JobOutput {
+        status: st,
+        output: String::from_utf8_lossy(&bytes[..keep]).into_owned(),
+        from_offset: j.read_offset,
+        to_offset: to,
+        more: to < len,
+    })
+}
+
+/// Kill a job's whole process group (recording that it was killed).
+pub async fn kill_job(ctx: &Context, id: &str) -> ToolResult<JobStatus> {
+    let j = find_job(ctx, id)?;
+    let before = status_of(&j);
+    if before.status != JobState::Running {
+        return Ok(before);
+    }
+    let _ = std::fs::write(j.dir.join("killed"), now_ms().to_string());
+    // Only signal the group while the recorded wrapper is provably the same
+    // process, so a recycled pgid is never hit.
+    if alive_as(j.pid, j.start_ticks) {
+        kill_group(j.pgid, KILL_GRACE).await;
+    }
+    Ok(status_of(&j))
+}
+
+/// Wait until none of `ids` runs or `timeout` passes. Returns final statuses.
+pub async fn wait_jobs(
+    ctx: &Context,
+    ids: &[String],
+    timeout: Duration,
+) -> ToolResult<Vec<JobStatus>> {
+    let recs: Vec<JobRecord> = if ids.is_empty() {
+        load_jobs(ctx)?.jobs
+    } else {
+        ids.iter()
+            .map(|i| find_job(ctx, i))
+            .collect::<ToolResult<_>>()?
+    };
+    let deadline = Instant::now() + timeout;
+    loop {
+        let st: Vec<JobStatus> = recs.iter().map(status_of).collect();
+        if st.iter().all(|s| s.status != JobState::Running) || Instant::now() >= deadline {
+            return Ok(st);
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(POLL) => {}
+            _ = ctx.cancel.cancelled() => return Ok(st),
+        }
+    }
+}
+
+fn render_waited(ctx: &Context, st: &[JobStatus]) -> ToolResult<String> {
+    let doc = load_jobs(ctx)?;
+    let mut t = String::new();
+    if st.is_empty() {
+        t.push_str("no jobs in this session\n");
+    }
+    for s in st {
+        t.push_str(&describe(s));
+        t.push('\n');
+        if let Some(j) = doc.jobs.iter().find(|j| j.id == s.id) {
+            let tail = tail_of(j, TAIL_BYTES);
+            if !tail.is_empty() {
+                t.push_str(&format!(
+                    "  last output ({} bytes in all; bash_output {} for unread output):\n",
+                    s.output_bytes, s.id
+                ));
+                for line in tail.lines() {
+                    t.push_str("  | ");
+                    t.push_str(line);
+                    t.push('\n');
+                }
+            }
+        }
+    }
+    Ok(t)
+}
+
+// ---------------------------------------------------------------- tools
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IdArgs {
+    /// The job id (`bg-N`) or terminal id (`pty-N`).
+    #[serde(alias = "bash_id", alias = "shell_id", alias = "task_id")]
+    pub id: String,
+}
+
+pub struct BashOutputTool;
+
+#[wrench_core::async_trait]
+impl Tool for BashOutputTool {
+    type Args = IdArgs;
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new::<IdArgs>(
+            "bash_output",
+            Effect::LocalState,
+            "Output a background job (bg-N) produced since the last read, with its status \
+             (running|done|failed|killed) and exit code. Works from any later wrench process.",
+        )
+        .aliases(&["BashOutput"])
+        .arg_alias("bash_id", "id")
+        .arg_alias("shell_id", "id")
+        .positional(&["id"])
+        .limit(
+            "OUTPUT_CHUNK_BYTES",
+            OUTPUT_CHUNK_BYTES,
+            "most output returned per call",
+        )
+    }
+    fn access(&self, _a: &IdArgs, _c: &Context) -> Access {
+        Access::ParallelBash
+    }
+    async fn run(&self, a: IdArgs, _auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
+        if a.id.starts_with("pty-") {
+            return terminal::read_for_output(ctx, &a.id).await;
+        }
+        let o = read_new(ctx, &a.id)?;
+        let mut text = o.output.clone();
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        if o.more {
+            text.push_str(&format!(
+                "[… more output unread; call bash_output {} again]\n",
+                a.id
+            ));
+        }
+        if o.status.output_truncated {
+            text.push_str(&format!("[note: the output file reached its cap of {SPOOL_CAP_BYTES} bytes; later output was discarded]\n"));
+        }
+        text.push_str(&format!(
+            "[{}; {} bytes so far]",
+            describe(&o.status),
+            o.status.output_bytes
+        ));
+        Ok(ToolOutput::new(OutputKind::Command, text).with_data(&o))
+    }
+}
+
+pub struct KillShellTool;
+
+#[wrench_core::async_trait]
+impl Tool for KillShellTool {
+    type Args = IdArgs;
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new::<IdArgs>(
+            "kill_shell",
+            Effect::SelfAuthorized,
+            "Stop a background job (bg-N) or terminal (pty-N): its whole process group gets SIGTERM, then SIGKILL.",
+        )
+        .aliases(&["KillShell", "KillBash"])
+        .arg_alias("shell_id", "id")
+        .arg_alias("bash_id", "id")
+        .positional(&["id"])
+        .access(AccessClass::ParallelBash)
+        .limit("KILL_GRACE_SECS", KILL_GRACE.as_secs(), "between SIGTERM and SIGKILL")
+    }
+    fn access(&self, _a: &IdArgs, _c: &Context) -> Access {
+        Access::ParallelBash
+    }
+    async fn plan(&self, _a: &IdArgs, base: ActionPlan, _c: &Context) -> ToolResult<ActionPlan> {
+        Ok(base.with(Action::SessionState))
+    }
+    async fn run(&self, a: IdArgs, _auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
+        if a.id.starts_with("pty-") {
+            return terminal::stop(ctx, &a.id).await;
+        }
+        let st = kill_job(ctx, &a.id).await?;
+        let text = describe(&st);
+        Ok(ToolOutput::new(OutputKind::Command, text).with_data(&st))
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WaitArgs {
+    /// Jobs to wait for (default: every job of the session).
+    #[serde(default)]
+    pub ids: Vec<String>,
+    /// Seconds to wait at most (default 30, at most 600).
+    #[serde(default)]
+    pub timeout: Option<u64>,
+}
+
+pub struct WaitTool;
+
+#[wrench_core::async_trait]
+impl Tool for WaitTool {
+    type Args = WaitArgs;
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new::<WaitArgs>(
+            "wait",
+            Effect::LocalState,
+            "Block until the given background jobs (or all) have finished, or the timeout passes; \
+             returns each job's status and last output. Unread output stays readable with bash_output.",
+        )
+        .limit("WAIT_DEFAULT_SECS", WAIT_DEFAULT_SECS, "default wait")
+        .limit("WAIT_MAX_SECS", WAIT_MAX_SECS, "longest wait")
+        .limit("TAIL_BYTES", TAIL_BYTES, "last output shown per job")
+    }
+    fn access(&self, _a: &WaitArgs, _c: &Context) -> Access {
+        Access::ParallelBash
+    }
+    async fn run(&self, a: WaitArgs, _auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
+        let secs = a.timeout.unwrap_or(WAIT_DEFAULT_SECS);
+        if !(1..=WAIT_MAX_SECS).contains(&secs) {
+            return Err(ToolError::invalid_args(format!(
+                "timeout {secs} is out of range: give 1 to {WAIT_MAX_SECS} seconds"
+            )));
+        }
+        let st = wait_jobs(ctx, &a.ids, Duration::from_secs(secs)).await?;
+        let mut text = render_waited(ctx, &st)?;
+        let running = st.iter().filter(|s| s.status == JobState::Running).count();
+        if running > 0 {
+            text.push_str(&format!("[{running} still running after {secs}s]\n"));
+        }
+        Ok(ToolOutput::new(OutputKind::Command, text).with_data(&serde_json::json!({"jobs": st})))
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TasksAction {
+    List,
+    Wait,
+    Tail,
+    Stop,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TasksArgs {
+    pub action: TasksAction,
+    /// The job (`bg-N`) or terminal (`pty-N`); required for tail and stop.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// For wait: seconds (default 30, at most 60).
+    #[serde(default)]
+    pub wait_seconds: Option<u64>,
+}
+
+pub struct TasksTool;
+
+#[wrench_core::async_trait]
+impl Tool for TasksTool {
+    type Args = TasksArgs;
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new::<TasksArgs>(
+            "tasks",
+            Effect::SelfAuthorized,
+            "Manage background jobs and terminals: list them, wait for one (or all), tail one's output \
+             (without consuming it), or stop one.",
+        )
+        .positional(&["action", "id"])
+        .access(AccessClass::ParallelBash)
+        .limit("TASKS_WAIT_MAX_SECS", TASKS_WAIT_MAX_SECS, "longest wait_seconds")
+    }
+    fn access(&self, _a: &TasksArgs, _c: &Context) -> Access {
+        Access::ParallelBash
+    }
+    async fn plan(&self, a: &TasksArgs, base: ActionPlan, _c: &Context) -> ToolResult<ActionPlan> {
+        Ok(if a.action == TasksAction::Stop {
+            base.with(Action::SessionState)
+        } else {
+            base
+        })
+    }
+    async fn run(&self, a: TasksArgs, _auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
+        let need_id = || {
+            a.id.clone().ok_or_else(|| {
+                ToolError::invalid_args(
+                    "this action needs `id` (bg-N or pty-N); list them with action=list",
+                )
+            })
+        };
+        match a.action {
+            TasksAction::List => {
+                let st: Vec<JobStatus> = load_jobs(ctx)?.jobs.iter().map(status_of).collect();
+                let terms = terminal::list(ctx)?;
+                let mut text = String::new();
+                for s in &st {
+                    text.push_str(&format!("{}: {}\n", describe(s), s.command));
+                }
+                for t in &terms {
+                    text.push_str(&format!(
+                        "{} {}: {}\n",
+                        t.id,
+                        if t.alive { "running" } else { "exited" },
+                        t.command
+                    ));
+                }
+                if text.is_empty() {
+                    text.push_str("no background jobs or terminals in this session\n");
+                }
+                Ok(ToolOutput::new(OutputKind::Text, text)
+                    .with_data(&serde_json::json!({"jobs": st, "terminals": terms})))
+            }
+            TasksAction::Wait => {
+                let secs = a.wait_seconds.unwrap_or(WAIT_DEFAULT_SECS);
+                if !(1..=TASKS_WAIT_MAX_SECS).contains(&secs) {
+                    return Err(ToolError::invalid_args(format!(
+                        "wait_seconds {secs} is out of range: give 1 to {TASKS_WAIT_MAX_SECS}"
+                    )));
+                }
+                let ids: Vec<String> = a.id.iter().cloned().collect();
+                let st = wait_jobs(ctx, &ids, Duration::from_secs(secs)).await?;
+                let text = render_waited(ctx, &st)?;
+                Ok(ToolOutput::new(OutputKind::Command, text)
+                    .with_data(&serde_json::json!({"jobs": st})))
+            }
+            TasksAction::Tail => {
+                let id = need_id()?;
+                if id.starts_with("pty-") {
+                    return terminal::tail(ctx, &id).await;
+                }
+                let j = find_job(ctx, &id)?;
+                let st = status_of(&j);
+                let text = format!("{}\n[{}]", tail_of(&j, TAIL_BYTES), describe(&st));
+                Ok(ToolOutput::new(OutputKind::Command, text).with_data(&st))
+            }
+            TasksAction::Stop => {
+                let id = need_id()?;
+                if id.starts_with("pty-") {
+                    return terminal::stop(ctx, &id).await;
+                }
+                let st = kill_job(ctx, &id).await?;
+                Ok(ToolOutput::new(OutputKind::Command, describe(&st)).with_data(&st))
+            }
+        }
+    }
+}

@@ -1,0 +1,553 @@
+//! `terminal`: PTYs driven across calls and processes. `bash` with
+//! `interactive: true` starts a holder ([`crate::holder`]) and returns `pty-N`;
+//! this tool lists, reads, sends to, resizes, interrupts and stops them.
+
+use crate::bash::{BashArgs, prepare};
+use crate::holder::{Request, Response, request};
+use crate::procs::{alive_as, now_ms, proc_stat};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use wrench_core::{
+    Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, OutputKind, Redactor,
+    Tool, ToolError, ToolOutput, ToolResult, ToolSpec,
+};
+
+/// Session document listing the terminals.
+pub const TERMINALS_DOC: &str = "terminals.json";
+/// Largest input one `send` accepts, bytes.
+pub const MAX_INPUT_BYTES: usize = 8 * 1024;
+/// Longest a read waits for new output, milliseconds.
+pub const MAX_WAIT_MS: u64 = 10_000;
+/// After a send: how long output must be quiet before the call returns.
+pub const SETTLE_MS: u64 = 300;
+/// Default wait for output after a send or start, milliseconds.
+pub const DEFAULT_WAIT_MS: u64 = 2_000;
+/// Default size of a new terminal.
+pub const DEFAULT_ROWS: u16 = 24;
+pub const DEFAULT_COLS: u16 = 120;
+/// How long to wait for a new holder's socket.
+const HOLDER_START: Duration = Duration::from_secs(10);
+/// Longest unix socket path the kernel accepts (sun_path less the NUL).
+const MAX_SOCKET_PATH: usize = 107;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TerminalRecord {
+    pub id: String,
+    pub command: String,
+    pub socket: PathBuf,
+    pub holder_pid: i32,
+    pub holder_start_ticks: u64,
+    pub started_ms: u64,
+    pub read_offset: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct TerminalsDoc {
+    pub next: u64,
+    pub terms: Vec<TerminalRecord>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TerminalInfo {
+    pub id: String,
+    pub command: String,
+    pub alive: bool,
+    pub holder_alive: bool,
+    pub exit_code: Option<i32>,
+}
+
+/// The `[terminal]` config section.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TerminalConfig {
+    /// The holder program (default: `$WRENCH_PTY_HOLDER`, then
+    /// `wrench-pty-holder` next to the running binary, then `wrench __pty-holder`).
+    pub holder: Option<PathBuf>,
+}
+
+/// The holder command line prefix (program and leading args).
+fn holder_program(ctx: &Context) -> ToolResult<(PathBuf, Vec<String>)> {
+    let cfg: TerminalConfig = ctx.config.section("terminal")?;
+    if let Some(h) = cfg.holder {
+        return Ok((h, Vec::new()));
+    }
+    if let Some(h) = std::env::var_os("WRENCH_PTY_HOLDER").filter(|h| !h.is_empty()) {
+        return Ok((PathBuf::from(h), Vec::new()));
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        for dir in exe
+            .parent()
+            .into_iter()
+            .chain(exe.parent().and_then(Path::parent))
+        {
+            let cand = dir.join("wrench-pty-holder");
+            if cand.is_file() {
+                return Ok((cand, Vec::new()));
+            }
+        }
+        if exe.file_name().is_some_and(|n| n == "wrench") {
+            return Ok((exe, vec!["__pty-holder".to_string()]));
+        }
+    }
+    Err(ToolError::unsupported(
+        "no PTY holder found: install `wrench-pty-holder` next to the wrench binary, set WRENCH_PTY_HOLDER, or [terminal] holder in the config",
+    ))
+}
+
+fn load(ctx: &Context) -> ToolResult<TerminalsDoc> {
+    Ok(ctx.session.load_json(TERMINALS_DOC)?.unwrap_or_default())
+}
+
+fn find(ctx: &Context, id: &str) -> ToolResult<TerminalRecord> {
+    let doc = load(ctx)?;
+    doc.terms
+        .iter()
+        .find(|t| t.id == id)
+        .cloned()
+        .ok_or_else(|| {
+            let known: Vec<&str> = doc.terms.iter().map(|t| t.id.as_str()).collect();
+            ToolError::not_found(format!(
+                "no terminal {id:?} in this session; known terminals: {}",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ))
+        })
+}
+
+async fn ask(t: &TerminalRecord, req: Request) -> ToolResult<Response> {
+    let sock = t.socket.clone();
+    let id = t.id.clone();
+    let holder_alive = alive_as(t.holder_pid, t.holder_start_ticks);
+    let r = tokio::task::spawn_blocking(move || request(&sock, &req))
+        .await
+        .map_err(|e| ToolError::io(format!("terminal request failed: {e}")))?;
+    match r {
+        Ok(resp) => Ok(resp),
+        Err(e) if !holder_alive => Err(ToolError::not_found(format!(
+            "terminal {id} is gone (its holder process ended: {e}); start a new one with bash interactive=true"
+        ))),
+        Err(e) => Err(ToolError::io(format!("cannot reach terminal {id}: {e}"))),
+    }
+}
+
+/// Read new output, waiting up to `wait` for some to arrive and then for it
+/// to be quiet for [`SETTLE_MS`]. Moves the stored offset.
+async fn read_settled(
+    ctx: &Context,
+    t: &TerminalRecord,
+    wait: Duration,
+) -> ToolResult<(String, Response)> {
+    let deadline = Instant::now() + wait;
+    let mut offset = t.read_offset;
+    let mut out = String::new();
+    let mut last_data = None::<Instant>;
+    let mut dropped = 0;
+    let resp = loop {
+        let r = ask(t, Request::Read { since: offset }).await?;
+        dropped += r.dropped;
+        let got = !r.data.is_empty();
+        if got {
+            out.push_str(&r.data);
+            last_data = Some(Instant::now());
+        }
+        offset = r.offset.max(offset);
+        let quiet = last_data.is_some_and(|l| l.elapsed() >= Duration::from_millis(SETTLE_MS));
+        if quiet
+            || !r.alive && !got
+            || Instant::now() >= deadline
+            || r.offset < r.total && out.len() >= 256 * 1024
+        {
+            break r;
+        }
+        if !got {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    let id = t.id.clone();
+    ctx.session
+        .update_json::<TerminalsDoc, ()>(TERMINALS_DOC, |d| {
+            if let Some(r) = d.terms.iter_mut().find(|r| r.id == id) {
+                r.read_offset = offset;
+            }
+            Ok(())
+        })?;
+    if dropped > 0 {
+        out.insert_str(
+            0,
+            &format!("[… {dropped} bytes scrolled out of the scrollback before this read]\n"),
+        );
+    }
+    Ok((out, resp))
+}
+
+fn status_line(id: &str, r: &Response) -> String {
+    match (r.alive, r.exit_code) {
+        (true, _) => format!("[{id} running, pid {}, {} bytes so far]", r.pid, r.total),
+        (false, Some(c)) => format!("[{id} exited with {c}]"),
+        (false, None) => format!("[{id} exited]"),
+    }
+}
+
+/// Start a terminal for `bash` with `interactive: true`.
+pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
+    let prep = prepare(ctx, args.workdir.as_deref())?;
+    let (prog, lead) = holder_program(ctx)?;
+    let n = ctx
+        .session
+        .update_json::<TerminalsDoc, u64>(TERMINALS_DOC, |d| {
+            d.next += 1;
+            Ok(d.next)
+        })?;
+    let id = format!("pty-{n}");
+    let dir = ctx.session.subdir("terms")?;
+    let socket = dir.join(format!("{id}.sock"));
+    if socket.as_os_str().len() > MAX_SOCKET_PATH {
+        return Err(ToolError::unsupported(format!(
+            "the terminal socket path {} is longer than the kernel allows ({MAX_SOCKET_PATH}); set WRENCH_STATE_DIR to a shorter directory",
+            socket.display()
+        )));
+    }
+    let _ = std::fs::remove_file(&socket);
+    let mut cmd = tokio::process::Command::new(&prog);
+    cmd.args(&lead)
+        .arg("--socket")
+        .arg(&socket)
+        .arg("--rows")
+        .arg(DEFAULT_ROWS.to_string())
+        .arg("--cols")
+        .arg(DEFAULT_COLS.to_string())
+        .arg("--cwd")
+        .arg(&prep.cwd)
+        .arg("--")
+        .arg(&prep.bash)
+        .arg("--noprofile")
+        .arg("--norc")
+        .arg("-c")
+        .arg(&args.command)
+        .env_clear()
+        .envs(&prep.env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    crate::bash::child_setup(&mut cmd, prep.sandbox);
+    let mut child = cmd.spawn().map_err(|e| {
+        ToolError::io(format!(
+            "cannot start the PTY holder {}: {e}",
+            prog.display()
+        ))
+    })?;
+    let holder_pid = child.id().map(|p| p as i32).unwrap_or(0);
+    let holder_start_ticks = proc_stat(holder_pid).map(|s| s.start_ticks).unwrap_or(0);
+    // Reap the holder whenever it ends, so it never lingers as a zombie of a
+    // long-lived wrench process; a one-shot process just exits.
+    tokio::spawn(async move {
+        let _ = child.wait().await;
+    });
+    let deadline = Instant::now() + HOLDER_START;
+    while !socket.exists() {
+        if Instant::now() >= deadline || !alive_as(holder_pid, holder_start_ticks) {
+            return Err(ToolError::io(format!(
+                "the PTY holder for {id} did not come up (socket {}); check that {} runs",
+                socket.display(),
+                prog.display()
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let rec = TerminalRecord {
+        id: id.clone(),
+        command: args.command.clone(),
+        socket,
+        holder_pid,
+        holder_start_ticks,
+        started_ms: now_ms(),
+        read_offset: 0,
+    };
+    ctx.session
+        .update_json::<TerminalsDoc, ()>(TERMINALS_DOC, |d| {
+            d.terms.push(rec.clone());
+            Ok(())
+        })?;
+    let (out, resp) = read_settled(ctx, &rec, Duration::from_millis(DEFAULT_WAIT_MS)).await?;
+    let text = format!(
+        "started {id}: {}\n{out}\n{}\nSend input with terminal {{\"action\": \"send\", \"terminal_id\": \"{id}\", \"input\": \"...\"}}.",
+        args.command,
+        status_line(&id, &resp)
+    );
+    Ok(
+        ToolOutput::new(OutputKind::Command, text).with_data(&serde_json::json!({
+            "id": id, "output": out, "alive": resp.alive, "exit_code": resp.exit_code,
+        })),
+    )
+}
+
+/// List the session's terminals.
+pub fn list(ctx: &Context) -> ToolResult<Vec<TerminalInfo>> {
+    let doc = load(ctx)?;
+    Ok(doc
+        .terms
+        .iter()
+        .map(|t| {
+            let holder_alive = alive_as(t.holder_pid, t.holder_start_ticks);
+            let st = if holder_alive {
+                request(&t.socket, &Request::Status).ok()
+            } else {
+                None
+            };
+            TerminalInfo {
+                id: t.id.clone(),
+                command: t.command.clone(),
+                alive: st.as_ref().is_some_and(|s| s.alive),
+                holder_alive,
+                exit_code: st.and_then(|s| s.exit_code),
+            }
+        })
+        .collect())
+}
+
+/// `bash_output pty-N`: new output of a terminal.
+pub async fn read_for_output(ctx: &Context, id: &str) -> ToolResult<ToolOutput> {
+    let t = find(ctx, id)?;
+    let (out, r) = read_settled(ctx, &t, Duration::ZERO).await?;
+    Ok(ToolOutput::new(
+        OutputKind::Command,
+        format!("{out}\n{}", status_line(id, &r)),
+    )
+    .with_data(
+        &serde_json::json!({"id": id, "output": out, "alive": r.alive, "exit_code": r.exit_code}),
+    ))
+}
+
+/// The last scrollback of a terminal, without moving the offset.
+pub async fn tail(ctx: &Context, id: &str) -> ToolResult<ToolOutput> {
+    let t = find(ctx, id)?;
+    let st = ask(&t, Request::Status).await?;
+    let since = st.total.saturating_sub(crate::jobs::TAIL_BYTES as u64);
+    let r = ask(&t, Request::Read { since }).await?;
+    Ok(ToolOutput::new(
+        OutputKind::Command,
+        format!("{}\n{}", r.data, status_line(id, &r)),
+    ))
+}
+
+/// Stop a terminal: kill its program's group and end the holder.
+pub async fn stop(ctx: &Context, id: &str) -> ToolResult<ToolOutput> {
+    let t = find(ctx, id)?;
+    let r = match ask(&t, Request::Stop).await {
+        Ok(r) => r,
+        Err(e) if e.kind == wrench_core::ErrorKind::NotFound => {
+            return Ok(ToolOutput::new(
+                OutputKind::Command,
+                format!("{id} had already ended"),
+            ));
+        }
+        Err(e) => return Err(e),
+    };
+    Ok(ToolOutput::new(
+        OutputKind::Command,
+        format!("stopped {id}\n{}", status_line(id, &r)),
+    )
+    .with_data(&serde_json::json!({"id": id, "alive": false, "exit_code": r.exit_code})))
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TerminalAction {
+    List,
+    Read,
+    Send,
+    Resize,
+    Interrupt,
+    Stop,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TerminalArgs {
+    pub action: TerminalAction,
+    /// The terminal (`pty-N`); not needed for list.
+    #[serde(default, alias = "id")]
+    pub terminal_id: Option<String>,
+    /// For send: text to type (≤ 8 KiB). Secret-looking input is refused.
+    #[serde(default)]
+    pub input: Option<String>,
+    /// For send: press Enter after the input (default true).
+    #[serde(default)]
+    pub append_enter: Option<bool>,
+    #[serde(default)]
+    pub rows: Option<u16>,
+    #[serde(default)]
+    pub cols: Option<u16>,
+    /// For read and send: wait up to this many milliseconds for output (≤ 10000).
+    #[serde(default)]
+    pub wait_ms: Option<u64>,
+}
+
+pub struct TerminalTool;
+
+#[wrench_core::async_trait]
+impl Tool for TerminalTool {
+    type Args = TerminalArgs;
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new::<TerminalArgs>(
+            "terminal",
+            Effect::SelfAuthorized,
+            "Drive a pseudo-terminal started by bash with interactive=true (pty-N): list, read new output, \
+             send input (Enter appended unless append_enter=false), resize, interrupt (^C), stop.",
+        )
+        .positional(&["action", "terminal_id", "input"])
+        .access(AccessClass::ParallelBash)
+        .limit("MAX_INPUT_BYTES", MAX_INPUT_BYTES, "largest input per send")
+        .limit("MAX_WAIT_MS", MAX_WAIT_MS, "longest wait for output")
+        .limit("SETTLE_MS", SETTLE_MS, "quiet time that ends a wait for output")
+        .limit("SCROLLBACK_BYTES", crate::holder::SCROLLBACK_BYTES, "scrollback kept per terminal")
+    }
+    fn access(&self, _a: &TerminalArgs, _c: &Context) -> Access {
+        Access::ParallelBash
+    }
+    async fn plan(
+        &self,
+        a: &TerminalArgs,
+        base: ActionPlan,
+        _c: &Context,
+    ) -> ToolResult<ActionPlan> {
+        Ok(match (a.action, &a.input) {
+            (TerminalAction::Send, Some(input)) => {
+                let c = wrench_permissions::risk::classify(input);
+                base.with(Action::Spawn {
+                    command: input.clone(),
+                    risk: wrench_core::Risk::High.max(c.risk),
+                    reason: "input typed into an interactive terminal runs whatever the program does with it".into(),
+                    segments: c.segments,
+                })
+            }
+            (TerminalAction::Stop | TerminalAction::Interrupt, _) => {
+                base.with(Action::SessionState)
+            }
+            _ => base,
+        })
+    }
+    async fn run(
+        &self,
+        a: TerminalArgs,
+        _auth: Authorized,
+        ctx: &Context,
+    ) -> ToolResult<ToolOutput> {
+        if a.action == TerminalAction::List {
+            let l = list(ctx)?;
+            let mut text = String::new();
+            for t in &l {
+                text.push_str(&format!(
+                    "{} {}: {}\n",
+                    t.id,
+                    if t.alive { "running" } else { "exited" },
+                    t.command
+                ));
+            }
+            if l.is_empty() {
+                text.push_str(
+                    "no terminals in this session; start one with bash interactive=true\n",
+                );
+            }
+            return Ok(ToolOutput::new(OutputKind::Text, text)
+                .with_data(&serde_json::json!({"terminals": l})));
+        }
+        let id = a.terminal_id.clone().ok_or_else(|| {
+            ToolError::invalid_args(
+                "terminal_id is required (pty-N); list terminals with action=list",
+            )
+        })?;
+        let wait = Duration::from_millis(a.wait_ms.unwrap_or(DEFAULT_WAIT_MS).min(MAX_WAIT_MS));
+        let t = find(ctx, &id)?;
+        match a.action {
+            TerminalAction::List => unreachable_list(),
+            TerminalAction::Read => {
+                let (out, r) = read_settled(
+                    ctx,
+                    &t,
+                    if a.wait_ms.is_some() {
+                        wait
+                    } else {
+                        Duration::ZERO
+                    },
+                )
+                .await?;
+                Ok(ToolOutput::new(OutputKind::Command, format!("{out}\n{}", status_line(&id, &r)))
+                    .with_data(&serde_json::json!({"id": id, "output": out, "alive": r.alive, "exit_code": r.exit_code})))
+            }
+            TerminalAction::Send => {
+                let mut input = a
+                    .input
+                    .clone()
+                    .ok_or_else(|| ToolError::invalid_args("send needs `input`"))?;
+                if input.len() > MAX_INPUT_BYTES {
+                    return Err(ToolError::too_large(format!(
+                        "input is {} bytes; at most {MAX_INPUT_BYTES} per send. Split it, or write a file and have the program read it",
+                        input.len()
+                    )));
+                }
+                if Redactor::global().contains_secret(&input) {
+                    return Err(ToolError::denied(
+                        "the input looks like it contains a secret (API key, token, private key); refusing to type it into a terminal. Have the program read it from the environment or a file instead",
+                    ));
+                }
+                if a.append_enter.unwrap_or(true) {
+                    input.push('\r');
+                }
+                let r = ask(&t, Request::Send { input }).await?;
+                if !r.ok {
+                    return Err(ToolError::io(
+                        r.error.unwrap_or_else(|| "send failed".into()),
+                    ));
+                }
+                let (out, r) = read_settled(ctx, &t, wait).await?;
+                Ok(ToolOutput::new(OutputKind::Command, format!("{out}\n{}", status_line(&id, &r)))
+                    .with_data(&serde_json::json!({"id": id, "output": out, "alive": r.alive, "exit_code": r.exit_code})))
+            }
+            TerminalAction::Resize => {
+                let (rows, cols) = match (a.rows, a.cols) {
+                    (Some(r), Some(c)) if r > 0 && c > 0 => (r, c),
+                    _ => {
+                        return Err(ToolError::invalid_args(
+                            "resize needs rows and cols (both > 0)",
+                        ));
+                    }
+                };
+                let r = ask(&t, Request::Resize { rows, cols }).await?;
+                if !r.ok {
+                    return Err(ToolError::io(
+                        r.error.unwrap_or_else(|| "resize failed".into()),
+                    ));
+                }
+                Ok(ToolOutput::new(
+                    OutputKind::Text,
+                    format!("{id} resized to {rows}x{cols}"),
+                ))
+            }
+            TerminalAction::Interrupt => {
+                let r = ask(&t, Request::Interrupt).await?;
+                if !r.ok {
+                    return Err(ToolError::io(
+                        r.error.unwrap_or_else(|| "interrupt failed".into()),
+                    ));
+                }
+                let (out, r) = read_settled(ctx, &t, wait).await?;
+                Ok(ToolOutput::new(
+                    OutputKind::Command,
+                    format!("sent ^C to {id}\n{out}\n{}", status_line(&id, &r)),
+                ))
+            }
+            TerminalAction::Stop => stop(ctx, &id).await,
+        }
+    }
+}
+
+fn unreachable_list() -> ToolResult<ToolOutput> {
+    Err(ToolError::invalid_args("list takes no terminal_id"))
+}
