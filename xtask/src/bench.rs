@@ -1,6 +1,417 @@
-//! `cargo xtask bench`: side-by-side timings against ripgrep, fd and ctags.
+//! `cargo xtask bench [--full]`: wrench grep and glob side by side with
+//! ripgrep and fd on the benchmark corpus, in the same run, with ratios.
+//!
+//! Steps: build (or reuse) the corpus with `make-corpus.sh` (the small CI
+//! variant unless `--full`) under `target/bench-corpus/`; build `wrench` in
+//! release; for each case run the wrench command and its anchor once to check
+//! that both print the same number of lines; then time each pair back to back
+//! (hyperfine when installed, else an own loop taking medians) and print a
+//! table of medians and wrench/anchor ratios. The goal is every ratio ≤ 1.0.
+//!
+//! Options: `--full`, `--runs N` (default 10), `--corpus DIR` (use a ready
+//! corpus), `--wrench PATH` (skip the build), `--only SUBSTR` (cases whose id
+//! contains it). The corpus script is `../shared/bench/make-corpus.sh` next to
+//! the workspace, or `$WRENCH_CORPUS_SCRIPT`.
+//! Needs `rg`, `fd` (or Debian's `fdfind`); `hyperfine` is optional.
 
-/// Run the benchmarks (being built).
-pub fn run(_args: &[String]) -> Result<(), String> {
-    Err("bench is not built yet".to_string())
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// Largest output wrench may print in the bench (its `max_chars` ceiling).
+const BENCH_MAX_CHARS: &str = "33554432";
+/// Entry limit passed to wrench so nothing is cut.
+const BENCH_LIMIT: &str = "1000000";
+const GLOB_LIMIT: &str = "100000";
+
+struct Opts {
+    full: bool,
+    runs: usize,
+    corpus: Option<PathBuf>,
+    wrench: Option<PathBuf>,
+    only: Option<String>,
+}
+
+fn parse(args: &[String]) -> Result<Opts, String> {
+    let mut o = Opts {
+        full: false,
+        runs: 10,
+        corpus: None,
+        wrench: None,
+        only: None,
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut val = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match a.as_str() {
+            "--full" => o.full = true,
+            "--runs" => {
+                o.runs = val("--runs")?
+                    .parse()
+                    .map_err(|_| "--runs needs a number".to_string())?
+            }
+            "--corpus" => o.corpus = Some(PathBuf::from(val("--corpus")?)),
+            "--wrench" => o.wrench = Some(PathBuf::from(val("--wrench")?)),
+            "--only" => o.only = Some(val("--only")?),
+            other => {
+                return Err(format!(
+                    "unknown bench option {other}; use --full, --runs N, --corpus DIR, --wrench PATH, --only SUBSTR"
+                ));
+            }
+        }
+    }
+    Ok(o)
+}
+
+fn workspace_root() -> PathBuf {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.parent().map(Path::to_path_buf).unwrap_or(here)
+}
+
+fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
+}
+
+fn which(names: &[&str]) -> Option<String> {
+    let path = std::env::var_os("PATH")?;
+    for n in names {
+        for d in std::env::split_paths(&path) {
+            if d.join(n).is_file() {
+                return Some(d.join(n).display().to_string());
+            }
+        }
+    }
+    None
+}
+
+fn corpus(root: &Path, o: &Opts) -> Result<PathBuf, String> {
+    if let Some(c) = &o.corpus {
+        return Ok(c.clone());
+    }
+    let base = root.join("target/bench-corpus");
+    let out = base.join(if o.full { "full" } else { "small" });
+    let script = std::env::var_os("WRENCH_CORPUS_SCRIPT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("../shared/bench/make-corpus.sh"));
+    if !script.is_file() {
+        return Err(format!(
+            "corpus script {} not found; set WRENCH_CORPUS_SCRIPT or pass --corpus DIR",
+            script.display()
+        ));
+    }
+    let mut c = Command::new("bash");
+    c.arg(&script);
+    if !o.full {
+        c.arg("--small");
+    }
+    c.arg("--cache").arg(base.join("cache")).arg(&out);
+    eprintln!("bench: corpus {} (make-corpus.sh)", out.display());
+    let st = c
+        .stdout(Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+    if !st.success() {
+        return Err(format!("make-corpus.sh failed ({st})"));
+    }
+    Ok(out)
+}
+
+fn build_wrench(root: &Path, o: &Opts) -> Result<PathBuf, String> {
+    if let Some(w) = &o.wrench {
+        return Ok(w.clone());
+    }
+    eprintln!("bench: cargo build --release -p wrench-cli");
+    let st = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["build", "--release", "-p", "wrench-cli"])
+        .current_dir(root)
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !st.success() {
+        return Err("building wrench-cli failed".into());
+    }
+    Ok(target_dir(root).join("release/wrench"))
+}
+
+/// Quote for /bin/sh.
+fn sh_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+fn join(words: &[&str]) -> String {
+    words
+        .iter()
+        .map(|w| sh_quote(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+struct Case {
+    id: String,
+    wrench: String,
+    anchor: String,
+}
+
+fn cases(wrench: &str, rg: &str, fd: &str) -> Vec<Case> {
+    let alt = r"fn test_\w+|def test_\w+|func Test\w+";
+    let patterns: [(&str, Vec<&str>, Vec<&str>); 3] = [
+        ("lit", vec!["TODO"], vec!["-F", "TODO"]),
+        ("alt", vec![alt], vec![alt]),
+        (
+            "iword",
+            vec![r"\btimeout\b", "--case-insensitive"],
+            vec!["-i", "-w", "timeout"],
+        ),
+    ];
+    let mut v = Vec::new();
+    for (pid, wpat, rpat) in &patterns {
+        for (mid, wmode, rmode) in [
+            ("l", vec!["--mode", "files_with_matches"], vec!["-l"]),
+            ("c", vec!["--mode", "count"], vec!["-c"]),
+            (
+                "ctx",
+                vec!["--mode", "content", "--context-lines", "2"],
+                vec!["-n", "-C2"],
+            ),
+        ] {
+            let mut w = vec![wrench, "grep"];
+            w.extend(wpat.iter().copied());
+            w.extend(wmode);
+            w.extend(["--limit", BENCH_LIMIT, "--max-chars", BENCH_MAX_CHARS]);
+            let mut a = vec![rg];
+            a.extend(rmode);
+            a.extend(rpat.iter().copied());
+            v.push(Case {
+                id: format!("grep.{pid}.{mid}"),
+                wrench: join(&w),
+                anchor: join(&a),
+            });
+        }
+    }
+    for (id, wglob, fglob) in [
+        ("glob.rs", "*.rs", "*.rs"),
+        ("glob.test", "**/test*", "test*"),
+    ] {
+        v.push(Case {
+            id: id.to_string(),
+            wrench: join(&[wrench, "glob", wglob, "--limit", GLOB_LIMIT]),
+            anchor: join(&[fd, "-t", "f", "-g", fglob]),
+        });
+    }
+    v
+}
+
+fn lines_of(cmd: &str, dir: &Path) -> Result<usize, String> {
+    let out = Command::new("sh")
+        .args(["-c", cmd])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {cmd}: {e}"))?;
+    Ok(out.stdout.iter().filter(|&&b| b == b'\n').count())
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Medians (ms) of `cmds`, timed in one hyperfine call.
+fn time_hyperfine(
+    hf: &str,
+    cmds: &[&str],
+    dir: &Path,
+    runs: usize,
+    prepare: &str,
+) -> Result<Vec<f64>, String> {
+    let tmp = std::env::temp_dir().join(format!("wrench-bench-{}.json", std::process::id()));
+    let mut c = Command::new(hf);
+    c.args(["--style", "none", "--warmup", "2", "--runs"])
+        .arg(runs.to_string())
+        .args(["--output", "pipe", "--prepare", prepare, "--export-json"])
+        .arg(&tmp)
+        .args(cmds)
+        .current_dir(dir)
+        .stdout(Stdio::null());
+    let st = c
+        .status()
+        .map_err(|e| format!("cannot run hyperfine: {e}"))?;
+    if !st.success() {
+        return Err(format!("hyperfine failed for {cmds:?}"));
+    }
+    let text = std::fs::read_to_string(&tmp).map_err(|e| format!("hyperfine export: {e}"))?;
+    let _ = std::fs::remove_file(&tmp);
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("hyperfine export: {e}"))?;
+    let results = v["results"].as_array().cloned().unwrap_or_default();
+    Ok(results
+        .iter()
+        .map(|r| r["median"].as_f64().unwrap_or(f64::NAN) * 1000.0)
+        .collect())
+}
+
+/// Medians (ms) from an own loop: the commands alternate, `runs` times each.
+fn time_loop(cmds: &[&str], dir: &Path, runs: usize, prepare: &str) -> Result<Vec<f64>, String> {
+    let run = |cmd: &str| -> Result<f64, String> {
+        let t = Instant::now();
+        let st = Command::new("sh")
+            .args(["-c", cmd])
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .status()
+            .map_err(|e| format!("cannot run {cmd}: {e}"))?;
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        if !st.success() && st.code() != Some(1) {
+            return Err(format!("{cmd} failed ({st})"));
+        }
+        Ok(ms)
+    };
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); cmds.len()];
+    for i in 0..runs + 2 {
+        for (k, c) in cmds.iter().enumerate() {
+            let _ = Command::new("sh")
+                .args(["-c", prepare])
+                .current_dir(dir)
+                .status();
+            let ms = run(c)?;
+            if i >= 2 {
+                times[k].push(ms);
+            }
+        }
+    }
+    Ok(times.into_iter().map(median).collect())
+}
+
+/// Run the benchmarks and print the table.
+pub fn run(args: &[String]) -> Result<(), String> {
+    let o = parse(args)?;
+    let root = workspace_root();
+    let rg = which(&["rg"])
+        .ok_or("ripgrep (`rg`) is not on PATH; install it (apt-get install ripgrep)")?;
+    let fd = which(&["fd", "fdfind"])
+        .ok_or("fd is not on PATH; install it (apt-get install fd-find)")?;
+    let hf = which(&["hyperfine"]);
+    let dir = corpus(&root, &o)?;
+    let wrench = build_wrench(&root, &o)?;
+    let wrench_s = wrench.display().to_string();
+    // wrench keeps session state; keep it out of the user's.
+    let state = target_dir(&root).join("bench-state");
+    let wrench_cmd = format!(
+        "WRENCH_STATE_DIR={} {}",
+        sh_quote(&state.display().to_string()),
+        sh_quote(&wrench_s)
+    );
+    // Re-read the tree before every timed run: this VM evicts page cache on its own.
+    let prepare = format!(
+        "{} --files -uu -0 | xargs -0 cat > /dev/null",
+        sh_quote(&rg)
+    );
+    let rg_version = Command::new(&rg)
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .unwrap_or_default();
+    println!(
+        "corpus {} | {} | fd {} | timer {} | {} runs",
+        dir.display(),
+        rg_version,
+        fd,
+        hf.as_deref().unwrap_or("own loop (no hyperfine)"),
+        o.runs
+    );
+    println!("| case | anchor | lines wrench / anchor | anchor ms | wrench ms | ratio |");
+    println!("|---|---|---:|---:|---:|---:|");
+    let mut worst: f64 = 0.0;
+    let mut mismatches = 0;
+    for c in cases(&wrench_cmd, &rg, &fd) {
+        if o.only.as_ref().is_some_and(|s| !c.id.contains(s.as_str())) {
+            continue;
+        }
+        let wl = lines_of(&c.wrench, &dir)?;
+        let al = lines_of(&c.anchor, &dir)?;
+        if wl != al {
+            mismatches += 1;
+        }
+        let cmds = [c.anchor.as_str(), c.wrench.as_str()];
+        let t = match &hf {
+            Some(h) => time_hyperfine(h, &cmds, &dir, o.runs, &prepare)?,
+            None => time_loop(&cmds, &dir, o.runs, &prepare)?,
+        };
+        let (a, w) = (
+            t.first().copied().unwrap_or(f64::NAN),
+            t.get(1).copied().unwrap_or(f64::NAN),
+        );
+        let ratio = w / a;
+        worst = worst.max(ratio);
+        let anchor_short = c.anchor.replace(&rg, "rg").replace(&fd, "fd");
+        println!(
+            "| {} | `{}` | {wl} / {al}{} | {a:.1} | {w:.1} | {ratio:.2} |",
+            c.id,
+            anchor_short,
+            if wl == al { "" } else { " MISMATCH" }
+        );
+    }
+    println!("worst ratio {worst:.2} (goal ≤ 1.00); line-count mismatches: {mismatches}");
+    if mismatches > 0 {
+        return Err(format!(
+            "{mismatches} case(s) printed a different number of lines than the anchor"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_quoting_keeps_regex_intact() {
+        assert_eq!(sh_quote("TODO"), "TODO");
+        assert_eq!(sh_quote(r"fn test_\w+|x"), r"'fn test_\w+|x'");
+        assert_eq!(sh_quote("it's"), r"'it'\''s'");
+    }
+
+    #[test]
+    fn every_grep_mode_and_pattern_has_a_case() {
+        let c = cases("w", "rg", "fd");
+        assert_eq!(c.len(), 11);
+        assert!(
+            c.iter()
+                .any(|c| c.id == "grep.iword.ctx" && c.anchor.contains("-C2"))
+        );
+    }
+
+    #[test]
+    fn median_of_even_and_odd() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
 }
