@@ -385,9 +385,7 @@ fn program_name(w: &str) -> &str {
 
 /// Why this simple command is high risk, or None when it is read-only.
 fn judge(words: &[Word]) -> Option<String> {
-    let Some(first) = words.first() else {
-        return None;
-    };
+    let first = words.first()?;
     let Some(raw) = first.lit() else {
         return Some("the program name is computed at run time".into());
     };
@@ -834,9 +832,7 @@ fn git(args: &[Word]) -> Option<String> {
             _ => break,
         }
     }
-    let Some(sub) = args.get(i).and_then(|w| w.lit()) else {
-        return None;
-    };
+    let sub = args.get(i).and_then(|w| w.lit())?;
     let rest = &args[i + 1..];
     if rest.iter().any(|w| w.lit().is_none()) {
         return Some(format!("`git {sub}` has an argument computed at run time"));
