@@ -1,0 +1,853 @@
+//! One running language server: the process (in its own process group), the
+//! async-lsp main loop, what the server published (diagnostics, progress), and
+//! the documents wrench opened in it, kept in sync with the disk.
+
+use crate::discovery::{Language, ServerSpec, which};
+use async_lsp::router::Router;
+use async_lsp::{MainLoop, ServerSocket};
+use lsp_types::notification::{
+    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument, Exit,
+    Initialized, LogMessage, Notification, Progress, PublishDiagnostics, ShowMessage,
+};
+use lsp_types::request::{
+    ApplyWorkspaceEdit, Initialize, RegisterCapability, Request, ShowMessageRequest, Shutdown,
+    UnregisterCapability, WorkDoneProgressCreate, WorkspaceConfiguration, WorkspaceFoldersRequest,
+};
+use lsp_types::{
+    ClientCapabilities, ClientInfo, InitializeParams, InitializedParams, NumberOrString,
+    ProgressParamsValue, ServerCapabilities, Url, WorkDoneProgress, WorkspaceFolder,
+};
+use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::AsyncReadExt;
+use tokio::sync::Notify;
+use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
+use wrench_core::{ToolError, ToolResult};
+
+/// How long `initialize` may take (a cold pyright or clangd start is seconds).
+pub const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long one request (definition, references, rename...) may take.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// After opening or changing a document, how long to wait for the server's
+/// first `publishDiagnostics` for it (the sign it has analyzed the file).
+pub const DIAGNOSTICS_WAIT: Duration = Duration::from_secs(20);
+/// Diagnostics count as settled when no newer publish came for this long.
+pub const DIAGNOSTICS_SETTLE: Duration = Duration::from_millis(750);
+/// How long to wait for running work-done progress (indexing) to end.
+pub const PROGRESS_WAIT: Duration = Duration::from_secs(30);
+/// A quiet window with no progress running that counts as "ready".
+pub const PROGRESS_SETTLE: Duration = Duration::from_millis(300);
+/// How long `shutdown` may take before the process group is killed.
+pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long the server may take to exit after `exit` before it is killed.
+pub const EXIT_GRACE: Duration = Duration::from_secs(2);
+/// How many times a request answered with ContentModified is retried.
+pub const CONTENT_MODIFIED_RETRIES: u32 = 5;
+/// How much of the server's stderr is kept for error messages.
+pub const STDERR_TAIL_BYTES: usize = 4096;
+
+/// Why a request failed: the server died (the pool restarts it once) or an
+/// ordinary tool error.
+#[derive(Debug)]
+pub enum LspError {
+    Died(String),
+    Tool(ToolError),
+}
+
+impl From<ToolError> for LspError {
+    fn from(e: ToolError) -> Self {
+        LspError::Tool(e)
+    }
+}
+
+impl LspError {
+    pub fn into_tool(self, server: &str) -> ToolError {
+        match self {
+            LspError::Tool(e) => e,
+            LspError::Died(m) => ToolError::io(format!(
+                "language server {server} stopped: {m}; it was restarted once and stopped again — check that it works on this project (run it by hand) or configure another one in [lsp.servers.NAME]"
+            )),
+        }
+    }
+}
+
+pub type LspResult<T> = Result<T, LspError>;
+
+/// What the server told us, shared with the router.
+#[derive(Default)]
+struct Published {
+    /// Latest diagnostics per document, with the sequence number of the publish.
+    diagnostics: HashMap<Url, (u64, Option<i32>, Vec<lsp_types::Diagnostic>)>,
+    /// Sequence number of the latest publishDiagnostics.
+    seq: u64,
+    /// Work-done progress tokens that began and have not ended.
+    active: HashSet<String>,
+    /// Bumped on every progress begin or end.
+    progress_events: u64,
+}
+
+struct Shared {
+    state: Mutex<Published>,
+    changed: Notify,
+    folders: Vec<WorkspaceFolder>,
+}
+
+impl Shared {
+    fn with<R>(&self, f: impl FnOnce(&mut Published) -> R) -> R {
+        let mut g = match self.state.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        f(&mut g)
+    }
+}
+
+/// A document as the server has it.
+struct OpenDoc {
+    version: i32,
+    text: String,
+}
+
+/// A started, initialized language server.
+pub struct LspClient {
+    pub spec: ServerSpec,
+    pub root: PathBuf,
+    socket: ServerSocket,
+    shared: Arc<Shared>,
+    docs: tokio::sync::Mutex<HashMap<Url, OpenDoc>>,
+    pub capabilities: ServerCapabilities,
+    pgid: i32,
+    child: tokio::sync::Mutex<Option<std::process::Child>>,
+    mainloop: tokio::task::JoinHandle<()>,
+    stderr_tail: Arc<Mutex<Vec<u8>>>,
+}
+
+impl std::fmt::Debug for LspClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LspClient")
+            .field("server", &self.spec.name)
+            .field("root", &self.root)
+            .field("pgid", &self.pgid)
+            .finish()
+    }
+}
+
+fn lock_vec(m: &Mutex<Vec<u8>>) -> std::sync::MutexGuard<'_, Vec<u8>> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
+/// The `file://` URL of an absolute path.
+pub fn url_of(abs: &Path) -> ToolResult<Url> {
+    Url::from_file_path(abs)
+        .map_err(|_| ToolError::invalid_args(format!("{} is not an absolute path", abs.display())))
+}
+
+fn token_key(t: &NumberOrString) -> String {
+    match t {
+        NumberOrString::Number(n) => format!("#{n}"),
+        NumberOrString::String(s) => s.clone(),
+    }
+}
+
+/// `WRENCH_LSP_TRACE=1` prints what the servers publish to stderr.
+fn trace() -> bool {
+    static T: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *T.get_or_init(|| std::env::var_os("WRENCH_LSP_TRACE").is_some_and(|v| v == "1"))
+}
+
+fn build_router(shared: Arc<Shared>) -> Router<Arc<Shared>> {
+    let mut router = Router::new(shared);
+    router
+        .notification::<PublishDiagnostics>(|s, p| {
+            if trace() {
+                eprintln!(
+                    "wrench-lsp: publishDiagnostics {} v{:?}: {} item(s)",
+                    p.uri,
+                    p.version,
+                    p.diagnostics.len()
+                );
+            }
+            s.with(|st| {
+                st.seq += 1;
+                let seq = st.seq;
+                st.diagnostics
+                    .insert(p.uri, (seq, p.version, p.diagnostics));
+            });
+            s.changed.notify_waiters();
+            ControlFlow::Continue(())
+        })
+        .notification::<Progress>(|s, p| {
+            let key = token_key(&p.token);
+            let ProgressParamsValue::WorkDone(w) = p.value;
+            if trace() {
+                eprintln!("wrench-lsp: progress {key}: {w:?}");
+            }
+            s.with(|st| match w {
+                WorkDoneProgress::Begin(_) => {
+                    st.active.insert(key);
+                    st.progress_events += 1;
+                }
+                WorkDoneProgress::End(_) => {
+                    st.active.remove(&key);
+                    st.progress_events += 1;
+                }
+                WorkDoneProgress::Report(_) => {}
+            });
+            s.changed.notify_waiters();
+            ControlFlow::Continue(())
+        })
+        .notification::<ShowMessage>(|_, _| ControlFlow::Continue(()))
+        .notification::<LogMessage>(|_, _| ControlFlow::Continue(()))
+        .unhandled_notification(|_, _| ControlFlow::Continue(()))
+        .request::<WorkDoneProgressCreate, _>(|_, _| async { Ok(()) })
+        .request::<RegisterCapability, _>(|_, _| async { Ok(()) })
+        .request::<UnregisterCapability, _>(|_, _| async { Ok(()) })
+        .request::<ShowMessageRequest, _>(|_, _| async { Ok(None) })
+        .request::<WorkspaceConfiguration, _>(|_, p| {
+            let n = p.items.len();
+            async move { Ok(vec![serde_json::Value::Null; n]) }
+        })
+        .request::<WorkspaceFoldersRequest, _>(|s, _| {
+            let f = s.folders.clone();
+            async move { Ok(Some(f)) }
+        })
+        // Servers never edit files behind the mutation guard: rename_symbol
+        // applies edits itself.
+        .request::<ApplyWorkspaceEdit, _>(|_, _| async {
+            Ok(lsp_types::ApplyWorkspaceEditResponse {
+                applied: false,
+                failure_reason: Some(
+                    "wrench applies edits only through its own tools (rename_symbol)".into(),
+                ),
+                failed_change: None,
+            })
+        });
+    router
+}
+
+fn client_capabilities() -> ClientCapabilities {
+    serde_json::from_value(serde_json::json!({
+        "general": { "positionEncodings": ["utf-16"] },
+        "window": { "workDoneProgress": true, "showMessage": {} },
+        "workspace": {
+            "workspaceFolders": true,
+            "configuration": true,
+            "symbol": { "dynamicRegistration": false },
+            "workspaceEdit": { "documentChanges": true },
+            "didChangeWatchedFiles": { "dynamicRegistration": false }
+        },
+        "textDocument": {
+            "synchronization": { "didSave": false, "dynamicRegistration": false },
+            "hover": { "contentFormat": ["markdown", "plaintext"] },
+            "definition": { "linkSupport": true },
+            "references": {},
+            "rename": { "prepareSupport": true },
+            "publishDiagnostics": { "relatedInformation": false, "versionSupport": true },
+            "documentSymbol": { "hierarchicalDocumentSymbolSupport": true }
+        }
+    }))
+    .unwrap_or_default()
+}
+
+impl LspClient {
+    /// Start `spec` for the workspace `root` and initialize it.
+    pub async fn start(spec: &ServerSpec, root: &Path) -> ToolResult<LspClient> {
+        let program = spec.command.first().ok_or_else(|| {
+            ToolError::invalid_args(format!("server {} has an empty command", spec.name))
+        })?;
+        let exe = which(program).ok_or_else(|| {
+            ToolError::unsupported(format!(
+                "language server {} (`{program}`) is not on PATH; install it: {}",
+                spec.name, spec.install
+            ))
+        })?;
+        let mut child =
+            spawn_on_keeper(exe.clone(), spec.command[1..].to_vec(), root.to_path_buf())
+                .await
+                .map_err(|e| {
+                    ToolError::unsupported(format!(
+                        "cannot start language server {} ({}): {e}; install it: {}",
+                        spec.name,
+                        exe.display(),
+                        spec.install
+                    ))
+                })?;
+        let pid = i32::try_from(child.id()).unwrap_or(0);
+        crate::pool::track_group(pid);
+        let pipes = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+            (Some(i), Some(o), Some(e)) => (
+                tokio::process::ChildStdin::from_std(i),
+                tokio::process::ChildStdout::from_std(o),
+                tokio::process::ChildStderr::from_std(e),
+            ),
+            _ => {
+                kill_group(pid);
+                reap(child).await;
+                return Err(ToolError::io(format!(
+                    "language server {} started without pipes",
+                    spec.name
+                )));
+            }
+        };
+        let (stdin, stdout, stderr) = match pipes {
+            (Ok(i), Ok(o), Ok(e)) => (i, o, e),
+            _ => {
+                kill_group(pid);
+                reap(child).await;
+                return Err(ToolError::io(format!(
+                    "cannot attach to the pipes of language server {}",
+                    spec.name
+                )));
+            }
+        };
+        let stderr_tail = Arc::new(Mutex::new(Vec::new()));
+        tokio::spawn(collect_tail(stderr, stderr_tail.clone()));
+
+        let root_url = url_of(root)?;
+        let folders = vec![WorkspaceFolder {
+            uri: root_url.clone(),
+            name: root
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "root".into()),
+        }];
+        let shared = Arc::new(Shared {
+            state: Mutex::new(Published::default()),
+            changed: Notify::new(),
+            folders: folders.clone(),
+        });
+        let router_state = shared.clone();
+        let (mainloop, socket) = MainLoop::new_client(move |_| build_router(router_state));
+        let name = spec.name.clone();
+        let mainloop = tokio::spawn(async move {
+            let r = mainloop
+                .run_buffered(stdout.compat(), stdin.compat_write())
+                .await;
+            if trace() {
+                eprintln!("wrench-lsp: main loop of {name} ended: {r:?}");
+            }
+        });
+        if trace() {
+            eprintln!(
+                "wrench-lsp: started {} (pid {pid}) for {}",
+                spec.name,
+                root.display()
+            );
+        }
+
+        #[allow(deprecated)]
+        let params = InitializeParams {
+            process_id: Some(std::process::id()),
+            root_uri: Some(root_url),
+            root_path: Some(root.display().to_string()),
+            workspace_folders: Some(folders),
+            capabilities: client_capabilities(),
+            initialization_options: spec.initialization_options.clone(),
+            client_info: Some(ClientInfo {
+                name: "wrench".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            ..InitializeParams::default()
+        };
+        let mut client = LspClient {
+            spec: spec.clone(),
+            root: root.to_path_buf(),
+            socket,
+            shared,
+            docs: tokio::sync::Mutex::new(HashMap::new()),
+            capabilities: ServerCapabilities::default(),
+            pgid: pid,
+            child: tokio::sync::Mutex::new(Some(child)),
+            mainloop,
+            stderr_tail,
+        };
+        let init = tokio::time::timeout(
+            INITIALIZE_TIMEOUT,
+            client.socket.request::<Initialize>(params),
+        )
+        .await;
+        let init = match init {
+            Ok(Ok(r)) => r,
+            Ok(Err(e)) => {
+                let tail = client.stderr_tail();
+                client.kill().await;
+                return Err(ToolError::unsupported(format!(
+                    "language server {} ({}) failed to initialize: {e}{}; check the install ({})",
+                    spec.name,
+                    exe.display(),
+                    tail,
+                    spec.install
+                )));
+            }
+            Err(_) => {
+                client.kill().await;
+                return Err(ToolError::timeout(format!(
+                    "language server {} did not answer `initialize` within {} s",
+                    spec.name,
+                    INITIALIZE_TIMEOUT.as_secs()
+                )));
+            }
+        };
+        client.capabilities = init.capabilities;
+        if client
+            .socket
+            .notify::<Initialized>(InitializedParams {})
+            .is_err()
+        {
+            let tail = client.stderr_tail();
+            client.kill().await;
+            return Err(ToolError::io(format!(
+                "language server {} stopped right after initialize{tail}",
+                spec.name
+            )));
+        }
+        Ok(client)
+    }
+
+    /// The last lines the server wrote to stderr, as `: ...` for messages ("" when none).
+    pub fn stderr_tail(&self) -> String {
+        let t = lock_vec(&self.stderr_tail);
+        let s = String::from_utf8_lossy(&t);
+        let s = s.trim();
+        if s.is_empty() {
+            String::new()
+        } else {
+            let last: Vec<&str> = s.lines().rev().take(5).collect();
+            let last: Vec<&str> = last.into_iter().rev().collect();
+            format!(" (server stderr: {})", last.join(" | "))
+        }
+    }
+
+    /// The server's process group id.
+    pub fn pgid(&self) -> i32 {
+        self.pgid
+    }
+
+    /// True when the main loop stopped (the server exited or its pipes broke).
+    pub fn is_dead(&self) -> bool {
+        self.mainloop.is_finished()
+    }
+
+    fn died(&self, what: &str) -> LspError {
+        LspError::Died(format!("{what}{}", self.stderr_tail()))
+    }
+
+    /// Send a request, with the request timeout and ContentModified retries.
+    pub async fn request<R: Request>(&self, params: R::Params) -> LspResult<R::Result>
+    where
+        R::Params: Clone,
+    {
+        let mut attempt = 0;
+        loop {
+            let r = tokio::time::timeout(REQUEST_TIMEOUT, self.socket.request::<R>(params.clone()))
+                .await;
+            match r {
+                Err(_) => {
+                    return Err(LspError::Tool(ToolError::timeout(format!(
+                        "language server {} did not answer {} within {} s; the project may still be indexing — try again shortly",
+                        self.spec.name,
+                        R::METHOD,
+                        REQUEST_TIMEOUT.as_secs()
+                    ))));
+                }
+                Ok(Ok(v)) => return Ok(v),
+                Ok(Err(async_lsp::Error::Response(resp)))
+                    if resp.code == async_lsp::ErrorCode::CONTENT_MODIFIED
+                        && attempt < CONTENT_MODIFIED_RETRIES =>
+                {
+                    attempt += 1;
+                    tokio::time::sleep(PROGRESS_SETTLE).await;
+                }
+                Ok(Err(async_lsp::Error::Response(resp))) => {
+                    return Err(LspError::Tool(ToolError::io(format!(
+                        "language server {} refused {}: {} (code {})",
+                        self.spec.name,
+                        R::METHOD,
+                        resp.message,
+                        resp.code.0
+                    ))));
+                }
+                Ok(Err(async_lsp::Error::Deserialize(e))) => {
+                    return Err(LspError::Tool(ToolError::io(format!(
+                        "language server {} sent an answer to {} that does not parse: {e}",
+                        self.spec.name,
+                        R::METHOD
+                    ))));
+                }
+                Ok(Err(e)) => return Err(self.died(&format!("{} failed: {e}", R::METHOD))),
+            }
+        }
+    }
+
+    fn notify<N: Notification>(&self, params: N::Params) -> LspResult<()> {
+        if trace() {
+            eprintln!("wrench-lsp: -> {} ({})", N::METHOD, self.spec.name);
+        }
+        self.socket
+            .notify::<N>(params)
+            .map_err(|e| self.died(&format!("{} failed: {e}", N::METHOD)))
+    }
+
+    /// Make the server's copy of `abs` equal `text` (didOpen or didChange), and
+    /// when it was opened or changed wait until the server has analyzed it.
+    /// Returns the URL.
+    pub async fn sync_text(&self, abs: &Path, text: &str) -> LspResult<Url> {
+        let url = url_of(abs)?;
+        let seq_before = self.shared.with(|s| s.seq);
+        let changed = {
+            let mut docs = self.docs.lock().await;
+            match docs.get_mut(&url) {
+                Some(d) if d.text == text => false,
+                Some(d) => {
+                    d.version += 1;
+                    d.text = text.to_string();
+                    self.notify::<DidChangeTextDocument>(lsp_types::DidChangeTextDocumentParams {
+                        text_document: lsp_types::VersionedTextDocumentIdentifier {
+                            uri: url.clone(),
+                            version: d.version,
+                        },
+                        content_changes: vec![lsp_types::TextDocumentContentChangeEvent {
+                            range: None,
+                            range_length: None,
+                            text: text.to_string(),
+                        }],
+                    })?;
+                    true
+                }
+                None => {
+                    let lang = Language::of_path(abs).unwrap_or(Language::C);
+                    self.notify::<DidOpenTextDocument>(lsp_types::DidOpenTextDocumentParams {
+                        text_document: lsp_types::TextDocumentItem {
+                            uri: url.clone(),
+                            language_id: lang.language_id(abs).to_string(),
+                            version: 1,
+                            text: text.to_string(),
+                        },
+                    })?;
+                    docs.insert(
+                        url.clone(),
+                        OpenDoc {
+                            version: 1,
+                            text: text.to_string(),
+                        },
+                    );
+                    true
+                }
+            }
+        };
+        if changed {
+            self.wait_for_diagnostics(&url, seq_before).await;
+            self.wait_for_quiet().await;
+        }
+        Ok(url)
+    }
+
+    /// The version and text of an open document.
+    pub async fn open_doc(&self, url: &Url) -> Option<(i32, String)> {
+        self.docs
+            .lock()
+            .await
+            .get(url)
+            .map(|d| (d.version, d.text.clone()))
+    }
+
+    /// URLs of the documents open in the server.
+    pub async fn open_urls(&self) -> Vec<Url> {
+        self.docs.lock().await.keys().cloned().collect()
+    }
+
+    /// Close a document (it was deleted or is unreadable).
+    pub async fn close(&self, url: &Url) -> LspResult<()> {
+        if self.docs.lock().await.remove(url).is_some() {
+            self.notify::<DidCloseTextDocument>(lsp_types::DidCloseTextDocumentParams {
+                text_document: lsp_types::TextDocumentIdentifier { uri: url.clone() },
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Tell the server that wrench changed these files on disk.
+    pub fn files_changed(&self, urls: &[Url]) -> LspResult<()> {
+        self.notify::<DidChangeWatchedFiles>(lsp_types::DidChangeWatchedFilesParams {
+            changes: urls
+                .iter()
+                .map(|u| lsp_types::FileEvent {
+                    uri: u.clone(),
+                    typ: lsp_types::FileChangeType::CHANGED,
+                })
+                .collect(),
+        })
+    }
+
+    /// Wait (bounded by [`DIAGNOSTICS_WAIT`]) for a publishDiagnostics of `url`
+    /// newer than `after_seq`.
+    pub async fn wait_for_diagnostics(&self, url: &Url, after_seq: u64) -> bool {
+        let min_version = self.docs.lock().await.get(url).map(|d| d.version);
+        let deadline = tokio::time::Instant::now() + DIAGNOSTICS_WAIT;
+        loop {
+            let notified = self.shared.changed.notified();
+            // A versioned publish must be for the version we sent (or later).
+            let done = self.shared.with(|s| {
+                s.diagnostics.get(url).is_some_and(|(seq, v, _)| {
+                    *seq > after_seq && v.is_none_or(|v| min_version.is_none_or(|m| v >= m))
+                })
+            });
+            if done {
+                return true;
+            }
+            if self.is_dead() {
+                return false;
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return false;
+            }
+        }
+    }
+
+    /// After a document's first diagnostics arrived, wait until its
+    /// diagnostics stop changing: no newer publish for [`DIAGNOSTICS_SETTLE`]
+    /// and no progress running (servers publish an empty list first, then the
+    /// analysis result). Bounded by [`DIAGNOSTICS_WAIT`].
+    pub async fn settle_diagnostics(&self, url: &Url) {
+        let deadline = tokio::time::Instant::now() + DIAGNOSTICS_WAIT;
+        loop {
+            let seq = self
+                .shared
+                .with(|s| s.diagnostics.get(url).map_or(0, |(q, _, _)| *q));
+            let newer = loop {
+                let notified = self.shared.changed.notified();
+                let now_seq = self
+                    .shared
+                    .with(|s| s.diagnostics.get(url).map_or(0, |(q, _, _)| *q));
+                if now_seq > seq {
+                    break true;
+                }
+                let until = (tokio::time::Instant::now() + DIAGNOSTICS_SETTLE).min(deadline);
+                if tokio::time::timeout_at(until, notified).await.is_err() {
+                    break false;
+                }
+            };
+            if !newer {
+                self.wait_for_quiet().await;
+                let after = self
+                    .shared
+                    .with(|s| s.diagnostics.get(url).map_or(0, |(q, _, _)| *q));
+                if after == seq {
+                    return;
+                }
+            }
+            if tokio::time::Instant::now() >= deadline || self.is_dead() {
+                return;
+            }
+        }
+    }
+
+    /// Wait (bounded by [`PROGRESS_WAIT`]) until no work-done progress runs
+    /// and none began or ended during [`PROGRESS_SETTLE`].
+    pub async fn wait_for_quiet(&self) {
+        let deadline = tokio::time::Instant::now() + PROGRESS_WAIT;
+        loop {
+            let (busy, events) = self
+                .shared
+                .with(|s| (!s.active.is_empty(), s.progress_events));
+            if !busy {
+                tokio::time::sleep(PROGRESS_SETTLE).await;
+                let (busy2, events2) = self
+                    .shared
+                    .with(|s| (!s.active.is_empty(), s.progress_events));
+                if !busy2 && events2 == events {
+                    return;
+                }
+            } else {
+                let notified = self.shared.changed.notified();
+                let _ = tokio::time::timeout(PROGRESS_SETTLE, notified).await;
+            }
+            if tokio::time::Instant::now() >= deadline || self.is_dead() {
+                return;
+            }
+        }
+    }
+
+    /// The latest diagnostics the server published for `url`, if any.
+    pub fn published(&self, url: &Url) -> Option<Vec<lsp_types::Diagnostic>> {
+        self.shared
+            .with(|s| s.diagnostics.get(url).map(|(_, _, d)| d.clone()))
+    }
+
+    /// Sequence number of the latest publishDiagnostics.
+    pub fn publish_seq(&self) -> u64 {
+        self.shared.with(|s| s.seq)
+    }
+
+    /// Graceful stop: `shutdown`, `exit`, a grace period, then kill the group.
+    pub async fn shutdown(&self) {
+        if !self.is_dead() {
+            let _ =
+                tokio::time::timeout(SHUTDOWN_TIMEOUT, self.socket.request::<Shutdown>(())).await;
+            let _ = self.socket.notify::<Exit>(());
+            let deadline = tokio::time::Instant::now() + EXIT_GRACE;
+            while tokio::time::Instant::now() < deadline && !leader_exited(self.pgid) {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+        self.kill().await;
+    }
+
+    /// Kill the whole process group and reap the server.
+    pub async fn kill(&self) {
+        // Kill the group while the leader is unreaped, so the id cannot be reused.
+        kill_group(self.pgid);
+        if let Some(c) = self.child.lock().await.take() {
+            reap(c).await;
+        }
+        crate::pool::untrack_group(self.pgid);
+        self.mainloop.abort();
+    }
+}
+
+impl Drop for LspClient {
+    fn drop(&mut self) {
+        kill_group(self.pgid);
+        if let Ok(mut g) = self.child.try_lock()
+            && let Some(mut c) = g.take()
+        {
+            let _ = c.kill();
+            // Reap off-thread so no zombie is left behind.
+            let _ = std::thread::Builder::new()
+                .name("wrench-lsp-reaper".into())
+                .spawn(move || c.wait());
+        }
+        crate::pool::untrack_group(self.pgid);
+        self.mainloop.abort();
+    }
+}
+
+/// Reap a server whose group was killed (blocking wait on a blocking thread).
+async fn reap(mut c: std::process::Child) {
+    let _ = c.kill();
+    let _ = tokio::task::spawn_blocking(move || c.wait()).await;
+}
+
+struct SpawnRequest {
+    exe: PathBuf,
+    args: Vec<String>,
+    cwd: PathBuf,
+    reply: tokio::sync::oneshot::Sender<std::io::Result<std::process::Child>>,
+}
+
+/// Servers are spawned by one thread that lives as long as the process:
+/// `PR_SET_PDEATHSIG` fires when the *thread* that forked the child exits,
+/// so forking from a short-lived thread (a `block_on` caller, a blocking-pool
+/// thread) would kill the server early.
+fn keeper() -> Option<&'static Mutex<std::sync::mpsc::Sender<SpawnRequest>>> {
+    static KEEPER: std::sync::OnceLock<Option<Mutex<std::sync::mpsc::Sender<SpawnRequest>>>> =
+        std::sync::OnceLock::new();
+    KEEPER
+        .get_or_init(|| {
+            let (tx, rx) = std::sync::mpsc::channel::<SpawnRequest>();
+            std::thread::Builder::new()
+                .name("wrench-lsp-spawner".into())
+                .spawn(move || {
+                    while let Ok(req) = rx.recv() {
+                        let _ = req.reply.send(spawn_server(&req.exe, &req.args, &req.cwd));
+                    }
+                })
+                .ok()
+                .map(|_| Mutex::new(tx))
+        })
+        .as_ref()
+}
+
+fn spawn_server(exe: &Path, args: &[String], cwd: &Path) -> std::io::Result<std::process::Child> {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(args)
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0);
+    // SAFETY: prctl is async-signal-safe and the closure allocates nothing.
+    unsafe {
+        cmd.pre_exec(|| {
+            // If wrench dies without cleaning up, the server dies with it.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    cmd.spawn()
+}
+
+async fn spawn_on_keeper(
+    exe: PathBuf,
+    args: Vec<String>,
+    cwd: PathBuf,
+) -> std::io::Result<std::process::Child> {
+    let (reply, rx) = tokio::sync::oneshot::channel();
+    let sent = keeper().is_some_and(|k| {
+        let tx = match k.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        tx.send(SpawnRequest {
+            exe: exe.clone(),
+            args: args.clone(),
+            cwd: cwd.clone(),
+            reply,
+        })
+        .is_ok()
+    });
+    if !sent {
+        // No keeper thread: spawn here (the death signal may then come early).
+        return spawn_server(&exe, &args, &cwd);
+    }
+    rx.await
+        .unwrap_or_else(|_| Err(std::io::Error::other("the spawner thread stopped")))
+}
+
+/// SIGKILL to process group `pgid` (nothing for 0 or an already empty group).
+pub fn kill_group(pgid: i32) {
+    if pgid > 1 {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(pgid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
+/// True when process `pid` has exited (it is not reaped by this check).
+fn leader_exited(pid: i32) -> bool {
+    use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
+    if pid <= 1 {
+        return true;
+    }
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT | WaitPidFlag::WNOHANG;
+    match waitid(Id::Pid(nix::unistd::Pid::from_raw(pid)), flags) {
+        Ok(WaitStatus::StillAlive) => false,
+        Ok(_) => true,
+        Err(_) => true,
+    }
+}
+
+async fn collect_tail(mut r: tokio::process::ChildStderr, tail: Arc<Mutex<Vec<u8>>>) {
+    let mut buf = [0u8; 4096];
+    loop {
+        match r.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                let mut t = lock_vec(&tail);
+                t.extend_from_slice(&buf[..n]);
+                if t.len() > STDERR_TAIL_BYTES {
+                    let cut = t.len() - STDERR_TAIL_BYTES;
+                    t.drain(..cut);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,388 @@
+//! Which language server handles a file: languages by extension, the built-in
+//! server table, `[lsp.servers.NAME]` entries of the config, and a PATH lookup.
+//! When nothing is found the error names the server to install and how.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use wrench_core::{Context, ToolError, ToolResult};
+
+/// A language family as the tools and the config name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Python,
+    TypeScript,
+    JavaScript,
+    C,
+    Cpp,
+    Rust,
+    Go,
+}
+
+impl Language {
+    /// Every language wrench can route to a server.
+    pub const ALL: [Language; 7] = [
+        Language::Python,
+        Language::TypeScript,
+        Language::JavaScript,
+        Language::C,
+        Language::Cpp,
+        Language::Rust,
+        Language::Go,
+    ];
+
+    /// The name used in the config (`languages = ["python"]`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::TypeScript => "typescript",
+            Language::JavaScript => "javascript",
+            Language::C => "c",
+            Language::Cpp => "cpp",
+            Language::Rust => "rust",
+            Language::Go => "go",
+        }
+    }
+
+    /// The language of a file, from its extension.
+    pub fn of_path(path: &Path) -> Option<Language> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "py" | "pyi" => Language::Python,
+            "ts" | "tsx" | "mts" | "cts" => Language::TypeScript,
+            "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
+            "c" | "h" => Language::C,
+            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" => Language::Cpp,
+            "rs" => Language::Rust,
+            "go" => Language::Go,
+            _ => return None,
+        })
+    }
+
+    /// The LSP `languageId` for a file of this language.
+    pub fn language_id(self, path: &Path) -> &'static str {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default();
+        match self {
+            Language::TypeScript if ext.eq_ignore_ascii_case("tsx") => "typescriptreact",
+            Language::JavaScript if ext.eq_ignore_ascii_case("jsx") => "javascriptreact",
+            Language::Python => "python",
+            Language::TypeScript => "typescript",
+            Language::JavaScript => "javascript",
+            Language::C => "c",
+            Language::Cpp => "cpp",
+            Language::Rust => "rust",
+            Language::Go => "go",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Language> {
+        Language::ALL
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(s))
+            .or(match s.to_ascii_lowercase().as_str() {
+                "c++" => Some(Language::Cpp),
+                "ts" => Some(Language::TypeScript),
+                "js" => Some(Language::JavaScript),
+                "py" => Some(Language::Python),
+                _ => None,
+            })
+    }
+}
+
+/// One server wrench knows how to start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ServerSpec {
+    /// Short name ("pyright", "clangd"); also the pool key and the diagnostics source suffix.
+    pub name: String,
+    /// argv; the first element is looked up on PATH unless it contains a `/`.
+    pub command: Vec<String>,
+    pub languages: Vec<Language>,
+    /// `initializationOptions` sent in `initialize`.
+    pub initialization_options: Option<serde_json::Value>,
+    /// How to install it, for the `unsupported` error.
+    pub install: String,
+}
+
+struct Builtin {
+    name: &'static str,
+    command: &'static [&'static str],
+    languages: &'static [Language],
+    install: &'static str,
+}
+
+/// The built-in servers, in preference order per language.
+const BUILTIN: &[Builtin] = &[
+    Builtin {
+        name: "pyright",
+        command: &["pyright-langserver", "--stdio"],
+        languages: &[Language::Python],
+        install: "npm i -g pyright",
+    },
+    Builtin {
+        name: "basedpyright",
+        command: &["basedpyright-langserver", "--stdio"],
+        languages: &[Language::Python],
+        install: "pip install basedpyright",
+    },
+    Builtin {
+        name: "typescript-language-server",
+        command: &["typescript-language-server", "--stdio"],
+        languages: &[Language::TypeScript, Language::JavaScript],
+        install: "npm i -g typescript-language-server typescript",
+    },
+    Builtin {
+        name: "clangd",
+        command: &["clangd"],
+        languages: &[Language::C, Language::Cpp],
+        install: "apt-get install clangd",
+    },
+    Builtin {
+        name: "rust-analyzer",
+        command: &["rust-analyzer"],
+        languages: &[Language::Rust],
+        install: "rustup component add rust-analyzer",
+    },
+    Builtin {
+        name: "gopls",
+        command: &["gopls"],
+        languages: &[Language::Go],
+        install: "go install golang.org/x/tools/gopls@latest",
+    },
+];
+
+/// `[lsp]` section of the config.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LspConfig {
+    /// `[lsp.servers.NAME] command = [...], languages = [...]`; a configured
+    /// server is preferred over the built-in ones for its languages. A
+    /// configured name equal to a built-in one replaces it.
+    #[serde(default)]
+    pub servers: BTreeMap<String, ServerConfig>,
+}
+
+/// One `[lsp.servers.NAME]` table.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerConfig {
+    #[serde(default)]
+    pub command: Vec<String>,
+    #[serde(default)]
+    pub languages: Vec<String>,
+    #[serde(default)]
+    pub initialization_options: Option<serde_json::Value>,
+    /// `false` turns a built-in server off.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Every candidate server for `lang`, configured ones first, then built-ins.
+pub fn candidates(cfg: &LspConfig, lang: Language) -> ToolResult<Vec<ServerSpec>> {
+    let mut out = Vec::new();
+    for (name, sc) in &cfg.servers {
+        if !sc.enabled || sc.command.is_empty() {
+            continue;
+        }
+        let mut langs = Vec::new();
+        for l in &sc.languages {
+            langs.push(Language::parse(l).ok_or_else(|| {
+                ToolError::invalid_args(format!(
+                    "config [lsp.servers.{name}] names unknown language {l:?}; known: {}",
+                    Language::ALL.map(Language::name).join(", ")
+                ))
+            })?);
+        }
+        if langs.is_empty() {
+            // A configured server that names no language overrides the built-in of that name.
+            if let Some(b) = BUILTIN.iter().find(|b| b.name == name) {
+                langs = b.languages.to_vec();
+            }
+        }
+        if langs.contains(&lang) {
+            out.push(ServerSpec {
+                name: name.clone(),
+                command: sc.command.clone(),
+                languages: langs,
+                initialization_options: sc.initialization_options.clone(),
+                install: format!("the command configured in [lsp.servers.{name}]"),
+            });
+        }
+    }
+    for b in BUILTIN {
+        let disabled_or_replaced = cfg.servers.contains_key(b.name);
+        if disabled_or_replaced || !b.languages.contains(&lang) {
+            continue;
+        }
+        out.push(ServerSpec {
+            name: b.name.to_string(),
+            command: b.command.iter().map(|s| s.to_string()).collect(),
+            languages: b.languages.to_vec(),
+            initialization_options: None,
+            install: b.install.to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// The executable for `program`: as given when it contains a `/`, else the
+/// first executable file of that name on `PATH`.
+pub fn which(program: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let is_exec = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            .unwrap_or(false)
+    };
+    if program.contains('/') {
+        let p = PathBuf::from(program);
+        return is_exec(&p).then_some(p);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| is_exec(p))
+}
+
+/// The server to use for `path`, or an error: `unsupported` naming the server
+/// to install when none is on PATH, or when no server handles the extension.
+pub fn server_for_path(ctx: &Context, path: &Path) -> ToolResult<ServerSpec> {
+    let lang = Language::of_path(path).ok_or_else(|| {
+        ToolError::unsupported(format!(
+            "no language server handles {} (by its extension); LSP tools cover Python (.py), TypeScript/JavaScript (.ts .tsx .js .jsx), C/C++ (.c .h .cpp .hpp), Rust (.rs) and Go (.go); for other files use symbol_search or grep",
+            path.display()
+        ))
+    })?;
+    server_for_language(ctx, lang)
+}
+
+/// The first available server for `lang`.
+pub fn server_for_language(ctx: &Context, lang: Language) -> ToolResult<ServerSpec> {
+    let cfg: LspConfig = ctx.config.section("lsp")?;
+    let all = candidates(&cfg, lang)?;
+    if let Some(found) = all
+        .iter()
+        .find(|s| s.command.first().is_some_and(|p| which(p).is_some()))
+    {
+        return Ok(found.clone());
+    }
+    let tried: Vec<String> = all
+        .iter()
+        .map(|s| {
+            format!(
+                "{} (`{}`; install: {})",
+                s.name,
+                s.command.first().map(String::as_str).unwrap_or(""),
+                s.install
+            )
+        })
+        .collect();
+    Err(ToolError::unsupported(format!(
+        "no language server for {} was found on PATH; install one of: {} — or configure one with [lsp.servers.NAME] command = [...], languages = [\"{}\"]",
+        lang.name(),
+        tried.join("; "),
+        lang.name()
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extensions_map_to_languages() {
+        assert_eq!(
+            Language::of_path(Path::new("a/b.py")),
+            Some(Language::Python)
+        );
+        assert_eq!(
+            Language::of_path(Path::new("x.TSX")),
+            Some(Language::TypeScript)
+        );
+        assert_eq!(Language::of_path(Path::new("m.h")), Some(Language::C));
+        assert_eq!(Language::of_path(Path::new("m.hpp")), Some(Language::Cpp));
+        assert_eq!(Language::of_path(Path::new("README")), None);
+        assert_eq!(
+            Language::TypeScript.language_id(Path::new("a.tsx")),
+            "typescriptreact"
+        );
+    }
+
+    #[test]
+    fn configured_server_comes_before_builtins() {
+        let cfg: LspConfig = toml_cfg(
+            r#"
+            [servers.jedi]
+            command = ["jedi-language-server"]
+            languages = ["python"]
+            "#,
+        );
+        let c = candidates(&cfg, Language::Python).unwrap();
+        assert_eq!(c[0].name, "jedi");
+        assert_eq!(c[1].name, "pyright");
+    }
+
+    #[test]
+    fn a_builtin_can_be_disabled_or_replaced() {
+        let cfg: LspConfig = toml_cfg(
+            r#"
+            [servers.pyright]
+            enabled = false
+            [servers.clangd]
+            command = ["/opt/llvm/bin/clangd", "--background-index"]
+            "#,
+        );
+        let py = candidates(&cfg, Language::Python).unwrap();
+        assert!(py.iter().all(|s| s.name != "pyright"));
+        let c = candidates(&cfg, Language::C).unwrap();
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].command[0], "/opt/llvm/bin/clangd");
+    }
+
+    #[test]
+    fn unknown_language_in_config_is_invalid_args() {
+        let cfg: LspConfig = toml_cfg(
+            r#"
+            [servers.x]
+            command = ["x"]
+            languages = ["cobol"]
+            "#,
+        );
+        let e = candidates(&cfg, Language::Python).unwrap_err();
+        assert_eq!(e.kind, wrench_core::ErrorKind::InvalidArgs);
+        assert!(e.message.contains("cobol"));
+    }
+
+    #[test]
+    fn missing_server_error_names_what_to_install() {
+        let d = tempfile::tempdir().unwrap();
+        let mut ctx = wrench_core::context_for(
+            d.path(),
+            d.path(),
+            std::sync::Arc::new(wrench_core::AllowAll),
+        )
+        .unwrap();
+        let cfg = wrench_core::Config::from_str(
+            "[lsp.servers.gopls]\ncommand = [\"/nonexistent/gopls\"]\n",
+        )
+        .unwrap();
+        ctx.config = std::sync::Arc::new(cfg);
+        let e = server_for_language(&ctx, Language::Go).unwrap_err();
+        assert_eq!(e.kind, wrench_core::ErrorKind::Unsupported);
+        assert!(e.message.contains("gopls"), "{}", e.message);
+        let e = server_for_path(&ctx, Path::new("notes.txt")).unwrap_err();
+        assert_eq!(e.kind, wrench_core::ErrorKind::Unsupported);
+    }
+
+    fn toml_cfg(s: &str) -> LspConfig {
+        let c = wrench_core::Config::from_str(&s.replace("[servers.", "[lsp.servers.")).unwrap();
+        c.section("lsp").unwrap()
+    }
+}

@@ -1,0 +1,403 @@
+//! Shared harness of the end-to-end tests: real servers on copies of the
+//! fixture projects, calls through the real Executor.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use wrench_core::{AllowAll, Call, CallResult, Context, Executor, ReadEvidence, Registry};
+
+/// One runtime for the whole test binary, so pooled servers outlive a test.
+pub fn rt() -> &'static tokio::runtime::Runtime {
+    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap()
+    })
+}
+
+/// True when `program` is on PATH. When it is missing the test fails, unless
+/// WRENCH_TEST_ALLOW_MISSING=1, which skips with a printed message.
+pub fn have(program: &str, install: &str) -> bool {
+    if wrench_lsp::discovery::which(program).is_some() {
+        return true;
+    }
+    if std::env::var("WRENCH_TEST_ALLOW_MISSING").as_deref() == Ok("1") {
+        eprintln!(
+            "SKIPPED: {program} is not installed (install: {install}); WRENCH_TEST_ALLOW_MISSING=1"
+        );
+        return false;
+    }
+    panic!(
+        "{program} is not on PATH: install it ({install}) or set WRENCH_TEST_ALLOW_MISSING=1 to skip"
+    );
+}
+
+/// A fixture project copied into a temp dir, with a context and an executor.
+pub struct Env {
+    _dir: tempfile::TempDir,
+    pub root: PathBuf,
+    pub ctx: Context,
+    pub exec: Executor,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let t = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &t);
+        } else {
+            std::fs::copy(e.path(), &t).unwrap();
+        }
+    }
+}
+
+/// A fresh copy of `tests/fixtures/<name>`.
+pub fn env(name: &str) -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    let root = dir.path().join(name);
+    copy_dir(&src, &root);
+    let root = std::fs::canonicalize(&root).unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let ctx = wrench_core::context_for(&root, &state, Arc::new(AllowAll)).unwrap();
+    let mut reg = Registry::new();
+    wrench_lsp::register(&mut reg).unwrap();
+    let exec = Executor::new(Arc::new(reg), ctx.clone());
+    Env {
+        _dir: dir,
+        root,
+        ctx,
+        exec,
+    }
+}
+
+impl Env {
+    pub fn call(&self, tool: &str, args: serde_json::Value) -> CallResult {
+        rt().block_on(self.exec.run_one(Call::new("t", tool, args)))
+    }
+
+    /// The text of a successful call, or a panic with the error.
+    pub fn ok(&self, tool: &str, args: serde_json::Value) -> String {
+        let r = self.call(tool, args.clone());
+        match r.result {
+            Ok(o) => o.text,
+            Err(e) => panic!("{tool} {args} failed: {:?}: {}", e.kind, e.message),
+        }
+    }
+
+    /// Record read evidence for `rel` through the session store, as `read` does.
+    pub fn record_read(&self, rel: &str) {
+        let p = self.root.join(rel);
+        let bytes = std::fs::read(&p).unwrap();
+        let meta = std::fs::metadata(&p).unwrap();
+        self.ctx
+            .session
+            .record_read(ReadEvidence::of(&p, &bytes, &meta, true, None))
+            .unwrap();
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap()
+    }
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        let root = self.root.clone();
+        rt().block_on(wrench_lsp::shutdown_root(&root));
+    }
+}
+
+/// One shared read-only environment per fixture for a test binary.
+pub fn shared(name: &'static str, prepare: fn(&Env)) -> &'static Env {
+    static ENVS: OnceLock<std::sync::Mutex<Vec<(&'static str, &'static Env)>>> = OnceLock::new();
+    let m = ENVS.get_or_init(Default::default);
+    let mut g = m.lock().unwrap();
+    if let Some((_, e)) = g.iter().find(|(n, _)| *n == name) {
+        return e;
+    }
+    let e: &'static Env = Box::leak(Box::new(env(name)));
+    prepare(e);
+    g.push((name, e));
+    e
+}
+
+/// The 1-based character column of the `nth` (0-based) occurrence of `needle` on line `line` of `text`.
+pub fn col_of(text: &str, line: usize, needle: &str, nth: usize) -> u32 {
+    let l = text.lines().nth(line - 1).unwrap();
+    let (byte, _) = l.match_indices(needle).nth(nth).unwrap();
+    u32::try_from(l[..byte].chars().count() + 1).unwrap()
+}
+
+/// True when no process of these groups is alive any more.
+pub fn groups_gone(groups: &[i32]) -> bool {
+    groups
+        .iter()
+        .all(|&g| nix::sys::signal::killpg(nix::unistd::Pid::from_raw(g), None).is_err())
+}
+
+/// What the shared suite needs to know about one language's fixture.
+pub struct Lang {
+    pub fixture: &'static str,
+    pub program: &'static str,
+    pub install: &'static str,
+    /// File using the symbol (line 3 or 4 holds a use after a non-ASCII string).
+    pub main: &'static str,
+    /// (line, text on that line) of the use in `main`, right after "😀".
+    pub use_line: usize,
+    /// File defining the symbol; (line, needle) of its definition.
+    pub util: &'static str,
+    pub def: (usize, &'static str),
+    /// Files that may hold the definition (a header or the source).
+    pub def_files: &'static [&'static str],
+    /// Files a rename of the symbol must change.
+    pub rename_files: &'static [&'static str],
+    pub new_name: &'static str,
+    /// A type in the fixture for workspace_symbol.
+    pub class: &'static str,
+    /// Words the hover text of the symbol must contain.
+    pub hover_words: &'static [&'static str],
+    /// A file with one type error, and the line it is on.
+    pub broken: (&'static str, u32),
+    /// A scratch file's clean and broken contents (diagnostics delta).
+    pub scratch: (&'static str, &'static str, &'static str),
+    /// Extra setup (clangd's compile_commands.json).
+    pub prepare: fn(&Env),
+}
+
+fn nothing(_: &Env) {}
+
+pub const NO_PREPARE: fn(&Env) = nothing;
+
+pub fn lang_env(l: &Lang) -> Env {
+    let e = env(l.fixture);
+    (l.prepare)(&e);
+    e
+}
+
+pub fn shared_env(l: &'static Lang) -> &'static Env {
+    shared(l.fixture, l.prepare)
+}
+
+pub mod suite {
+    use super::*;
+    use serde_json::json;
+    use wrench_core::ErrorKind;
+
+    pub fn definition_crosses_files_at_a_non_ascii_position(l: &'static Lang) {
+        if !have(l.program, l.install) {
+            return;
+        }
+        let e = shared_env(l);
+        let main = e.read(l.main);
+        let col = col_of(&main, l.use_line, l.def.1, 0);
+        let text = e.ok(
+            "definition",
+            json!({"path": l.main, "line": l.use_line, "character": col}),
+        );
+        let first = text.lines().next().unwrap_or_default();
+        assert!(
+            l.def_files
+                .iter()
+                .any(|f| first.starts_with(&format!("{f}:"))),
+            "definition should be in {:?}, got:\n{text}",
+            l.def_files
+        );
+        assert!(first.contains(l.def.1), "{text}");
+    }
+
+    pub fn references_list_uses_in_every_file(l: &'static Lang) {
+        if !have(l.program, l.install) {
+            return;
+        }
+        let e = shared_env(l);
+        let util = e.read(l.util);
+        let col = col_of(&util, l.def.0, l.def.1, 0);
+        let r = e.call(
+            "references",
+            json!({"path": l.util, "line": l.def.0, "character": col}),
+        );
+        let out = r.result.unwrap();
+        let locs = out.data["locations"].as_array().unwrap().clone();
+        let main = e.read(l.main);
+        let use_col = col_of(&main, l.use_line, l.def.1, 0);
+        // The use after "😀" is reported in characters, not UTF-16 units.
+        let want = format!("{}:{}:{}:", l.main, l.use_line, use_col);
+        assert!(out.text.contains(&want), "want {want} in:\n{}", out.text);
+        let files: std::collections::BTreeSet<&str> =
+            locs.iter().filter_map(|x| x["path"].as_str()).collect();
+        assert!(files.contains(l.main), "{}", out.text);
+        assert!(
+            files.len() >= 2,
+            "references in one file only:\n{}",
+            out.text
+        );
+        assert!(
+            locs.iter().all(|x| x["in_workspace"] == true),
+            "{}",
+            out.text
+        );
+    }
+
+    pub fn hover_shows_signature_and_docs(l: &'static Lang) {
+        if !have(l.program, l.install) {
+            return;
+        }
+        let e = shared_env(l);
+        let util = e.read(l.util);
+        let col = col_of(&util, l.def.0, l.def.1, 0);
+        let text = e.ok(
+            "hover",
+            json!({"path": l.util, "line": l.def.0, "character": col}),
+        );
+        for w in l.hover_words {
+            assert!(text.contains(w), "hover lacks {w:?}:\n{text}");
+        }
+        assert!(
+            text.contains(&format!("range: {}:{col}-", l.def.0)),
+            "{text}"
+        );
+    }
+
+    pub fn workspace_symbol_finds_a_type_by_name(l: &'static Lang) {
+        if !have(l.program, l.install) {
+            return;
+        }
+        let e = shared_env(l);
+        let text = e.ok(
+            "workspace_symbol",
+            json!({"query": l.class, "path": l.main}),
+        );
+        let line = text
+            .lines()
+            .find(|x| x.contains(&format!(" {}", l.class)))
+            .unwrap_or_else(|| panic!("no {} in:\n{text}", l.class));
+        assert!(
+            l.def_files
+                .iter()
+                .any(|f| line.starts_with(&format!("{f}:"))),
+            "{text}"
+        );
+        // Without a path, the workspace's language picks the server.
+        let text2 = e.ok("workspace_symbol", json!({"query": l.class}));
+        assert!(text2.contains(l.class), "{text2}");
+    }
+
+    pub fn rename_changes_every_file_after_reads(l: &'static Lang) {
+        if !have(l.program, l.install) {
+            return;
+        }
+        let e = lang_env(l);
+        let util = e.read(l.util);
+        let col = col_of(&util, l.def.0, l.def.1, 0);
+        let args =
+            json!({"path": l.util, "line": l.def.0, "character": col, "new_name": l.new_name});
+        // Unread files are refused whole, nothing changes.
+        let r = e.call("rename_symbol", args.clone());
+        let err = r.result.unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Stale, "{}", err.message);
+        assert_eq!(e.read(l.util), util);
+        for f in l.rename_files {
+            e.record_read(f);
+        }
+        let r = e.call("rename_symbol", args);
+        let out = match r.result {
+            Ok(o) => o,
+            Err(err) => panic!("rename failed: {:?}: {}", err.kind, err.message),
+        };
+        assert_eq!(out.kind, wrench_core::OutputKind::Edit);
+        for f in l.rename_files {
+            let t = e.read(f);
+            assert!(t.contains(l.new_name), "{f} not renamed:\n{t}");
+            let old_call = format!("{}(", l.def.1);
+            assert!(!t.contains(&old_call), "{f} still has {old_call}:\n{t}");
+            assert!(out.text.contains(&format!("+++ b/{f}")), "{}", out.text);
+        }
+        // Evidence now covers the new content: a second rename back needs no read.
+        let col2 = col_of(&e.read(l.util), l.def.0, l.new_name, 0);
+        let back = e.call(
+            "rename_symbol",
+            json!({"path": l.util, "line": l.def.0, "character": col2, "new_name": l.def.1}),
+        );
+        assert!(back.result.is_ok(), "{:?}", back.result.err());
+        assert_eq!(e.read(l.util), util);
+    }
+
+    pub fn diagnostics_report_the_type_error(l: &'static Lang) {
+        if !have(l.program, l.install) {
+            return;
+        }
+        let e = shared_env(l);
+        let src = wrench_lsp::diagnostics_source();
+        assert_eq!(src.name(), "lsp");
+        let d = rt()
+            .block_on(src.diagnostics(&e.ctx, Some(Path::new(l.broken.0))))
+            .unwrap();
+        let err = d
+            .iter()
+            .find(|d| d.severity == wrench_core::Severity::Error)
+            .unwrap_or_else(|| panic!("no error in {d:#?}"));
+        assert_eq!(err.path, PathBuf::from(l.broken.0));
+        assert_eq!(err.line, l.broken.1, "{err:#?}");
+        assert!(err.source.starts_with("lsp:"), "{err:#?}");
+    }
+
+    pub fn diagnostics_delta_reports_errors_an_edit_introduced(l: &'static Lang) {
+        if !have(l.program, l.install) {
+            return;
+        }
+        let e = lang_env(l);
+        let (name, clean, broken) = l.scratch;
+        std::fs::write(e.root.join(name), clean).unwrap();
+        let before = rt()
+            .block_on(wrench_lsp::file_diagnostics(&e.ctx, Path::new(name)))
+            .unwrap();
+        assert!(
+            before
+                .iter()
+                .all(|d| d.severity != wrench_core::Severity::Error),
+            "{before:#?}"
+        );
+        std::fs::write(e.root.join(name), broken).unwrap();
+        let delta = rt()
+            .block_on(wrench_lsp::diagnostics_delta(
+                &e.ctx,
+                Path::new(name),
+                &before,
+            ))
+            .unwrap();
+        assert_eq!(delta.new_errors().count(), 1, "{delta:#?}");
+        assert!(delta.render().contains(name), "{}", delta.render());
+    }
+
+    pub fn servers_are_gone_after_shutdown(l: &'static Lang) {
+        if !have(l.program, l.install) {
+            return;
+        }
+        let e = lang_env(l);
+        let main = e.read(l.main);
+        let col = col_of(&main, l.use_line, l.def.1, 0);
+        e.ok(
+            "definition",
+            json!({"path": l.main, "line": l.use_line, "character": col}),
+        );
+        let mine = wrench_lsp::pool::groups_of(&e.root);
+        assert_eq!(mine.len(), 1, "one server started: {mine:?}");
+        rt().block_on(wrench_lsp::shutdown_root(&e.root));
+        assert!(
+            wrench_lsp::pool::running_groups()
+                .iter()
+                .all(|g| !mine.contains(g)),
+            "still tracked"
+        );
+        assert!(groups_gone(&mine), "process group still alive: {mine:?}");
+    }
+}

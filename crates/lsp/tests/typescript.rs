@@ -1,0 +1,65 @@
+//! End-to-end against a real typescript-language-server (tsserver).
+mod common;
+use common::{Lang, NO_PREPARE, suite};
+
+static TS: Lang = Lang {
+    fixture: "typescript",
+    program: "typescript-language-server",
+    install: "npm i -g typescript-language-server typescript",
+    main: "main.ts",
+    use_line: 3,
+    util: "util.ts",
+    def: (2, "greet"),
+    def_files: &["util.ts"],
+    rename_files: &["util.ts", "main.ts"],
+    new_name: "welcome",
+    class: "Counter",
+    hover_words: &["function greet(name: string): string", "friendly greeting"],
+    broken: ("broken.ts", 1),
+    scratch: (
+        "scratch.ts",
+        "export const value: number = 1;\n",
+        "export const value: number = \"one\";\n",
+    ),
+    prepare: NO_PREPARE,
+};
+
+#[test]
+fn typescript_definition_crosses_files_at_a_non_ascii_position() {
+    suite::definition_crosses_files_at_a_non_ascii_position(&TS);
+}
+
+#[test]
+fn typescript_references_list_uses_in_every_file() {
+    suite::references_list_uses_in_every_file(&TS);
+}
+
+#[test]
+fn typescript_hover_shows_signature_and_docs() {
+    suite::hover_shows_signature_and_docs(&TS);
+}
+
+#[test]
+fn typescript_workspace_symbol_finds_a_type_by_name() {
+    suite::workspace_symbol_finds_a_type_by_name(&TS);
+}
+
+#[test]
+fn typescript_rename_changes_both_files_only_after_reads() {
+    suite::rename_changes_every_file_after_reads(&TS);
+}
+
+#[test]
+fn typescript_diagnostics_report_the_type_error() {
+    suite::diagnostics_report_the_type_error(&TS);
+}
+
+#[test]
+fn typescript_diagnostics_delta_reports_errors_an_edit_introduced() {
+    suite::diagnostics_delta_reports_errors_an_edit_introduced(&TS);
+}
+
+#[test]
+fn typescript_server_process_group_is_gone_after_shutdown() {
+    suite::servers_are_gone_after_shutdown(&TS);
+}
