@@ -348,7 +348,7 @@ impl LspClient {
             root_path: Some(root.display().to_string()),
             workspace_folders: Some(folders),
             capabilities: client_capabilities(),
-            initialization_options: spec.initialization_options.clone(),
+            initialization_options: crate::discovery::default_initialization_options(spec, root),
             client_info: Some(ClientInfo {
                 name: "wrench".into(),
                 version: Some(env!("CARGO_PKG_VERSION").into()),

@@ -132,7 +132,7 @@ const BUILTIN: &[Builtin] = &[
         name: "typescript-language-server",
         command: &["typescript-language-server", "--stdio"],
         languages: &[Language::TypeScript, Language::JavaScript],
-        install: "npm i -g typescript-language-server typescript",
+        install: "npm i -g typescript-language-server typescript@5 (TypeScript 7 ships no tsserver.js)",
     },
     Builtin {
         name: "clangd",
@@ -230,6 +230,26 @@ pub fn candidates(cfg: &LspConfig, lang: Language) -> ToolResult<Vec<ServerSpec>
         });
     }
     Ok(out)
+}
+
+/// `initializationOptions` a built-in server needs to work out of the box:
+/// typescript-language-server finds TypeScript in the workspace's
+/// node_modules, but not a global install, so point it at the global
+/// `tsserver.js` (next to the `tsc` on PATH) when the workspace has none.
+pub fn default_initialization_options(spec: &ServerSpec, root: &Path) -> Option<serde_json::Value> {
+    if spec.initialization_options.is_some() || spec.name != "typescript-language-server" {
+        return spec.initialization_options.clone();
+    }
+    if root
+        .join("node_modules/typescript/lib/tsserver.js")
+        .is_file()
+    {
+        return None;
+    }
+    let tsc = std::fs::canonicalize(which("tsc")?).ok()?;
+    let lib = tsc.parent()?.parent()?.join("lib/tsserver.js");
+    lib.is_file()
+        .then(|| serde_json::json!({ "tsserver": { "path": lib.display().to_string() } }))
 }
 
 /// The executable for `program`: as given when it contains a `/`, else the

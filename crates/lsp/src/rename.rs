@@ -279,10 +279,11 @@ async fn prepare(ctx: &Context, a: &RenameArgs) -> ToolResult<Prepared> {
             continue;
         }
         let rel = f.rel.display().to_string();
+        let new_bytes = wrench_core::text::try_encode(&new_text, f.encoding, &rel)?;
         diff.push_str(&unified(&rel, &f.text, &new_text));
         edits_per_file.push((rel, n));
         changes.push(FileChange {
-            new: wrench_core::text::encode(&new_text, f.encoding),
+            new: new_bytes,
             rel: f.rel,
             abs: f.abs,
             old: f.bytes,

@@ -1,21 +1,12 @@
-//! A small multi-file write transaction for `rename_symbol`, until the shared
-//! mutation guard (crates/permissions/src/mutation.rs) lands: read evidence is
-//! checked for every file, the workspace write lock is held, every file is
-//! re-verified against the bytes the edit was planned from, new contents are
-//! staged as temp files beside their targets and renamed into place, and a
-//! failure restores the files already replaced. Evidence is recorded for what
-//! was written.
-//!
-//! FIXME(mutation-guard): switch to the shared guard's multi-file API when it
-//! exists; it also closes the window between the confined re-read and the
-//! rename (this module renames onto the path, not through a directory fd).
+//! `rename_symbol`'s side of the shared mutation guard
+//! (`wrench_permissions::mutation`): a read-evidence pre-check for the plan,
+//! and the multi-file commit.
 
-use crate::docs::{self, WsFile};
-use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use crate::docs::WsFile;
+use std::path::PathBuf;
 use wrench_core::{Context, ReadEvidence, ToolError, ToolResult};
 use wrench_permissions::Workspace;
+use wrench_permissions::mutation::{Change, MutationGuard, Transaction, check_redaction};
 
 /// One file of the transaction: what it was when planned and what it becomes.
 #[derive(Debug, Clone)]
@@ -58,93 +49,39 @@ pub fn stale_error(files: &[String]) -> ToolError {
     ))
 }
 
-/// Apply every change or none. Blocking (file locks and fsync): call it from
-/// `spawn_blocking`.
+/// Apply every change or none, through the shared mutation guard: the
+/// workspace write lock, the evidence check under it, the comparison with the
+/// bytes the edit was planned from, an all-or-nothing commit and updated
+/// evidence. Blocking (file locks and fsync): call it from `spawn_blocking`.
 pub fn commit(ctx: &Context, changes: &[FileChange]) -> ToolResult<()> {
-    let _lock = ctx.session.write_lock()?;
     let ws = Workspace::open(&ctx.root)?;
-    // Re-verify under the lock: the disk must still hold what the edit was planned from.
-    let mut modes = Vec::with_capacity(changes.len());
+    let guard = MutationGuard::acquire(&ws, ctx)?;
+    let mut tx = Transaction::new();
     for c in changes {
         let p = c.rel.to_str().ok_or_else(|| {
             ToolError::unsupported(format!("{} is not a UTF-8 path", c.rel.display()))
         })?;
-        let now = docs::read_file(&ws, p)?;
-        if now.bytes != c.old {
+        let target = guard.resolve(p)?;
+        let shown = target.display();
+        let cur = guard.load_fresh(&target)?.ok_or_else(|| {
+            ToolError::not_found(format!("{shown} vanished; nothing was changed"))
+        })?;
+        if cur.bytes != c.old {
             return Err(ToolError::stale(format!(
-                "{} changed while the rename was being prepared; read it again and retry",
-                c.rel.display()
+                "{shown} changed while the rename was being prepared; read it again and retry"
             )));
         }
-        let still = unread(ctx, &[&now])?;
-        if !still.is_empty() {
-            return Err(stale_error(&still));
-        }
-        modes.push(now.meta.permissions().mode() & 0o7777);
+        check_redaction(
+            &String::from_utf8_lossy(&cur.bytes),
+            &String::from_utf8_lossy(&c.new),
+            &shown,
+        )?;
+        tx.push(Change::Write {
+            target,
+            bytes: c.new.clone(),
+            expect: Some(cur.stamp),
+        });
     }
-    // Stage every new content beside its target.
-    let mut staged = Vec::with_capacity(changes.len());
-    for (c, mode) in changes.iter().zip(&modes) {
-        staged.push(stage(&c.abs, &c.new, *mode)?);
-    }
-    // Rename into place; on failure put back what was already replaced.
-    let mut done: Vec<(&FileChange, u32)> = Vec::new();
-    for ((c, tmp), mode) in changes.iter().zip(staged).zip(&modes) {
-        if let Err(e) = tmp.persist(&c.abs) {
-            let mut restore_errors = Vec::new();
-            for (d, m) in done.iter().rev() {
-                if let Err(r) = stage(&d.abs, &d.old, *m).and_then(|t| {
-                    t.persist(&d.abs)
-                        .map(|_| ())
-                        .map_err(|e| ToolError::from_io(d.rel.display(), &e.error))
-                }) {
-                    restore_errors.push(format!("{}: {}", d.rel.display(), r.message));
-                }
-            }
-            let mut msg = format!(
-                "cannot write {}: {}; no file was changed",
-                c.rel.display(),
-                e.error
-            );
-            if !restore_errors.is_empty() {
-                msg = format!(
-                    "cannot write {}: {}; restoring the files already written failed too: {}",
-                    c.rel.display(),
-                    e.error,
-                    restore_errors.join("; ")
-                );
-            }
-            return Err(ToolError::io(msg));
-        }
-        done.push((c, *mode));
-    }
-    for c in changes {
-        if let Some(dir) = c.abs.parent()
-            && let Ok(d) = std::fs::File::open(dir)
-        {
-            let _ = d.sync_all();
-        }
-        let meta =
-            std::fs::metadata(&c.abs).map_err(|e| ToolError::from_io(c.rel.display(), &e))?;
-        ctx.session.record_write(&c.abs, &c.new, &meta)?;
-    }
+    guard.commit(tx)?;
     Ok(())
-}
-
-fn stage(abs: &Path, bytes: &[u8], mode: u32) -> ToolResult<tempfile::NamedTempFile> {
-    let dir = abs
-        .parent()
-        .ok_or_else(|| ToolError::io(format!("{} has no parent directory", abs.display())))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".wrench-tmp-")
-        .tempfile_in(dir)
-        .map_err(|e| ToolError::from_io(dir.display(), &e))?;
-    tmp.write_all(bytes)
-        .and_then(|_| {
-            tmp.as_file()
-                .set_permissions(std::fs::Permissions::from_mode(mode))
-        })
-        .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| ToolError::from_io(abs.display(), &e))?;
-    Ok(tmp)
 }

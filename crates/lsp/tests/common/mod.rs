@@ -137,11 +137,39 @@ pub fn col_of(text: &str, line: usize, needle: &str, nth: usize) -> u32 {
     u32::try_from(l[..byte].chars().count() + 1).unwrap()
 }
 
-/// True when no process of these groups is alive any more.
+/// Live (non-zombie) processes of process group `g`, from /proc.
+fn live_in_group(g: i32) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp ...; comm may hold spaces: split after the last ')'.
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        let rest: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        if rest.len() > 2 && rest[2] == g.to_string() && rest[0] != "Z" && rest[0] != "X" {
+            out.push(stat[..close + 1].to_string());
+        }
+    }
+    out
+}
+
+/// True when no process of these groups is alive any more (zombies waiting
+/// for init to reap them do not count). Polls briefly: SIGKILL is delivered
+/// asynchronously.
 pub fn groups_gone(groups: &[i32]) -> bool {
-    groups
-        .iter()
-        .all(|&g| nix::sys::signal::killpg(nix::unistd::Pid::from_raw(g), None).is_err())
+    for _ in 0..100 {
+        if groups.iter().all(|&g| live_in_group(g).is_empty()) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    for &g in groups {
+        eprintln!("group {g} still has: {:?}", live_in_group(g));
+    }
+    false
 }
 
 /// What the shared suite needs to know about one language's fixture.
