@@ -204,8 +204,8 @@ mod tests {
     fn arb_access() -> impl Strategy<Value = Option<Access>> {
         let path = prop::sample::select(vec!["a", "a/b", "b", ".", "a/../b", "c/d"]);
         prop_oneof![
-            path.clone().prop_map(|p| r(p)),
-            path.prop_map(|p| w(p)),
+            path.clone().prop_map(r),
+            path.prop_map(w),
             Just(Some(Access::GlobalWrite)),
             Just(Some(Access::ParallelBash)),
             Just(Some(Access::Independent)),

@@ -14,6 +14,7 @@ impl Config {
     pub fn empty() -> Self {
         Self::default()
     }
+    #[allow(clippy::should_implement_trait)] // returns a ToolError, not FromStr::Err
     pub fn from_str(text: &str) -> ToolResult<Self> {
         let table: toml::Table = text
             .parse()

@@ -42,5 +42,9 @@ pub trait DiagnosticsSource: Send + Sync {
     /// Diagnostics for `path` (a file or directory relative to the root), or
     /// the whole workspace. A source with nothing to say for this project
     /// returns an empty list, not an error.
-    async fn diagnostics(&self, ctx: &Context, path: Option<&std::path::Path>) -> ToolResult<Vec<Diagnostic>>;
+    async fn diagnostics(
+        &self,
+        ctx: &Context,
+        path: Option<&std::path::Path>,
+    ) -> ToolResult<Vec<Diagnostic>>;
 }

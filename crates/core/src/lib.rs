@@ -25,11 +25,9 @@ pub mod context;
 pub mod diag;
 pub mod error;
 pub mod executor;
-#[path = "stub_frame.rs"]
 pub mod frame;
 pub mod gate;
 pub mod output;
-#[path = "stub_redact.rs"]
 pub mod redact;
 pub mod registry;
 pub mod repair;

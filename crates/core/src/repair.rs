@@ -12,11 +12,11 @@ pub fn repair_args(spec: &ToolSpec, args: &Value) -> Option<(Value, Vec<String>)
     let mut v = args.clone();
 
     // Double-encoded JSON: the whole object sent as a string.
-    if let Value::String(s) = &v {
-        if let Ok(inner @ Value::Object(_)) = serde_json::from_str::<Value>(s) {
-            notes.push("arguments were a JSON string; decoded it".to_string());
-            v = inner;
-        }
+    if let Value::String(s) = &v
+        && let Ok(inner @ Value::Object(_)) = serde_json::from_str::<Value>(s)
+    {
+        notes.push("arguments were a JSON string; decoded it".to_string());
+        v = inner;
     }
     if v.is_null() {
         notes.push("arguments were null; used {}".to_string());
@@ -45,13 +45,12 @@ pub fn repair_args(spec: &ToolSpec, args: &Value) -> Option<(Value, Vec<String>)
             .find(|(a, _)| *a == k || *a == snake)
             .map(|(_, c)| c.clone())
             .or_else(|| props.contains_key(&snake).then(|| snake.clone()));
-        if let Some(t) = target {
-            if !obj.contains_key(&t) {
-                if let Some(val) = obj.remove(&k) {
-                    notes.push(format!("argument `{k}` renamed to `{t}`"));
-                    obj.insert(t, val);
-                }
-            }
+        if let Some(t) = target
+            && !obj.contains_key(&t)
+            && let Some(val) = obj.remove(&k)
+        {
+            notes.push(format!("argument `{k}` renamed to `{t}`"));
+            obj.insert(t, val);
         }
     }
 
@@ -148,20 +147,19 @@ fn repair_value(schema: &Value, val: &Value) -> Option<(Value, String)> {
     if let Value::String(s) = val {
         let t = s.trim();
         if !has("string") || has("integer") || has("number") || has("boolean") {
-            if has("integer") {
-                if let Ok(n) = t.parse::<i64>() {
-                    return Some((Value::from(n), format!("quoted number {s:?} read as {n}")));
-                }
+            if has("integer")
+                && let Ok(n) = t.parse::<i64>()
+            {
+                return Some((Value::from(n), format!("quoted number {s:?} read as {n}")));
             }
-            if has("number") {
-                if let Ok(n) = t.parse::<f64>() {
-                    if let Some(num) = serde_json::Number::from_f64(n) {
-                        return Some((
-                            Value::Number(num),
-                            format!("quoted number {s:?} read as {n}"),
-                        ));
-                    }
-                }
+            if has("number")
+                && let Ok(n) = t.parse::<f64>()
+                && let Some(num) = serde_json::Number::from_f64(n)
+            {
+                return Some((
+                    Value::Number(num),
+                    format!("quoted number {s:?} read as {n}"),
+                ));
             }
             if has("boolean") {
                 match t.to_ascii_lowercase().as_str() {
@@ -175,10 +173,10 @@ fn repair_value(schema: &Value, val: &Value) -> Option<(Value, String)> {
                 }
             }
             if has("array") || has("object") {
-                if let Ok(inner) = serde_json::from_str::<Value>(t) {
-                    if (inner.is_array() && has("array")) || (inner.is_object() && has("object")) {
-                        return Some((inner, "JSON-encoded value decoded".to_string()));
-                    }
+                if let Ok(inner) = serde_json::from_str::<Value>(t)
+                    && ((inner.is_array() && has("array")) || (inner.is_object() && has("object")))
+                {
+                    return Some((inner, "JSON-encoded value decoded".to_string()));
                 }
                 if has("array") {
                     return Some((

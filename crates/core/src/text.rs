@@ -115,7 +115,7 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
 /// Which BOM-less UTF-16 byte order the NUL pattern suggests, if any.
 fn bomless_utf16(bytes: &[u8]) -> Option<Encoding> {
     let head = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
-    if head.len() < 4 || bytes.len() % 2 != 0 {
+    if head.len() < 4 || !bytes.len().is_multiple_of(2) {
         return None;
     }
     let pairs = head.len() / 2;
@@ -253,7 +253,7 @@ fn not_utf8(what: &str, e: std::str::Utf8Error, detected: &str) -> ToolError {
 }
 
 fn utf16(rest: &[u8], what: &str, f: fn([u8; 2]) -> u16) -> ToolResult<String> {
-    if rest.len() % 2 != 0 {
+    if !rest.len().is_multiple_of(2) {
         return Err(ToolError::binary(format!(
             "{what} has a UTF-16 BOM but an odd number of bytes"
         )));

@@ -1,0 +1,253 @@
+//! Per-tool CLI flags generated from the tool's JSON Schema, so the flags,
+//! the JSON args and the schema are one thing and cannot drift.
+//!
+//! Each property becomes `--kebab-name`; booleans are switches, arrays repeat,
+//! objects take JSON; the spec's `positional` list names the positional ones.
+
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use serde_json::{Map, Value};
+use wrench_core::{ToolError, ToolResult, ToolSpec};
+
+/// The JSON Schema types a property accepts (`Option<T>` gives `[T, null]`).
+pub fn types_of(schema: &Value) -> Vec<String> {
+    match schema.get("type") {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(|x| x.as_str().map(String::from))
+            .collect(),
+        _ => {
+            let mut out = Vec::new();
+            for key in ["anyOf", "oneOf"] {
+                if let Some(Value::Array(a)) = schema.get(key) {
+                    for s in a {
+                        out.extend(types_of(s));
+                        if s.get("const").is_some() || s.get("enum").is_some() {
+                            out.push("string".into());
+                        }
+                    }
+                }
+            }
+            if out.is_empty() && schema.get("enum").is_some() {
+                out.push("string".into());
+            }
+            out
+        }
+    }
+}
+
+fn enum_values(schema: &Value) -> Vec<String> {
+    let mut out: Vec<String> = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(a)) = schema.get(key) {
+            for s in a {
+                out.extend(enum_values(s));
+                if let Some(Value::String(c)) = s.get("const") {
+                    out.push(c.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn kebab(name: &str) -> String {
+    name.replace('_', "-")
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or("").to_string()
+}
+
+/// The clap subcommand of one tool.
+pub fn command_for(spec: &ToolSpec) -> Command {
+    let name = spec.name.clone();
+    let mut cmd = Command::new(name.clone())
+        .about(first_line(&spec.description))
+        .long_about(spec.description.clone());
+    let k = kebab(&name);
+    if k != name {
+        cmd = cmd.visible_alias(k);
+    }
+    let props = spec
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let required: Vec<String> = spec
+        .input_schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    for (prop, schema) in &props {
+        let types = types_of(schema);
+        let has = |t: &str| types.iter().any(|x| x == t);
+        let help = schema
+            .get("description")
+            .and_then(Value::as_str)
+            .map(first_line)
+            .unwrap_or_default();
+        let pos_index = spec.positional.iter().position(|p| p == prop);
+        let mut arg = Arg::new(prop.clone()).help(help);
+        if let Some(i) = pos_index {
+            arg = arg.index(i + 1).value_name(prop.to_uppercase());
+            if has("array") {
+                arg = arg.action(ArgAction::Append).num_args(1..);
+            }
+            // Positional args may also be given as flags, for scripts.
+            cmd = cmd.arg(
+                Arg::new(format!("{prop}__flag"))
+                    .long(kebab(prop))
+                    .value_name(prop.to_uppercase())
+                    .hide(true)
+                    .action(if has("array") {
+                        ArgAction::Append
+                    } else {
+                        ArgAction::Set
+                    })
+                    .conflicts_with(prop.clone()),
+            );
+        } else {
+            arg = arg.long(kebab(prop));
+            if has("boolean") && !has("string") {
+                arg = arg.action(ArgAction::SetTrue);
+            } else if has("array") {
+                arg = arg.action(ArgAction::Append).value_name("VALUE");
+            } else {
+                arg = arg.value_name(if has("integer") || has("number") {
+                    "N"
+                } else {
+                    "VALUE"
+                });
+            }
+            if prop.contains('_') {
+                // Also accept the snake_case spelling.
+                arg = arg.alias(prop.clone());
+            }
+        }
+        let ev = enum_values(schema);
+        if !ev.is_empty() {
+            arg = arg.value_parser(clap::builder::PossibleValuesParser::new(ev));
+        }
+        if required.contains(prop) && pos_index.is_none() {
+            arg = arg.help_heading("Required");
+        }
+        cmd = cmd.arg(arg);
+    }
+    cmd
+}
+
+fn convert(prop: &str, schema: &Value, raw: &str) -> ToolResult<Value> {
+    let types = types_of(schema);
+    let has = |t: &str| types.iter().any(|x| x == t);
+    if has("integer") {
+        if let Ok(n) = raw.trim().parse::<i64>() {
+            return Ok(Value::from(n));
+        }
+        if !has("string") {
+            return Err(ToolError::invalid_args(format!(
+                "--{} takes a whole number, not {raw:?}",
+                kebab(prop)
+            )));
+        }
+    }
+    if has("number") {
+        if let Ok(n) = raw.trim().parse::<f64>() {
+            if let Some(num) = serde_json::Number::from_f64(n) {
+                return Ok(Value::Number(num));
+            }
+        }
+    }
+    if has("object") && !has("string") {
+        return serde_json::from_str(raw)
+            .map_err(|e| ToolError::invalid_args(format!("--{} takes JSON: {e}", kebab(prop))));
+    }
+    if has("boolean") && !has("string") {
+        return match raw {
+            "true" => Ok(Value::Bool(true)),
+            "false" => Ok(Value::Bool(false)),
+            _ => Err(ToolError::invalid_args(format!(
+                "--{} takes true or false",
+                kebab(prop)
+            ))),
+        };
+    }
+    Ok(Value::String(raw.to_string()))
+}
+
+/// Turn the matches of a tool's subcommand back into JSON args.
+pub fn args_from_matches(spec: &ToolSpec, m: &ArgMatches) -> ToolResult<Value> {
+    let mut out = Map::new();
+    let props = spec
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    for (prop, schema) in &props {
+        let types = types_of(schema);
+        let is_array = types.iter().any(|t| t == "array");
+        let is_switch =
+            types.iter().any(|t| t == "boolean") && !types.iter().any(|t| t == "string");
+        let is_pos = spec.positional.iter().any(|p| p == prop);
+        if is_switch && !is_pos {
+            if m.get_flag(prop) {
+                out.insert(prop.clone(), Value::Bool(true));
+            }
+            continue;
+        }
+        let mut raws: Vec<String> = m
+            .get_many::<String>(prop)
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default();
+        if is_pos {
+            if let Some(v) = m.get_many::<String>(&format!("{prop}__flag")) {
+                raws.extend(v.cloned());
+            }
+        }
+        if raws.is_empty() {
+            continue;
+        }
+        if is_array {
+            let item_schema = schema
+                .get("items")
+                .cloned()
+                .or_else(|| {
+                    schema
+                        .get("anyOf")
+                        .and_then(Value::as_array)
+                        .and_then(|a| a.iter().find_map(|s| s.get("items").cloned()))
+                })
+                .unwrap_or(Value::Null);
+            let items: ToolResult<Vec<Value>> = raws
+                .iter()
+                .map(|r| {
+                    if item_schema.is_null() || types_of(&item_schema).iter().any(|t| t == "object")
+                    {
+                        serde_json::from_str(r).or_else(|_| Ok(Value::String(r.clone())))
+                    } else {
+                        convert(prop, &item_schema, r)
+                    }
+                })
+                .collect();
+            out.insert(prop.clone(), Value::Array(items?));
+        } else if let Some(last) = raws.last() {
+            out.insert(prop.clone(), convert(prop, schema, last)?);
+        }
+    }
+    Ok(Value::Object(out))
+}
