@@ -1,8 +1,130 @@
-//! wrench-mcp (being built).
+//! # wrench-mcp
+//!
+//! MCP both ways, on the official Rust SDK (`rmcp`):
+//!
+//! - **Server** ([`serve`]): `wrench mcp serve` offers the registry's tools
+//!   over stdio (or streamable HTTP on a loopback address). Titles and hints
+//!   come from each tool's spec; every call runs through the executor, so the
+//!   gate, the read-before-write guard, the redactor and the untrusted frame
+//!   apply exactly as on the CLI. Progress tokens get progress notifications,
+//!   `notifications/cancelled` cancels the call, client roots inside the
+//!   workspace narrow it, and permission asks become form elicitation when
+//!   the client supports it (denials otherwise).
+//! - **Client** ([`register_proxies`], [`list`], [`call`]): servers in
+//!   `[mcp.servers.NAME]` appear as `mcp__NAME__TOOL` tools plus the
+//!   `use_capability` proxy. Discovery is explicit: `wrench mcp list` starts
+//!   each server, caches its tools/list, and from then on the proxies exist
+//!   without starting anything; a server starts only when the gate allowed a
+//!   call to it. Results are always untrusted and capped.
 
-use wrench_core::{Registry, ToolResult};
+pub mod client;
+pub mod config;
+pub mod proxy;
+pub mod server;
 
-/// Register this crate's tools.
-pub fn register(_reg: &mut Registry) -> ToolResult<()> {
-    Ok(())
+pub use config::{McpConfig, RemoteTool, ServerDef};
+pub use proxy::{RememberingAsker, UseCapability, proxy_name};
+pub use server::WrenchServer;
+
+use wrench_core::{
+    Config, Executor, Profile, Redactor, Registry, ToolError, ToolOutput, ToolResult,
+};
+
+/// How `wrench mcp serve` runs.
+#[derive(Debug, Clone, Default)]
+pub struct ServeOptions {
+    pub profile: Profile,
+    /// Streamable HTTP on this loopback address instead of stdio.
+    pub http: Option<std::net::SocketAddr>,
+}
+
+/// Serve `executor`'s registry over MCP until the client goes away (stdio)
+/// or the process is signalled (HTTP).
+pub async fn serve(executor: Executor, opts: ServeOptions) -> ToolResult<()> {
+    let server = WrenchServer::new(executor)?;
+    match opts.http {
+        Some(addr) => server::serve_http(server, addr).await,
+        None => server::serve_stdio(server).await,
+    }
+}
+
+/// Register `mcp__SERVER__TOOL` proxies for the configured servers whose tool
+/// lists are cached (see `wrench mcp list`), and `use_capability`.
+pub fn register_proxies(reg: &mut Registry, config: &Config) -> ToolResult<()> {
+    let cfg = config::load(config)?;
+    proxy::register(reg, &cfg)
+}
+
+/// `wrench mcp list`: start every configured server, refresh its cached tool
+/// list, and describe servers and tools.
+pub async fn list(config: &Config) -> ToolResult<String> {
+    let cfg = config::load(config)?;
+    if cfg.servers.is_empty() {
+        return Ok("no MCP servers configured; add e.g.\n\n[mcp.servers.fs]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]\n\nto the config".to_string());
+    }
+    let mut out = String::new();
+    for (name, def) in &cfg.servers {
+        match client::connect(name, def).await {
+            Ok(c) => {
+                out.push_str(&format!("{name}: {} tool(s)\n", c.tools.len()));
+                for t in &c.tools {
+                    let first = t.description.lines().next().unwrap_or("").trim();
+                    let ro = if t.is_read_only() { " [read-only]" } else { "" };
+                    out.push_str(&format!("  {}{ro}  {first}\n", proxy_name(name, &t.name)));
+                }
+            }
+            Err(e) => out.push_str(&format!("{name}: error[{}]: {}\n", e.kind, e.message)),
+        }
+    }
+    client::shutdown_all().await;
+    Ok(Redactor::global().scrub(out.trim_end()).into_owned())
+}
+
+/// `wrench mcp call SERVER TOOL JSON`: call one tool of a configured server
+/// (a person's direct command; the result is redacted and framed as untrusted
+/// like every MCP result).
+pub async fn call(
+    config: &Config,
+    server: &str,
+    tool: &str,
+    args: serde_json::Value,
+) -> ToolResult<ToolOutput> {
+    let cfg = config::load(config)?;
+    let def = cfg.servers.get(server).ok_or_else(|| {
+        let known: Vec<&str> = cfg.servers.keys().map(String::as_str).collect();
+        ToolError::not_found(format!(
+            "no MCP server named {server:?} in the config; configured: {}",
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        ))
+    })?;
+    let r = async {
+        let conn = client::connect(server, def).await?;
+        if conn.tool(tool).is_none() {
+            let names: Vec<&str> = conn.tools.iter().map(|t| t.name.as_str()).collect();
+            return Err(ToolError::not_found(format!(
+                "MCP server `{server}` has no tool {tool:?}; it offers: {}",
+                names.join(", ")
+            )));
+        }
+        let raw = conn
+            .call(tool, args, &tokio_util::sync::CancellationToken::new())
+            .await?;
+        let spill = wrench_core::session::state_base().join("mcp").join("spill");
+        std::fs::create_dir_all(&spill).map_err(|e| ToolError::from_io(spill.display(), &e))?;
+        Ok(proxy::to_output(server, tool, &raw, &spill, "cli"))
+    }
+    .await;
+    client::shutdown_all().await;
+    let mut out = r?;
+    let r = Redactor::global();
+    out.text = r.scrub(&out.text).into_owned();
+    wrench_core::executor::scrub_value(r, &mut out.data);
+    if let Some(src) = out.untrusted_source.clone() {
+        out.text = wrench_core::frame::frame(&src, &out.text);
+    }
+    Ok(out)
 }

@@ -1,0 +1,279 @@
+//! The `[mcp]` config section and the per-server tool-list cache.
+//!
+//! ```toml
+//! [mcp.servers.fs]
+//! command = "npx"
+//! args = ["-y", "@modelcontextprotocol/server-filesystem", "/srv/docs"]
+//! env = { NODE_NO_WARNINGS = "1" }
+//!
+//! [mcp.servers.remote]
+//! url = "http://127.0.0.1:8765/mcp"
+//! ```
+//!
+//! Servers start lazily: `register_proxies` builds the `mcp__NAME__TOOL` tools
+//! from the tool list cached by the last `wrench mcp list` (or the last call
+//! that started the server), so building a registry never spawns anything.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use wrench_core::session::{sha256_hex, state_base, write_atomic};
+use wrench_core::{Config, ToolError, ToolResult};
+
+/// Seconds a server gets to start and answer `initialize`.
+pub const START_TIMEOUT_SECS: u64 = 30;
+/// Seconds one remote tool call may take unless the server sets `timeout_secs`.
+pub const CALL_TIMEOUT_SECS: u64 = 300;
+
+/// `[mcp]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpConfig {
+    #[serde(default)]
+    pub servers: BTreeMap<String, ServerDef>,
+}
+
+/// `[mcp.servers.NAME]`: a command to spawn (stdio) or a streamable-HTTP URL.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerDef {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// Working directory of the spawned server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Per-call timeout in seconds (default [`CALL_TIMEOUT_SECS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_secs: Option<u64>,
+}
+
+impl ServerDef {
+    /// A short, stable fingerprint of the definition: a changed command, args,
+    /// env or URL makes a fresh cache (and a fresh process).
+    pub fn fingerprint(&self) -> String {
+        let bytes = serde_json::to_vec(self).unwrap_or_default();
+        sha256_hex(&bytes)[..16].to_string()
+    }
+
+    pub fn check(&self, name: &str) -> ToolResult<()> {
+        match (&self.command, &self.url) {
+            (Some(_), Some(_)) => Err(ToolError::invalid_args(format!(
+                "[mcp.servers.{name}] sets both `command` and `url`; keep one"
+            ))),
+            (None, None) => Err(ToolError::invalid_args(format!(
+                "[mcp.servers.{name}] needs `command = \"...\"` (stdio) or `url = \"http://...\"` (streamable HTTP)"
+            ))),
+            (None, Some(u)) if !(u.starts_with("http://") || u.starts_with("https://")) => {
+                Err(ToolError::invalid_args(format!(
+                    "[mcp.servers.{name}] url {u:?} must start with http:// or https://"
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Server names become part of tool names (`mcp__NAME__TOOL`), so they are
+/// kept to letters, digits, `-` and `_`, and may not contain `__`.
+pub fn check_server_name(name: &str) -> ToolResult<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && !name.contains("__");
+    if ok {
+        Ok(())
+    } else {
+        Err(ToolError::invalid_args(format!(
+            "MCP server name {name:?} is not usable: use 1-64 letters, digits, - or _ (no `__`)"
+        )))
+    }
+}
+
+/// Read and check `[mcp]`.
+pub fn load(config: &Config) -> ToolResult<McpConfig> {
+    let c: McpConfig = config.section("mcp")?;
+    for (name, def) in &c.servers {
+        check_server_name(name)?;
+        def.check(name)?;
+    }
+    Ok(c)
+}
+
+/// The part of a remote tool wrench keeps: what tools/list said.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RemoteTool {
+    pub name: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub description: String,
+    pub input_schema: serde_json::Value,
+    #[serde(default)]
+    pub annotations: Annotations,
+}
+
+/// The hints of a remote tool (absent means undeclared).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Annotations {
+    #[serde(default)]
+    pub read_only: Option<bool>,
+    #[serde(default)]
+    pub destructive: Option<bool>,
+    #[serde(default)]
+    pub idempotent: Option<bool>,
+    #[serde(default)]
+    pub open_world: Option<bool>,
+}
+
+impl RemoteTool {
+    /// Build from the JSON of one tools/list entry.
+    pub fn from_json(v: &serde_json::Value) -> Option<RemoteTool> {
+        let name = v.get("name")?.as_str()?.to_string();
+        let a = v.get("annotations");
+        let hint = |k: &str| {
+            a.and_then(|a| a.get(k))
+                .and_then(serde_json::Value::as_bool)
+        };
+        let title = v
+            .get("title")
+            .and_then(|t| t.as_str())
+            .or_else(|| a.and_then(|a| a.get("title")).and_then(|t| t.as_str()))
+            .map(String::from);
+        Some(RemoteTool {
+            name,
+            title,
+            description: v
+                .get("description")
+                .and_then(|d| d.as_str())
+                .unwrap_or_default()
+                .to_string(),
+            input_schema: v
+                .get("inputSchema")
+                .cloned()
+                .unwrap_or_else(|| serde_json::json!({"type": "object"})),
+            annotations: Annotations {
+                read_only: hint("readOnlyHint"),
+                destructive: hint("destructiveHint"),
+                idempotent: hint("idempotentHint"),
+                open_world: hint("openWorldHint"),
+            },
+        })
+    }
+
+    /// sha256 of the input schema's JSON (keys in the server's order): an
+    /// approval is bound to it.
+    pub fn schema_hash(&self) -> String {
+        sha256_hex(&serde_json::to_vec(&self.input_schema).unwrap_or_default())
+    }
+
+    /// Declared read-only: batched as independent and low risk. Anything
+    /// else (including undeclared) is high risk and serialized.
+    pub fn is_read_only(&self) -> bool {
+        self.annotations.read_only == Some(true)
+    }
+}
+
+/// What the cache file holds for one server.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CachedTools {
+    pub server: String,
+    pub fingerprint: String,
+    /// Seconds since the Unix epoch when the list was fetched.
+    pub fetched_at: u64,
+    pub tools: Vec<RemoteTool>,
+}
+
+fn cache_dir() -> PathBuf {
+    state_base().join("mcp").join("tools")
+}
+
+fn cache_path(name: &str, def: &ServerDef) -> PathBuf {
+    cache_dir().join(format!("{name}-{}.json", def.fingerprint()))
+}
+
+/// The cached tool list of a server, if its definition has not changed since.
+pub fn cached_tools(name: &str, def: &ServerDef) -> Option<CachedTools> {
+    let bytes = std::fs::read(cache_path(name, def)).ok()?;
+    let c: CachedTools = serde_json::from_slice(&bytes).ok()?;
+    (c.fingerprint == def.fingerprint()).then_some(c)
+}
+
+/// Remember a server's tool list.
+pub fn store_tools(name: &str, def: &ServerDef, tools: &[RemoteTool]) -> ToolResult<()> {
+    let dir = cache_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| ToolError::from_io(dir.display(), &e))?;
+    let c = CachedTools {
+        server: name.to_string(),
+        fingerprint: def.fingerprint(),
+        fetched_at: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+        tools: tools.to_vec(),
+    };
+    let bytes = serde_json::to_vec_pretty(&c)
+        .map_err(|e| ToolError::io(format!("cannot encode the MCP tool cache: {e}")))?;
+    write_atomic(&cache_path(name, def), &bytes)
+}
+
+/// Where a spawned server's stderr goes.
+pub fn log_path(name: &str) -> PathBuf {
+    state_base()
+        .join("mcp")
+        .join("logs")
+        .join(format!("{name}.log"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_with_both_command_and_url_is_refused() {
+        let c = Config::from_str(
+            "[mcp.servers.x]\ncommand = \"a\"\nurl = \"http://127.0.0.1:1/mcp\"\n",
+        )
+        .unwrap();
+        let e = load(&c).unwrap_err();
+        assert!(e.message.contains("both"), "{}", e.message);
+    }
+
+    #[test]
+    fn server_names_with_double_underscore_are_refused() {
+        let c = Config::from_str("[mcp.servers.a__b]\ncommand = \"x\"\n").unwrap();
+        assert!(load(&c).is_err());
+    }
+
+    #[test]
+    fn fingerprint_changes_with_the_definition() {
+        let a = ServerDef {
+            command: Some("x".into()),
+            ..Default::default()
+        };
+        let mut b = a.clone();
+        b.args.push("--flag".into());
+        assert_ne!(a.fingerprint(), b.fingerprint());
+    }
+
+    #[test]
+    fn undeclared_hints_mean_not_read_only() {
+        let t = RemoteTool::from_json(
+            &serde_json::json!({"name": "t", "inputSchema": {"type": "object"}}),
+        )
+        .unwrap();
+        assert!(!t.is_read_only());
+        let t = RemoteTool::from_json(&serde_json::json!({
+            "name": "t", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}
+        }))
+        .unwrap();
+        assert!(t.is_read_only());
+    }
+}

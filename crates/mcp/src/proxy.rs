@@ -1,0 +1,630 @@
+//! `mcp__SERVER__TOOL` proxies and the `use_capability` capability proxy.
+//!
+//! Flow: `wrench mcp list` starts each configured server, fetches tools/list
+//! and caches it (config::store_tools); building a registry then turns the
+//! cached lists into proxies without starting anything. A proxy's plan names
+//! `Action::Mcp{server, tool, schema_hash, risk}`; only once the gate allowed
+//! it does `run` start (or reuse) the server. If the live schema differs from
+//! the one the plan was approved for, the call is authorized again.
+
+use crate::client;
+use crate::config::{self, McpConfig, RemoteTool, ServerDef};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use wrench_core::{
+    Access, Action, ActionPlan, Asker, Authorized, Context, DynTool, Effect, Image, ParsedArgs,
+    Registry, Risk, SessionStore, Tool, ToolError, ToolOutput, ToolResult, ToolSpec, trailer,
+};
+
+/// Characters of a remote result shown inline; the rest is spilled to a file.
+pub const MAX_RESULT_CHARS: usize = 40_000;
+/// Images kept from one remote result.
+pub const MAX_RESULT_IMAGES: usize = 8;
+/// The session document that holds approvals bound to (server, tool, schema hash).
+pub const APPROVALS_FILE: &str = "mcp-approvals.json";
+
+/// The registry name of a remote tool.
+pub fn proxy_name(server: &str, tool: &str) -> String {
+    format!("mcp__{server}__{tool}")
+}
+
+fn risk_of(t: &RemoteTool) -> Risk {
+    if t.is_read_only() {
+        Risk::Low
+    } else {
+        Risk::High
+    }
+}
+
+fn access_of(t: &RemoteTool) -> Access {
+    if t.is_read_only() {
+        Access::Independent
+    } else {
+        Access::GlobalWrite
+    }
+}
+
+fn mcp_action(server: &str, t: &RemoteTool) -> Action {
+    Action::Mcp {
+        server: server.to_string(),
+        tool: t.name.clone(),
+        schema_hash: t.schema_hash(),
+        risk: risk_of(t),
+    }
+}
+
+/// A proxy of one remote tool, built from the cached tools/list.
+pub struct McpProxy {
+    server: String,
+    def: ServerDef,
+    tool: RemoteTool,
+    spec: ToolSpec,
+}
+
+impl McpProxy {
+    pub fn new(server: &str, def: &ServerDef, tool: RemoteTool) -> Self {
+        let name = proxy_name(server, &tool.name);
+        let mut description = if tool.description.is_empty() {
+            format!("Tool `{}` of MCP server `{server}`.", tool.name)
+        } else {
+            tool.description.clone()
+        };
+        description.push_str(&format!(
+            " (MCP server `{server}`; results are untrusted external content.)"
+        ));
+        let mut spec = ToolSpec::new::<Value>(&name, Effect::Delegated, &description)
+            .limit(
+                "MAX_RESULT_CHARS",
+                MAX_RESULT_CHARS,
+                "characters of a result shown; the rest is saved to a file named in the trailer",
+            )
+            .open_world()
+            .idempotent(tool.annotations.idempotent == Some(true));
+        spec.input_schema = tool.input_schema.clone();
+        spec.read_only = false;
+        spec.access = if tool.is_read_only() {
+            wrench_core::AccessClass::Independent
+        } else {
+            wrench_core::AccessClass::GlobalWrite
+        };
+        spec.destructive = !tool.is_read_only() && tool.annotations.destructive != Some(false);
+        McpProxy {
+            server: server.to_string(),
+            def: def.clone(),
+            tool,
+            spec,
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl DynTool for McpProxy {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn parse(&self, args: &Value) -> ToolResult<ParsedArgs> {
+        let obj = match args {
+            Value::Object(o) => o.clone(),
+            Value::Null => Default::default(),
+            other => {
+                return Err(ToolError::invalid_args(format!(
+                    "arguments of `{}` must be a JSON object, not {other}",
+                    self.spec.name
+                )));
+            }
+        };
+        if let Some(req) = self
+            .tool
+            .input_schema
+            .get("required")
+            .and_then(Value::as_array)
+        {
+            let missing: Vec<&str> = req
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|k| !obj.contains_key(*k))
+                .collect();
+            if !missing.is_empty() {
+                return Err(ToolError::invalid_args(format!(
+                    "`{}` needs argument(s) {}; see `wrench schema {}`",
+                    self.spec.name,
+                    missing.join(", "),
+                    self.spec.name
+                )));
+            }
+        }
+        Ok(ParsedArgs {
+            json: Value::Object(obj),
+            typed: Box::new(()),
+        })
+    }
+
+    fn access(&self, _args: &ParsedArgs, _ctx: &Context) -> Access {
+        access_of(&self.tool)
+    }
+
+    async fn plan(&self, args: &ParsedArgs, _ctx: &Context) -> ToolResult<ActionPlan> {
+        Ok(
+            ActionPlan::new(&self.spec.name, Effect::Delegated, args.json.clone())
+                .with(mcp_action(&self.server, &self.tool)),
+        )
+    }
+
+    async fn run(
+        &self,
+        args: ParsedArgs,
+        auth: Authorized,
+        ctx: &Context,
+    ) -> ToolResult<ToolOutput> {
+        call_remote(&self.server, &self.def, &self.tool, args.json, &auth, ctx).await
+    }
+}
+
+/// Start (or reuse) the server, check the schema the plan was approved for,
+/// call, and turn the result into capped untrusted output.
+async fn call_remote(
+    server: &str,
+    def: &ServerDef,
+    planned: &RemoteTool,
+    args: Value,
+    auth: &Authorized,
+    ctx: &Context,
+) -> ToolResult<ToolOutput> {
+    let conn = client::connect(server, def).await?;
+    let live = conn.tool(&planned.name).cloned().ok_or_else(|| {
+        ToolError::not_found(format!(
+            "MCP server `{server}` no longer offers `{}`; run `wrench mcp list` to refresh the tool list",
+            planned.name
+        ))
+    })?;
+    if live.schema_hash() != planned.schema_hash() || risk_of(&live) != risk_of(planned) {
+        // The approval was for another schema (or looser hints): ask again.
+        let plan = ActionPlan::new(&auth.plan().tool, Effect::Delegated, args.clone())
+            .with(mcp_action(server, &live));
+        ctx.authorize(plan).await?;
+    }
+    let raw = match conn.call(&live.name, args, &ctx.cancel).await {
+        Ok(r) => r,
+        Err(e) => {
+            if e.kind == wrench_core::ErrorKind::Io {
+                client::evict(server).await;
+            }
+            return Err(e);
+        }
+    };
+    let spill_dir = ctx.session.subdir("mcp")?;
+    Ok(to_output(
+        server,
+        &live.name,
+        &raw,
+        &spill_dir,
+        &ctx.call_id,
+    ))
+}
+
+/// Turn the JSON of a CallToolResult into untrusted output: text content
+/// joined, images kept (up to [`MAX_RESULT_IMAGES`]), other blocks described,
+/// the text capped at [`MAX_RESULT_CHARS`] with the full text spilled.
+pub fn to_output(
+    server: &str,
+    tool: &str,
+    raw: &Value,
+    spill_dir: &std::path::Path,
+    call_id: &str,
+) -> ToolOutput {
+    let mut parts: Vec<String> = Vec::new();
+    let mut images = Vec::new();
+    let mut dropped_images = 0usize;
+    for c in raw
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let kind = c.get("type").and_then(Value::as_str).unwrap_or("");
+        match kind {
+            "text" => parts.push(
+                c.get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+            ),
+            "image" => {
+                let mime = c
+                    .get("mimeType")
+                    .and_then(Value::as_str)
+                    .unwrap_or("image/png");
+                let data = c.get("data").and_then(Value::as_str).unwrap_or("");
+                if images.len() < MAX_RESULT_IMAGES {
+                    images.push(Image {
+                        mime_type: mime.to_string(),
+                        data: data.to_string(),
+                    });
+                } else {
+                    dropped_images += 1;
+                }
+            }
+            "audio" => {
+                let mime = c.get("mimeType").and_then(Value::as_str).unwrap_or("audio");
+                let n = c
+                    .get("data")
+                    .and_then(Value::as_str)
+                    .map_or(0, |d| d.len() * 3 / 4);
+                parts.push(format!("[audio {mime}, about {n} bytes, not shown]"));
+            }
+            "resource" => {
+                let r = c.get("resource").cloned().unwrap_or(Value::Null);
+                let uri = r.get("uri").and_then(Value::as_str).unwrap_or("?");
+                match r.get("text").and_then(Value::as_str) {
+                    Some(t) => parts.push(format!("[resource {uri}]\n{t}")),
+                    None => parts.push(format!("[resource {uri}: binary, not shown]")),
+                }
+            }
+            "resource_link" => {
+                let uri = c.get("uri").and_then(Value::as_str).unwrap_or("?");
+                let name = c.get("name").and_then(Value::as_str).unwrap_or("");
+                parts.push(format!("[resource link {uri} {name}]").replace(" ]", "]"));
+            }
+            other => parts.push(format!("[{other} content, not shown]")),
+        }
+    }
+    let structured = raw.get("structuredContent").cloned();
+    let is_error = raw.get("isError").and_then(Value::as_bool) == Some(true);
+    let mut text = parts.join("\n");
+    if text.is_empty() {
+        if let Some(s) = &structured {
+            text = serde_json::to_string_pretty(s).unwrap_or_default();
+        }
+    }
+    if is_error {
+        text = format!("the MCP tool reported an error:\n{text}");
+    }
+    if dropped_images > 0 {
+        text.push_str(&format!(
+            "\n[{dropped_images} more image(s) not shown; at most {MAX_RESULT_IMAGES} per result]"
+        ));
+    }
+    let total = text.chars().count();
+    let mut spilled = None;
+    if total > MAX_RESULT_CHARS {
+        let cut: String = text.chars().take(MAX_RESULT_CHARS).collect();
+        let safe_id: String = call_id
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+            .take(32)
+            .collect();
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let file = spill_dir.join(format!("{server}-{}-{safe_id}{nanos}.txt", sanitize(tool)));
+        let next = match wrench_core::session::write_atomic(&file, text.as_bytes()) {
+            Ok(()) => {
+                spilled = Some(file.display().to_string());
+                format!("the full result is saved in {}", file.display())
+            }
+            Err(e) => format!("the rest could not be saved ({})", e.message),
+        };
+        text = format!(
+            "{cut}\n{}",
+            trailer(MAX_RESULT_CHARS, Some(total), "characters", &next)
+        );
+    }
+    let mut out = ToolOutput::untrusted(format!("mcp:{server}/{tool}"), text).with_data(&json!({
+        "server": server,
+        "tool": tool,
+        "is_error": is_error,
+        "structured": structured,
+        "truncated": spilled.is_some(),
+        "spill_path": spilled,
+    }));
+    out.images = images;
+    out
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(48)
+        .collect()
+}
+
+/// Register proxies for every configured server whose tool list is cached,
+/// plus `use_capability`. Never starts a server.
+pub fn register(reg: &mut Registry, cfg: &McpConfig) -> ToolResult<()> {
+    for (name, def) in &cfg.servers {
+        let Some(cached) = config::cached_tools(name, def) else {
+            continue;
+        };
+        for t in cached.tools {
+            // A name taken by another tool is skipped, never a reason to fail
+            // every command.
+            let _ = reg.register_dyn(Arc::new(McpProxy::new(name, def, t)));
+        }
+    }
+    reg.register(UseCapability {
+        servers: cfg.servers.clone(),
+    })
+}
+
+// ---------------------------------------------------------------- use_capability
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CapabilityAction {
+    /// The configured MCP servers and their tools (from the cache).
+    List,
+    /// One tool's description, input schema, hints and schema hash.
+    Inspect,
+    /// Call one tool with `args`.
+    Call,
+}
+
+/// Arguments of `use_capability`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UseCapabilityArgs {
+    /// list, inspect or call.
+    pub action: CapabilityAction,
+    /// The MCP server (as named in the config); required for inspect and call.
+    #[serde(default)]
+    pub server: Option<String>,
+    /// The server's tool name (without the mcp__SERVER__ prefix); required for inspect and call.
+    #[serde(default)]
+    pub tool: Option<String>,
+    /// Arguments of the tool, for call.
+    #[serde(default)]
+    pub args: Option<Value>,
+}
+
+/// Reach configured MCP servers' tools without changing the host's tool list.
+pub struct UseCapability {
+    servers: BTreeMap<String, ServerDef>,
+}
+
+impl UseCapability {
+    fn target(&self, a: &UseCapabilityArgs) -> ToolResult<(String, ServerDef, RemoteTool)> {
+        let server = a.server.as_deref().ok_or_else(|| {
+            ToolError::invalid_args("`server` is required for inspect and call; `use_capability` with action list names them")
+        })?;
+        let tool = a.tool.as_deref().ok_or_else(|| {
+            ToolError::invalid_args("`tool` is required for inspect and call; `use_capability` with action list names them")
+        })?;
+        let def = self.servers.get(server).ok_or_else(|| {
+            let known: Vec<&str> = self.servers.keys().map(String::as_str).collect();
+            ToolError::not_found(format!(
+                "no MCP server named {server:?}; configured: {}",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ))
+        })?;
+        let cached = config::cached_tools(server, def).ok_or_else(|| {
+            ToolError::not_found(format!(
+                "the tools of MCP server `{server}` are not known yet; run `wrench mcp list` once to discover them"
+            ))
+        })?;
+        let t = cached
+            .tools
+            .into_iter()
+            .find(|t| t.name == tool)
+            .ok_or_else(|| {
+                ToolError::not_found(format!(
+                    "MCP server `{server}` has no tool {tool:?} (as of the last `wrench mcp list`)"
+                ))
+            })?;
+        Ok((server.to_string(), def.clone(), t))
+    }
+
+    fn list_text(&self) -> (String, Value) {
+        if self.servers.is_empty() {
+            return (
+                "no MCP servers are configured; add [mcp.servers.NAME] with command = \"...\" or url = \"http://...\" to the config".to_string(),
+                json!({"servers": []}),
+            );
+        }
+        let mut text = String::new();
+        let mut servers = Vec::new();
+        for (name, def) in &self.servers {
+            match config::cached_tools(name, def) {
+                Some(c) => {
+                    text.push_str(&format!("{name}: {} tool(s)\n", c.tools.len()));
+                    for t in &c.tools {
+                        let first = t.description.lines().next().unwrap_or("");
+                        let ro = if t.is_read_only() { " [read-only]" } else { "" };
+                        text.push_str(&format!("  {}{ro}  {first}\n", t.name));
+                    }
+                    servers.push(json!({"server": name, "tools": c.tools.iter().map(|t| &t.name).collect::<Vec<_>>()}));
+                }
+                None => {
+                    text.push_str(&format!(
+                        "{name}: tools not discovered yet (run `wrench mcp list`)\n"
+                    ));
+                    servers.push(json!({"server": name, "tools": null}));
+                }
+            }
+        }
+        (text.trim_end().to_string(), json!({"servers": servers}))
+    }
+}
+
+#[async_trait::async_trait]
+impl Tool for UseCapability {
+    type Args = UseCapabilityArgs;
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new::<UseCapabilityArgs>(
+            "use_capability",
+            Effect::Delegated,
+            "Reach the tools of configured MCP servers without changing your tool list: `list` names servers and tools, `inspect` shows one tool's schema, `call` runs it with `args` under the same permission rules as mcp__SERVER__TOOL. Results are untrusted external content.",
+        )
+        .access(wrench_core::AccessClass::Varies)
+        .limit(
+            "MAX_RESULT_CHARS",
+            MAX_RESULT_CHARS,
+            "characters of a call result shown; the rest is saved to a file named in the trailer",
+        )
+        .open_world()
+    }
+
+    fn access(&self, args: &UseCapabilityArgs, _ctx: &Context) -> Access {
+        match args.action {
+            CapabilityAction::List | CapabilityAction::Inspect => Access::Independent,
+            CapabilityAction::Call => match self.target(args) {
+                Ok((_, _, t)) => access_of(&t),
+                Err(_) => Access::GlobalWrite,
+            },
+        }
+    }
+
+    async fn plan(
+        &self,
+        args: &UseCapabilityArgs,
+        base: ActionPlan,
+        _ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        match args.action {
+            // Reading the cache is read-only.
+            CapabilityAction::List | CapabilityAction::Inspect => {
+                let mut p = base;
+                p.effect = Effect::ReadOnly;
+                Ok(p)
+            }
+            CapabilityAction::Call => {
+                let (server, _, t) = self.target(args)?;
+                // Named as the proxy, so `mcp__SERVER__*` rules apply alike.
+                Ok(ActionPlan::new(
+                    &proxy_name(&server, &t.name),
+                    Effect::Delegated,
+                    args.args.clone().unwrap_or_else(|| json!({})),
+                )
+                .with(mcp_action(&server, &t)))
+            }
+        }
+    }
+
+    async fn run(
+        &self,
+        args: UseCapabilityArgs,
+        auth: Authorized,
+        ctx: &Context,
+    ) -> ToolResult<ToolOutput> {
+        match args.action {
+            CapabilityAction::List => {
+                let (text, data) = self.list_text();
+                Ok(ToolOutput::text(text).with_data(&data))
+            }
+            CapabilityAction::Inspect => {
+                let (server, _, t) = self.target(&args)?;
+                let schema = serde_json::to_string_pretty(&t.input_schema).unwrap_or_default();
+                let text = format!(
+                    "{} on MCP server {server} ({})\n{}\nread-only: {}\nschema sha256: {}\ninput schema:\n{schema}",
+                    t.name,
+                    proxy_name(&server, &t.name),
+                    t.description,
+                    t.is_read_only(),
+                    t.schema_hash()
+                );
+                // Descriptions come from the server: untrusted.
+                Ok(
+                    ToolOutput::untrusted(format!("mcp:{server}/{}", t.name), text).with_data(
+                        &json!({
+                            "server": server, "tool": t, "schema_hash": t.schema_hash(),
+                        }),
+                    ),
+                )
+            }
+            CapabilityAction::Call => {
+                let (server, def, t) = self.target(&args)?;
+                let a = args.args.unwrap_or_else(|| json!({}));
+                call_remote(&server, &def, &t, a, &auth, ctx).await
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- approvals
+
+/// An [`Asker`] that remembers yes answers to MCP calls in the session store,
+/// bound to (server, tool, schema hash): the same tool with the same schema
+/// is not asked again in this session; a changed schema is.
+pub struct RememberingAsker {
+    inner: Arc<dyn Asker>,
+    session: SessionStore,
+}
+
+impl RememberingAsker {
+    pub fn new(inner: Arc<dyn Asker>, session: SessionStore) -> Self {
+        RememberingAsker { inner, session }
+    }
+}
+
+type Approvals = BTreeMap<String, String>;
+
+fn mcp_keys(plan: &ActionPlan) -> Vec<(String, String)> {
+    plan.actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Mcp {
+                server,
+                tool,
+                schema_hash,
+                ..
+            } => Some((format!("{server}/{tool}"), schema_hash.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// True when every MCP action of the plan was approved earlier in this session
+/// with the same schema hash. Plans with other actions are never pre-approved.
+pub fn previously_approved(session: &SessionStore, plan: &ActionPlan) -> bool {
+    let keys = mcp_keys(plan);
+    if keys.is_empty() || keys.len() != plan.actions.len() {
+        return false;
+    }
+    let Ok(Some(m)) = session.load_json::<Approvals>(APPROVALS_FILE) else {
+        return false;
+    };
+    keys.iter().all(|(k, h)| m.get(k) == Some(h))
+}
+
+/// Remember that the plan's MCP actions were approved.
+pub fn record_approval(session: &SessionStore, plan: &ActionPlan) -> ToolResult<()> {
+    let keys = mcp_keys(plan);
+    if keys.is_empty() {
+        return Ok(());
+    }
+    session.update_json::<Approvals, ()>(APPROVALS_FILE, |m| {
+        for (k, h) in keys {
+            m.insert(k, h);
+        }
+        Ok(())
+    })
+}
+
+#[async_trait::async_trait]
+impl Asker for RememberingAsker {
+    async fn ask(&self, plan: &ActionPlan, prompt: &str) -> bool {
+        if previously_approved(&self.session, plan) {
+            return true;
+        }
+        let yes = self.inner.ask(plan, prompt).await;
+        if yes {
+            let _ = record_approval(&self.session, plan);
+        }
+        yes
+    }
+}
