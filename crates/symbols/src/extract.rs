@@ -272,8 +272,8 @@ pub(crate) fn defs<'t>(lang: Lang, text: &str, tree: &'t Tree) -> Result<Vec<Def
             container.push(recv.clone());
         }
         let range_node = range_node(lang, r.node);
-        let start_byte = extended_start(text, range_node);
-        let start_line = line_of(text, start_byte);
+        let (start_byte, start_row) = extended_start(text, range_node);
+        let start_line = start_row as u32 + 1;
         let end_line = end_line(range_node);
         let line = r.node.start_position().row as u32 + 1;
         let symbol = Symbol {
@@ -436,8 +436,8 @@ fn attaches(kind: &str) -> bool {
 }
 
 /// Walk back over the doc comments, attributes and decorators directly above
-/// `node` (no blank line between), and return the byte where they start.
-fn extended_start(text: &str, node: Node<'_>) -> usize {
+/// `node` (no blank line between), and return the byte and row where they start.
+fn extended_start(text: &str, node: Node<'_>) -> (usize, usize) {
     let mut start = node.start_byte();
     let mut start_row = node.start_position().row;
     let mut cur = node;
@@ -459,13 +459,7 @@ fn extended_start(text: &str, node: Node<'_>) -> usize {
         start_row = prev.start_position().row;
         cur = prev;
     }
-    start
-}
-
-/// 1-based line of a byte offset.
-pub(crate) fn line_of(text: &str, byte: usize) -> u32 {
-    let b = byte.min(text.len());
-    (text.as_bytes()[..b].iter().filter(|&&c| c == b'\n').count() + 1) as u32
+    (start, start_row)
 }
 
 fn end_line(n: Node<'_>) -> u32 {
