@@ -7,6 +7,36 @@ use std::sync::Arc;
 use wrench_cli::{Engine, Options, exit, exit_code_for, flags, render};
 use wrench_core::{ActionPlan, Call, ToolError};
 
+/// The permission mode flag. It is not a clap-global flag, because `grep`
+/// has an argument of its own called `mode`: every subcommand gets it, except
+/// a tool whose schema has a `mode` property, where it must come before the
+/// subcommand (or be spelled `--permission-mode`, which works everywhere).
+fn mode_arg() -> Arg {
+    Arg::new("perm_mode")
+        .long("mode")
+        .visible_alias("permission-mode")
+        .value_name("MODE")
+        .value_parser(["read-only", "ask", "auto", "yolo"])
+        .help("Permission mode (default: ask, or the config's)")
+}
+
+fn with_mode(cmd: Command) -> Command {
+    if cmd
+        .get_arguments()
+        .any(|a| a.get_id() == "mode" || a.get_long() == Some("mode"))
+    {
+        cmd.arg(
+            Arg::new("perm_mode")
+                .long("permission-mode")
+                .value_name("MODE")
+                .value_parser(["read-only", "ask", "auto", "yolo"])
+                .help("Permission mode (default: ask, or the config's)"),
+        )
+    } else {
+        cmd.arg(mode_arg())
+    }
+}
+
 fn global_args(cmd: Command) -> Command {
     cmd.arg(
         Arg::new("root")
@@ -23,14 +53,7 @@ fn global_args(cmd: Command) -> Command {
             .env("WRENCH_SESSION")
             .help("Session name: read evidence, shell state and jobs are kept per session"),
     )
-    .arg(
-        Arg::new("mode")
-            .long("mode")
-            .global(true)
-            .value_name("MODE")
-            .value_parser(["read-only", "ask", "auto", "yolo"])
-            .help("Permission mode (default: ask, or the config's)"),
-    )
+    .arg(mode_arg())
     .arg(
         Arg::new("allow")
             .long("allow")
@@ -71,18 +94,18 @@ fn build_cli(reg: &wrench_core::Registry) -> Command {
         .arg_required_else_help(true);
     cmd = global_args(cmd);
     cmd = cmd
-        .subcommand(
+        .subcommand(with_mode(
             Command::new("call")
                 .about("Run one tool call from JSON args; prints the JSON result")
                 .arg(Arg::new("tool").required(true))
                 .arg(Arg::new("args").help("JSON object, or - for stdin (default: {})")),
-        )
-        .subcommand(
+        ))
+        .subcommand(with_mode(
             Command::new("batch")
                 .about("Run JSON Lines of calls ({\"id\",\"tool\",\"args\"}) with the batching planner; JSON Lines out, in input order")
                 .arg(Arg::new("file").help("File of calls, or - for stdin (default: -)"))
                 .arg(Arg::new("profile").long("profile").value_name("PROFILE")),
-        )
+        ))
         .subcommand(
             Command::new("tools")
                 .about("List the tools with effect, access class and read-only flag")
@@ -93,12 +116,12 @@ fn build_cli(reg: &wrench_core::Registry) -> Command {
             Command::new("mcp")
                 .about("MCP: serve wrench's tools, or use configured MCP servers")
                 .subcommand_required(true)
-                .subcommand(
+                .subcommand(with_mode(
                     Command::new("serve")
                         .about("Serve the tools over MCP (stdio, or streamable HTTP with --http)")
                         .arg(Arg::new("profile").long("profile").value_name("PROFILE"))
                         .arg(Arg::new("http").long("http").value_name("ADDR").help("Serve streamable HTTP on this loopback address")),
-                )
+                ))
                 .subcommand(Command::new("list").about("List configured MCP servers and their tools"))
                 .subcommand(
                     Command::new("call")
@@ -118,16 +141,28 @@ fn build_cli(reg: &wrench_core::Registry) -> Command {
     let mut tool_cmds: Vec<Command> = reg.tools().map(|t| flags::command_for(t.spec())).collect();
     tool_cmds.sort_by(|a, b| a.get_name().cmp(b.get_name()));
     for c in tool_cmds {
-        cmd = cmd.subcommand(c.next_help_heading("Tool arguments"));
+        cmd = cmd.subcommand(with_mode(c.next_help_heading("Tool arguments")));
     }
     cmd
+}
+
+/// The permission mode from the root or any subcommand level.
+fn perm_mode(m: &ArgMatches) -> Option<String> {
+    let mut cur = Some(m);
+    while let Some(x) = cur {
+        if let Ok(Some(v)) = x.try_get_one::<String>("perm_mode") {
+            return Some(v.clone());
+        }
+        cur = x.subcommand().map(|(_, s)| s);
+    }
+    None
 }
 
 fn options(m: &ArgMatches) -> Options {
     Options {
         root: m.get_one::<String>("root").map(Into::into),
         session: m.get_one::<String>("session").cloned(),
-        mode: m.get_one::<String>("mode").cloned(),
+        mode: perm_mode(m),
         allow: m
             .get_many::<String>("allow")
             .map(|v| v.cloned().collect())
