@@ -317,3 +317,99 @@ pub fn scrub_value(r: &Redactor, v: &mut Value) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::AllowAll;
+    use crate::{Authorized, Effect, Tool, ToolSpec};
+    use std::sync::Arc;
+    use tokio::sync::Barrier;
+
+    /// A tool whose calls wait until `n` of them are running at once: a batch
+    /// that ran them one after another would never finish.
+    struct Rendezvous(Arc<Barrier>);
+
+    #[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+    struct A {
+        path: String,
+    }
+
+    #[async_trait::async_trait]
+    impl Tool for Rendezvous {
+        type Args = A;
+        fn spec(&self) -> ToolSpec {
+            ToolSpec::new::<A>("meet", Effect::ReadOnly, "waits for its peers")
+        }
+        fn access(&self, a: &A, ctx: &Context) -> Access {
+            Access::read(&ctx.root, &a.path)
+        }
+        async fn run(&self, a: A, _auth: Authorized, _ctx: &Context) -> ToolResult<ToolOutput> {
+            self.0.wait().await;
+            Ok(ToolOutput::text(a.path))
+        }
+    }
+
+    fn executor(n: usize) -> (tempfile::TempDir, Executor) {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("root")).unwrap();
+        let mut reg = Registry::new();
+        reg.register(Rendezvous(Arc::new(Barrier::new(n)))).unwrap();
+        let ctx = crate::context_for(
+            &d.path().join("root"),
+            &d.path().join("state"),
+            Arc::new(AllowAll),
+        )
+        .unwrap();
+        (d, Executor::new(Arc::new(reg), ctx))
+    }
+
+    #[tokio::test]
+    async fn calls_of_one_group_run_concurrently() {
+        let (_d, ex) = executor(3);
+        let calls = (0..3)
+            .map(|i| Call::new(i.to_string(), "meet", json!({"path": format!("f{i}")})))
+            .collect();
+        // Three reads share a group; each waits for the other two, so this
+        // completes only if all three run at the same time.
+        let results = tokio::time::timeout(std::time::Duration::from_secs(60), ex.run_batch(calls))
+            .await
+            .expect("calls of one group did not run concurrently");
+        let texts: Vec<String> = results
+            .iter()
+            .map(|r| r.result.clone().unwrap().text)
+            .collect();
+        assert_eq!(texts, ["f0", "f1", "f2"]);
+        assert!(results.iter().all(|r| r.group == 0));
+    }
+
+    #[tokio::test]
+    async fn results_come_back_in_input_order_across_groups() {
+        let (_d, ex) = executor(1);
+        let calls = vec![
+            Call::new("a", "meet", json!({"path": "x"})),
+            Call::new("b", "nope", json!({})),
+            Call::new("c", "meet", json!({"path": "y"})),
+        ];
+        let r = ex.run_batch(calls).await;
+        let ids: Vec<&str> = r.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["a", "b", "c"]);
+        assert_eq!(r.iter().map(|c| c.group).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(
+            r[1].result.as_ref().unwrap_err().kind,
+            crate::ErrorKind::InvalidArgs
+        );
+    }
+
+    #[tokio::test]
+    async fn output_is_redacted_by_the_executor() {
+        let (_d, ex) = executor(1);
+        let key = format!("AKIA{}", "QYLPMN5HHHFPZAM2");
+        let r = ex
+            .run_one(Call::new("1", "meet", json!({"path": key.clone()})))
+            .await;
+        let t = r.result.unwrap().text;
+        assert!(!t.contains(&key), "{t}");
+        assert!(t.contains("[REDACTED:aws_access_key_id]"), "{t}");
+    }
+}
