@@ -522,7 +522,7 @@ fn main_language(ctx: &Context) -> ToolResult<(ServerSpec, String)> {
         }
     }
     let mut by_count: Vec<(Language, (usize, String))> = counts.into_iter().collect();
-    by_count.sort_by(|a, b| b.1.0.cmp(&a.1.0));
+    by_count.sort_by_key(|b| std::cmp::Reverse(b.1.0));
     let mut first_err = None;
     for (lang, (_, file)) in by_count {
         match discovery::server_for_language(ctx, lang) {

@@ -1,6 +1,7 @@
 //! End-to-end against a real clangd.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 mod common;
-use common::{Lang, NO_PREPARE, suite};
+use common::{Lang, suite};
 
 static C: Lang = Lang {
     fixture: "c",
@@ -76,4 +77,14 @@ fn clangd_diagnostics_delta_reports_errors_an_edit_introduced() {
 #[test]
 fn clangd_server_process_group_is_gone_after_shutdown() {
     suite::servers_are_gone_after_shutdown(&C);
+}
+
+#[test]
+fn clangd_crashed_server_is_restarted_on_the_next_call() {
+    suite::a_crashed_server_is_restarted_once(&C);
+}
+
+#[test]
+fn clangd_definition_and_references_text() {
+    suite::navigation_text_snapshots(&C);
 }

@@ -1,4 +1,5 @@
 //! End-to-end against a real pyright-langserver.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 mod common;
 use common::{Lang, NO_PREPARE, suite};
 
@@ -58,4 +59,14 @@ fn pyright_diagnostics_delta_reports_errors_an_edit_introduced() {
 #[test]
 fn pyright_server_process_group_is_gone_after_shutdown() {
     suite::servers_are_gone_after_shutdown(&PY);
+}
+
+#[test]
+fn pyright_crashed_server_is_restarted_on_the_next_call() {
+    suite::a_crashed_server_is_restarted_once(&PY);
+}
+
+#[test]
+fn pyright_definition_and_references_text() {
+    suite::navigation_text_snapshots(&PY);
 }

@@ -1,4 +1,5 @@
 //! End-to-end against a real typescript-language-server (tsserver).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 mod common;
 use common::{Lang, NO_PREPARE, suite};
 
@@ -62,4 +63,14 @@ fn typescript_diagnostics_delta_reports_errors_an_edit_introduced() {
 #[test]
 fn typescript_server_process_group_is_gone_after_shutdown() {
     suite::servers_are_gone_after_shutdown(&TS);
+}
+
+#[test]
+fn typescript_crashed_server_is_restarted_on_the_next_call() {
+    suite::a_crashed_server_is_restarted_once(&TS);
+}
+
+#[test]
+fn typescript_definition_and_references_text() {
+    suite::navigation_text_snapshots(&TS);
 }

@@ -1,6 +1,6 @@
 //! Shared harness of the end-to-end tests: real servers on copies of the
 //! fixture projects, calls through the real Executor.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -427,5 +427,47 @@ pub mod suite {
             "still tracked"
         );
         assert!(groups_gone(&mine), "process group still alive: {mine:?}");
+    }
+
+    pub fn a_crashed_server_is_restarted_once(l: &'static Lang) {
+        if !have(l.program, l.install) {
+            return;
+        }
+        let e = lang_env(l);
+        let main = e.read(l.main);
+        let col = col_of(&main, l.use_line, l.def.1, 0);
+        let args = json!({"path": l.main, "line": l.use_line, "character": col});
+        let first = e.ok("definition", args.clone());
+        let old = wrench_lsp::pool::groups_of(&e.root);
+        assert_eq!(old.len(), 1);
+        wrench_lsp::client::kill_group(old[0]);
+        assert!(groups_gone(&old));
+        // The next call finds the server dead, starts a new one and answers.
+        assert_eq!(e.ok("definition", args), first);
+        let new = wrench_lsp::pool::groups_of(&e.root);
+        assert_eq!(new.len(), 1);
+        assert_ne!(new, old);
+    }
+
+    /// The model-facing text of definition and references, snapshotted.
+    pub fn navigation_text_snapshots(l: &'static Lang) {
+        if !have(l.program, l.install) {
+            return;
+        }
+        let e = shared_env(l);
+        let main = e.read(l.main);
+        let col = col_of(&main, l.use_line, l.def.1, 0);
+        let def = e.ok(
+            "definition",
+            json!({"path": l.main, "line": l.use_line, "character": col}),
+        );
+        insta::assert_snapshot!(format!("{}_definition", l.fixture), def);
+        let util = e.read(l.util);
+        let col = col_of(&util, l.def.0, l.def.1, 0);
+        let refs = e.ok(
+            "references",
+            json!({"path": l.util, "line": l.def.0, "character": col}),
+        );
+        insta::assert_snapshot!(format!("{}_references", l.fixture), refs);
     }
 }
