@@ -19,6 +19,7 @@
 //! ```
 
 pub mod apply_patch;
+pub mod bench;
 pub mod common;
 pub mod delete_range;
 pub mod edit;
