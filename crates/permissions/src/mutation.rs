@@ -18,12 +18,18 @@
 
 use crate::workspace::Workspace;
 use crate::write::{FileStamp, WriteDir, WriteTarget, split_parent};
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 use wrench_core::session::FileLock;
 use wrench_core::{Context, ReadEvidence, ToolError, ToolResult};
+
+/// The session document where core's `SessionStore` keeps read evidence
+/// (`record_read`/`record_write`/`evidence` use it; a commit updates it once
+/// for all its files; `commit_updates_evidence_the_store_sees` pins the name).
+pub const EVIDENCE_DOC: &str = "evidence.json";
 
 /// The marker the redactor writes in place of a secret.
 pub const REDACTION_MARKER: &str = "[REDACTED:";
@@ -225,6 +231,14 @@ impl<'a> MutationGuard<'a> {
                 }
             }
         }
+        // Writeback of every temp file was started while staging; wait for
+        // all of it before the first rename.
+        for s in &mut staged {
+            if let Err(e) = s.sync_file() {
+                staged.iter().for_each(Staged::discard);
+                return Err(e);
+            }
+        }
         let mut undo: Vec<Undo> = Vec::new();
         for (i, s) in staged.iter().enumerate() {
             if let Err(e) = apply(i, s, &mut undo) {
@@ -242,16 +256,52 @@ impl<'a> MutationGuard<'a> {
         for u in &undo {
             u.finish(&staged);
         }
-        let mut metas = Vec::with_capacity(staged.len());
+        // One fsync per directory, and one evidence update for the whole
+        // commit (a large patch touches hundreds of files).
+        let mut synced: Vec<&Path> = Vec::new();
         for s in &staged {
-            s.sync();
-            metas.push(self.record(s));
+            for d in s.dirs() {
+                if !synced.contains(&d.rel.as_path()) {
+                    d.sync();
+                    synced.push(&d.rel);
+                }
+            }
         }
+        let mut forget = Vec::new();
+        let mut metas = Vec::with_capacity(staged.len());
+        let mut records = Vec::new();
+        for s in &staged {
+            match self.evidence_of(s, &mut forget) {
+                Some((key, ev, meta)) => {
+                    records.push((key, ev));
+                    metas.push(Some(meta));
+                }
+                None => metas.push(None),
+            }
+        }
+        // The write happened; failing to note it only costs a re-read.
+        let _ = self
+            .ctx
+            .session
+            .update_json::<BTreeMap<PathBuf, ReadEvidence>, ()>(EVIDENCE_DOC, |m| {
+                for k in &forget {
+                    m.remove(k);
+                }
+                for (k, ev) in records {
+                    m.insert(k, ev);
+                }
+                Ok(())
+            });
         Ok(metas)
     }
 
-    fn record(&self, s: &Staged) -> Option<Metadata> {
-        let session = &self.ctx.session;
+    /// The evidence update of one committed change: paths to forget, and
+    /// (path, bytes, metadata) of the file now on disk.
+    fn evidence_of(
+        &self,
+        s: &Staged,
+        forget: &mut Vec<PathBuf>,
+    ) -> Option<(PathBuf, ReadEvidence, Metadata)> {
         match s {
             Staged::Write {
                 dir,
@@ -261,12 +311,13 @@ impl<'a> MutationGuard<'a> {
                 ..
             } => {
                 let meta = dir.metadata(name).ok()?;
-                let _ = session.record_write(&target.real_abs(self.ws), bytes, &meta);
-                Some(meta)
+                let key = target.real_abs(self.ws);
+                let ev = ReadEvidence::of(&key, bytes, &meta, true, None);
+                Some((key, ev, meta))
             }
             Staged::Delete { target, .. } => {
-                let _ = session.forget(&target.real_abs(self.ws));
-                let _ = session.forget(&target.resolved.abs);
+                forget.push(target.real_abs(self.ws));
+                forget.push(target.resolved.abs.clone());
                 None
             }
             Staged::Move {
@@ -276,13 +327,13 @@ impl<'a> MutationGuard<'a> {
                 to,
                 ..
             } => {
-                let _ = session.forget(&from.real_abs(self.ws));
-                let _ = session.forget(&from.resolved.abs);
+                forget.push(from.real_abs(self.ws));
+                forget.push(from.resolved.abs.clone());
                 let meta = to_dir.metadata(to_name).ok()?;
-                if let Ok((bytes, _)) = to_dir.read(to_name) {
-                    let _ = session.record_write(&to.real_abs(self.ws), &bytes, &meta);
-                }
-                Some(meta)
+                let (bytes, _) = to_dir.read(to_name).ok()?;
+                let key = to.real_abs(self.ws);
+                let ev = ReadEvidence::of(&key, &bytes, &meta, true, None);
+                Some((key, ev, meta))
             }
         }
     }
@@ -333,11 +384,12 @@ impl<'a> MutationGuard<'a> {
                     Some(_) => Some(std::os::unix::fs::MetadataExt::mode(&dir.metadata(&name)?)),
                     None => None,
                 };
-                let tmp = dir.stage(bytes, mode)?;
+                let (tmp, file) = dir.stage_unsynced(bytes, mode)?;
                 Ok(Staged::Write {
                     dir,
                     name,
                     tmp,
+                    file: Some(file),
                     replace: expect.is_some(),
                     target: target.clone(),
                     bytes: bytes.clone(),
@@ -371,9 +423,13 @@ impl<'a> MutationGuard<'a> {
                     Some(b) => {
                         let mode =
                             std::os::unix::fs::MetadataExt::mode(&from_dir.metadata(&from_name)?);
-                        Some(to_dir.stage(b, Some(mode))?)
+                        Some(to_dir.stage_unsynced(b, Some(mode))?)
                     }
                     None => None,
+                };
+                let (tmp, file) = match tmp {
+                    Some((t, f)) => (Some(t), Some(f)),
+                    None => (None, None),
                 };
                 Ok(Staged::Move {
                     from_dir,
@@ -381,6 +437,7 @@ impl<'a> MutationGuard<'a> {
                     to_dir,
                     to_name,
                     tmp,
+                    file,
                     overwrite: expect_to.is_some(),
                     from: from.clone(),
                     to: to.clone(),
@@ -395,6 +452,8 @@ enum Staged {
         dir: WriteDir,
         name: OsString,
         tmp: OsString,
+        /// The staged temp file, open until it is fsynced.
+        file: Option<std::fs::File>,
         replace: bool,
         target: WriteTarget,
         bytes: Vec<u8>,
@@ -410,6 +469,7 @@ enum Staged {
         to_dir: WriteDir,
         to_name: OsString,
         tmp: Option<OsString>,
+        file: Option<std::fs::File>,
         overwrite: bool,
         from: WriteTarget,
         to: WriteTarget,
@@ -433,15 +493,24 @@ impl Staged {
             _ => {}
         }
     }
-    fn sync(&self) {
+    fn sync_file(&mut self) -> ToolResult<()> {
+        let (f, shown) = match self {
+            Staged::Write { file, target, .. } => (file.take(), target.display()),
+            Staged::Move { file, to, .. } => (file.take(), to.display()),
+            Staged::Delete { .. } => (None, String::new()),
+        };
+        match f {
+            Some(f) => f.sync_all().map_err(|e| ToolError::from_io(shown, &e)),
+            None => Ok(()),
+        }
+    }
+
+    fn dirs(&self) -> Vec<&WriteDir> {
         match self {
-            Staged::Write { dir, .. } | Staged::Delete { dir, .. } => dir.sync(),
+            Staged::Write { dir, .. } | Staged::Delete { dir, .. } => vec![dir],
             Staged::Move {
                 from_dir, to_dir, ..
-            } => {
-                to_dir.sync();
-                from_dir.sync();
-            }
+            } => vec![to_dir, from_dir],
         }
     }
 }
@@ -614,4 +683,86 @@ fn apply(at: usize, s: &Staged, undo: &mut Vec<Undo>) -> ToolResult<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn commit_updates_evidence_the_store_sees() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("root")).unwrap();
+        let ctx = wrench_core::context_for(
+            &d.path().join("root"),
+            &d.path().join("state"),
+            Arc::new(wrench_core::AllowAll),
+        )
+        .unwrap();
+        let ws = Workspace::open(&ctx.root).unwrap();
+        let g = MutationGuard::acquire(&ws, &ctx).unwrap();
+        let t = g.resolve("a.txt").unwrap();
+        let mut tx = Transaction::new();
+        tx.push(Change::Write {
+            target: t.clone(),
+            bytes: b"hi".to_vec(),
+            expect: None,
+        });
+        g.commit(tx).unwrap();
+        let t = g.resolve("a.txt").unwrap();
+        let cur = g.load(&t).unwrap().unwrap();
+        g.require_fresh(&cur).unwrap();
+        assert!(ctx.session.evidence(&t.real_abs(&ws)).unwrap().is_some());
+    }
+
+    #[test]
+    fn failed_rename_rolls_back_earlier_changes() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("a.txt"), "old").unwrap();
+        let ctx = wrench_core::context_for(
+            &root,
+            &d.path().join("state"),
+            Arc::new(wrench_core::AllowAll),
+        )
+        .unwrap();
+        let ws = Workspace::open(&ctx.root).unwrap();
+        let g = MutationGuard::acquire(&ws, &ctx).unwrap();
+        let a = g.resolve("a.txt").unwrap();
+        let stamp = g.load(&a).unwrap().unwrap().stamp;
+        let b = g.resolve("b.txt").unwrap();
+        let mut tx = Transaction::new();
+        tx.push(Change::Write {
+            target: a,
+            bytes: b"new".to_vec(),
+            expect: Some(stamp),
+        });
+        tx.push(Change::Write {
+            target: b.clone(),
+            bytes: b"x".to_vec(),
+            expect: None,
+        });
+        // b.txt appears after validation but before its rename: the no-replace
+        // rename fails, and a.txt must be restored.
+        let staged: Vec<Staged> = tx.changes.iter().map(|c| g.stage(c).unwrap()).collect();
+        std::fs::write(root.join("b.txt"), "raced").unwrap();
+        let mut undo = Vec::new();
+        apply(0, &staged[0], &mut undo).unwrap();
+        assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"new");
+        assert!(apply(1, &staged[1], &mut undo).is_err());
+        for u in undo.iter().rev() {
+            u.run(&staged);
+        }
+        staged.iter().for_each(Staged::discard);
+        assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"old");
+        assert_eq!(std::fs::read(root.join("b.txt")).unwrap(), b"raced");
+        let mut names: Vec<String> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, vec!["a.txt", "b.txt"]);
+    }
 }

@@ -253,6 +253,18 @@ impl WriteDir {
     /// Write `bytes` to a fresh temp file here, with `mode` (else 0666 less
     /// the umask), fsynced. Returns its name.
     pub fn stage(&self, bytes: &[u8], mode: Option<u32>) -> ToolResult<OsString> {
+        let (name, f) = self.stage_unsynced(bytes, mode)?;
+        if let Err(e) = f.sync_all() {
+            let _ = self.unlink(&name);
+            return Err(ToolError::from_io(self.display(&name), &e));
+        }
+        Ok(name)
+    }
+
+    /// Like [`WriteDir::stage`], but only starts writeback: the caller must
+    /// `sync_all` the returned file before renaming it into place. Lets a
+    /// commit of many files wait for all their writes at once.
+    pub fn stage_unsynced(&self, bytes: &[u8], mode: Option<u32>) -> ToolResult<(OsString, File)> {
         for _ in 0..16 {
             let mut rnd = [0u8; 8];
             getrandom_fill(&mut rnd);
@@ -288,13 +300,17 @@ impl WriteDir {
                         return Err(std::io::Error::last_os_error());
                     }
                 }
-                f.sync_all()
+                // SAFETY: valid fd; starts asynchronous writeback only.
+                unsafe {
+                    libc::sync_file_range(f.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+                }
+                Ok(())
             })();
             if let Err(e) = r {
                 let _ = self.unlink(&name);
                 return Err(ToolError::from_io(self.display(&name), &e));
             }
-            return Ok(name);
+            return Ok((name, f));
         }
         Err(ToolError::io(format!(
             "could not create a temp file in {}",
