@@ -21,6 +21,17 @@ def text_of(r):
     return "\n".join(c.text for c in r.content if getattr(c, "type", "") == "text")
 
 
+def attr(obj, snake, camel):
+    """Field access across SDK versions (1.x camelCase, 2.x snake_case)."""
+    if hasattr(obj, snake):
+        return getattr(obj, snake)
+    return getattr(obj, camel, None)
+
+
+def is_error(r):
+    return bool(attr(r, "is_error", "isError"))
+
+
 def fail(msg):
     print("py_client: " + msg, file=sys.stderr)
     sys.exit(1)
@@ -59,18 +70,18 @@ async def main(wrench, root, scenario):
                     fail(f"tools/list lacks {n}: {names}")
             if scenario == "basic":
                 read = next(t for t in tools if t.name == "read")
-                seen["read_only_hint"] = read.annotations.readOnlyHint if read.annotations else None
+                seen["read_only_hint"] = attr(read.annotations, "read_only_hint", "readOnlyHint") if read.annotations else None
                 r1 = await s.call_tool("read", {"path": "hello.txt"})
-                if r1.isError:
+                if is_error(r1):
                     fail("read failed: " + text_of(r1))
                 seen["read_text"] = text_of(r1)
-                seen["read_structured"] = r1.structuredContent is not None
+                seen["read_structured"] = attr(r1, "structured_content", "structuredContent") is not None
                 r2 = await s.call_tool("grep", {"pattern": "hello"})
-                if r2.isError:
+                if is_error(r2):
                     fail("grep failed: " + text_of(r2))
                 seen["grep_text"] = text_of(r2)
                 r3 = await s.call_tool("edit", {"path": "hello.txt", "old_string": "world", "new_string": "from py"})
-                if r3.isError:
+                if is_error(r3):
                     fail("edit failed: " + text_of(r3))
                 progress = []
 
@@ -78,27 +89,27 @@ async def main(wrench, root, scenario):
                     progress.append([p, total, message])
 
                 r4 = await s.call_tool("bash", {"command": "cat hello.txt"}, progress_callback=on_progress)
-                if r4.isError:
+                if is_error(r4):
                     fail("bash failed: " + text_of(r4))
                 seen["bash_text"] = text_of(r4)
                 seen["progress"] = progress
                 r5 = await s.call_tool("read", {"path": "no-such-file.txt"})
-                seen["missing_is_error"] = bool(r5.isError)
+                seen["missing_is_error"] = (is_error(r5))
                 seen["missing_text"] = text_of(r5)
             elif scenario.startswith("elicit"):
                 r0 = await s.call_tool("read", {"path": "hello.txt"})
-                if r0.isError:
+                if is_error(r0):
                     fail("read failed: " + text_of(r0))
                 r1 = await s.call_tool("edit", {"path": "hello.txt", "old_string": "world", "new_string": "asked"})
                 seen["asked"] = asked
-                seen["edit_is_error"] = bool(r1.isError)
+                seen["edit_is_error"] = (is_error(r1))
                 seen["edit_text"] = text_of(r1)
             elif scenario == "roots":
                 r1 = await s.call_tool("read", {"path": "inner.txt"})
-                seen["inner_is_error"] = bool(r1.isError)
+                seen["inner_is_error"] = (is_error(r1))
                 seen["inner_text"] = text_of(r1)
                 r2 = await s.call_tool("read", {"path": "../hello.txt"})
-                seen["outside_is_error"] = bool(r2.isError)
+                seen["outside_is_error"] = (is_error(r2))
                 seen["outside_text"] = text_of(r2)
             else:
                 fail("unknown scenario " + scenario)

@@ -45,10 +45,11 @@ fn client_info() -> ClientConfig {
 pub async fn connect(name: &str, def: &ServerDef) -> ToolResult<Arc<Conn>> {
     let fp = def.fingerprint();
     let mut p = pool().lock().await;
-    if let Some(c) = p.get(name) {
-        if c.fingerprint == fp && !c.service.is_transport_closed() {
-            return Ok(c.clone());
-        }
+    if let Some(c) = p.get(name)
+        && c.fingerprint == fp
+        && !c.service.is_transport_closed()
+    {
+        return Ok(c.clone());
     }
     if let Some(old) = p.remove(name) {
         close(old).await;
@@ -86,6 +87,9 @@ pub async fn shutdown_all() {
 async fn start(name: &str, def: &ServerDef) -> ToolResult<Conn> {
     let start_timeout = Duration::from_secs(START_TIMEOUT_SECS);
     let service = if let Some(url) = &def.url {
+        // The HTTP client's TLS needs a process-wide crypto provider; ring is
+        // the one the rest of wrench already links. Already installed is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let transport = StreamableHttpClientTransport::from_uri(url.as_str());
         tokio::time::timeout(start_timeout, client_info().serve(transport))
             .await

@@ -275,10 +275,10 @@ pub fn to_output(
     let structured = raw.get("structuredContent").cloned();
     let is_error = raw.get("isError").and_then(Value::as_bool) == Some(true);
     let mut text = parts.join("\n");
-    if text.is_empty() {
-        if let Some(s) = &structured {
-            text = serde_json::to_string_pretty(s).unwrap_or_default();
-        }
+    if text.is_empty()
+        && let Some(s) = &structured
+    {
+        text = serde_json::to_string_pretty(s).unwrap_or_default();
     }
     if is_error {
         text = format!("the MCP tool reported an error:\n{text}");

@@ -401,10 +401,10 @@ impl Progress for ProgressSink {
             return;
         }
         *last = (done, total.or(last.1));
-        if let Ok(g) = self.tx.lock() {
-            if let Some(tx) = g.as_ref() {
-                let _ = tx.send((done, total, message.map(String::from)));
-            }
+        if let Ok(g) = self.tx.lock()
+            && let Some(tx) = g.as_ref()
+        {
+            let _ = tx.send((done, total, message.map(String::from)));
         }
     }
 }
