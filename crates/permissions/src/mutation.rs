@@ -705,7 +705,7 @@ mod tests {
         let t = g.resolve("a.txt").unwrap();
         let mut tx = Transaction::new();
         tx.push(Change::Write {
-            target: t.clone(),
+            target: t,
             bytes: b"hi".to_vec(),
             expect: None,
         });
@@ -740,7 +740,7 @@ mod tests {
             expect: Some(stamp),
         });
         tx.push(Change::Write {
-            target: b.clone(),
+            target: b,
             bytes: b"x".to_vec(),
             expect: None,
         });

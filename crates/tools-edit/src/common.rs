@@ -153,7 +153,7 @@ pub fn change_file(
     let bytes = text::try_encode(&change.text, decoded.encoding, &shown)?;
     let mut tx = Transaction::new();
     tx.push(Change::Write {
-        target: target.clone(),
+        target,
         bytes,
         expect: Some(cur.stamp),
     });

@@ -149,10 +149,10 @@ fn block_shift(file: &[Line<'_>], pat: &[&str]) -> Option<Shift> {
     let (k, p0) = pat.iter().enumerate().find(|(_, l)| !l.trim().is_empty())?;
     let f0 = file[k].text;
     let (fi, pi) = (leading_ws(f0), leading_ws(p0));
-    let shift = if fi.len() >= pi.len() && fi.ends_with(pi) {
-        Shift::Add(fi[..fi.len() - pi.len()].to_string())
-    } else if pi.ends_with(fi) {
-        Shift::Remove(pi[..pi.len() - fi.len()].to_string())
+    let shift = if let Some(extra) = fi.strip_suffix(pi) {
+        Shift::Add(extra.to_string())
+    } else if let Some(extra) = pi.strip_suffix(fi) {
+        Shift::Remove(extra.to_string())
     } else {
         return None;
     };

@@ -455,9 +455,7 @@ pub fn apply_chunks(text: &str, chunks: &[Chunk], what: &str) -> ToolResult<Upda
         };
         s.push_str(body);
         let last = k + 1 == count;
-        if !last {
-            s.push_str(if eol.is_empty() { prev_eol } else { eol });
-        } else if final_nl {
+        if !last || final_nl {
             s.push_str(if eol.is_empty() { prev_eol } else { eol });
         }
     }

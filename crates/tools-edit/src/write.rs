@@ -105,7 +105,7 @@ impl Tool for Write {
         let new_text = if cur.is_some() {
             match_line_endings(&old_text, &args.content)
         } else {
-            args.content.clone()
+            args.content
         };
         if cur.is_some() && new_text == old_text {
             return Ok(edit_output(EditData {

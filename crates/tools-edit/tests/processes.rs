@@ -4,6 +4,7 @@
 //!
 //! The child side is this same test binary re-executed with an env var that
 //! names its job (`std::env::current_exe` trick).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 use serde_json::json;

@@ -1,6 +1,7 @@
 //! Property tests: the edit engine applies a unique slice exactly where it
 //! is, and the patch parser and engine never panic (the stable harness of
 //! the `cargo fuzz` targets in `fuzz/`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use proptest::prelude::*;
 use wrench_tools_edit::engine::{Tier, replace};
@@ -36,14 +37,14 @@ proptest! {
         prop_assume!(occurrences == 1);
         let r = replace(&text, old, &new, false, "f").unwrap();
         prop_assert_eq!(r.tier, Tier::Exact);
-        prop_assert_eq!(r.lines.clone(), vec![text[..s].matches('\n').count() + 1]);
+        prop_assert_eq!(&r.lines, &vec![text[..s].matches('\n').count() + 1]);
         // Exactly there: the text around is untouched, and the middle is
         // `new` with each newline given the replaced region's line endings.
         prop_assert!(r.text.starts_with(&text[..s]));
         prop_assert!(r.text.ends_with(&text[e..]));
         prop_assert!(r.text.len() >= s + (text.len() - e));
         let middle = &r.text[s..r.text.len() - (text.len() - e)];
-        prop_assert_eq!(middle.replace("\r\n", "\n"), new.clone());
+        prop_assert_eq!(middle.replace("\r\n", "\n"), new.as_str());
         if !new.contains('\n') {
             prop_assert_eq!(r.text, format!("{}{}{}", &text[..s], new, &text[e..]));
         }

@@ -1,4 +1,5 @@
 //! The text a model reads, for each change tool's success and error.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 use serde_json::json;

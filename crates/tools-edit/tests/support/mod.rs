@@ -1,6 +1,6 @@
 //! Shared fixtures: a workspace in a temp dir, a session store beside it, an
 //! executor with every change tool, and a stand-in for `read`'s evidence.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
