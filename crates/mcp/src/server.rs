@@ -523,7 +523,7 @@ mod tests {
             Some(root.join("a"))
         );
         assert_eq!(narrow_root(&root, &[out.path().to_path_buf()]), None);
-        assert_eq!(narrow_root(&root, &[root.clone()]), None);
+        assert_eq!(narrow_root(&root, std::slice::from_ref(&root)), None);
         assert_eq!(narrow_root(&root, &[root.join("missing")]), None);
     }
 

@@ -12,6 +12,8 @@
 //! something is missing the test fails, unless WRENCH_TEST_ALLOW_MISSING=1,
 //! in which case it says what it skipped.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

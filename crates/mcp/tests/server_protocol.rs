@@ -1,6 +1,8 @@
 //! The MCP server at the protocol level, in process: JSON-RPC lines over a
 //! pipe to a `WrenchServer` whose registry holds a small fixture tool.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
