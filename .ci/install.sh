@@ -21,21 +21,21 @@ fi
 # Node tools live in a project-local prefix so the machine stays clean.
 if command -v npm >/dev/null; then
   prefix="$here/../target/ci-node"
-  if [ ! -f "$prefix/.done-v1" ]; then
+  if [ ! -f "$prefix/.done-v2" ]; then
     say "npm install (language servers, MCP SDK and reference servers) into $prefix"
     mkdir -p "$prefix"
     (cd "$prefix" && [ -f package.json ] || echo '{"name":"wrench-ci-tools","private":true}' > "$prefix/package.json")
     (cd "$prefix" && npm install --no-audit --no-fund --loglevel=error \
-      pyright@1 typescript-language-server@4 typescript@5 \
+      pyright@1 typescript-language-server@5 typescript@5 \
       @modelcontextprotocol/sdk@1 @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem \
       @modelcontextprotocol/inspector >/dev/null)
-    touch "$prefix/.done-v1"
+    touch "$prefix/.done-v2"
   fi
 fi
 
 if command -v python3 >/dev/null; then
-  if ! python3 -c 'import mcp' 2>/dev/null; then
-    say "pip install mcp"
-    python3 -m pip install --quiet --disable-pip-version-check 'mcp>=1.2' || say "pip install mcp failed"
+  if ! python3 -c 'import mcp, importlib.metadata as m; assert m.version("mcp").startswith("1.")' 2>/dev/null; then
+    say "pip install mcp 1.x"
+    python3 -m pip install --quiet --disable-pip-version-check 'mcp>=1.2,<2' || say "pip install mcp failed"
   fi
 fi

@@ -165,12 +165,11 @@ fn convert(prop: &str, schema: &Value, raw: &str) -> ToolResult<Value> {
             )));
         }
     }
-    if has("number") {
-        if let Ok(n) = raw.trim().parse::<f64>() {
-            if let Some(num) = serde_json::Number::from_f64(n) {
-                return Ok(Value::Number(num));
-            }
-        }
+    if has("number")
+        && let Ok(n) = raw.trim().parse::<f64>()
+        && let Some(num) = serde_json::Number::from_f64(n)
+    {
+        return Ok(Value::Number(num));
     }
     if has("object") && !has("string") {
         return serde_json::from_str(raw)
@@ -214,10 +213,8 @@ pub fn args_from_matches(spec: &ToolSpec, m: &ArgMatches) -> ToolResult<Value> {
             .get_many::<String>(prop)
             .map(|v| v.cloned().collect())
             .unwrap_or_default();
-        if is_pos {
-            if let Some(v) = m.get_many::<String>(&format!("{prop}__flag")) {
-                raws.extend(v.cloned());
-            }
+        if is_pos && let Some(v) = m.get_many::<String>(&format!("{prop}__flag")) {
+            raws.extend(v.cloned());
         }
         if raws.is_empty() {
             continue;

@@ -117,13 +117,10 @@ pub fn engine(opts: &Options, asker: Option<Arc<dyn wrench_core::Asker>>) -> Too
     let session = SessionStore::open(&root, &session_name)?;
     let pcfg: PermissionsConfig = config.section("permissions")?;
     let mode = opts.mode.as_deref().map(Mode::parse).transpose()?;
-    let policy = Arc::new(Policy::from_config(
-        &pcfg,
-        &root,
-        mode,
-        &opts.allow,
-        &opts.deny,
-    )?);
+    let hooks = Policy::hooks_from_config(&config, &root, &session_name)?;
+    let policy = Arc::new(
+        Policy::from_config(&pcfg, &root, mode, &opts.allow, &opts.deny)?.with_hooks(hooks),
+    );
     let profile = match &opts.profile {
         Some(p) => Profile::parse(p)?,
         None => Profile::Coding,

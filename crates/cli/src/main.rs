@@ -555,5 +555,9 @@ fn main() -> ExitCode {
             );
         }
     };
-    rt.block_on(run(m, reg))
+    rt.block_on(async move {
+        let code = run(m, reg).await;
+        wrench_lsp::shutdown_all().await;
+        code
+    })
 }

@@ -1,4 +1,5 @@
 //! The CLI as a user runs it: real `wrench` processes over temp workspaces.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
 
 use serde_json::Value;
 use std::path::Path;
@@ -354,4 +355,37 @@ fn grep_mode_and_permission_mode_do_not_collide() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+}
+
+#[test]
+fn bash_cwd_and_exports_carry_over_between_processes() {
+    let e = env();
+    let o = wrench(
+        &e,
+        &[
+            "--mode",
+            "yolo",
+            "bash",
+            "cd src && export WRENCH_T_VAR=kept",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = wrench(
+        &e,
+        &["--mode", "yolo", "bash", "pwd; echo \"v=$WRENCH_T_VAR\""],
+    );
+    let t = text(&o);
+    assert!(
+        t.contains(&format!(
+            "{}\n",
+            e.root.join("src").canonicalize().unwrap().display()
+        )),
+        "{t}"
+    );
+    assert!(t.contains("v=kept"), "{t}");
 }

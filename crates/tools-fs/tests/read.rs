@@ -167,16 +167,12 @@ async fn read_refuses_binary_and_names_what_it_is() {
 }
 
 #[tokio::test]
-async fn read_refuses_non_utf8_naming_the_encoding() {
+async fn read_shows_a_confident_legacy_encoding_and_names_it() {
     let f = Fixture::new();
     f.write("latin1.txt", b"caf\xe9\n");
-    let e = f.error("read", json!({"path": "latin1.txt"})).await;
-    assert_eq!(e.kind, ErrorKind::Binary);
-    assert!(
-        e.message.contains("UTF-8") && e.message.contains("latin-1"),
-        "{}",
-        e.message
-    );
+    let t = f.text("read", json!({"path": "latin1.txt"})).await;
+    assert!(t.starts_with("     1\tcaf\u{e9}\n"), "{t}");
+    assert!(t.contains("windows-1252"), "{t}");
 }
 
 #[tokio::test]

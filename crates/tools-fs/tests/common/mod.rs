@@ -1,7 +1,12 @@
 //! Shared fixture: a workspace in a temp dir, the registry with this crate's
 //! tools, and an executor with an allow-all gate (confinement still applies).
 
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::new_without_default)]
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::new_without_default
+)]
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
