@@ -8,56 +8,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use serde_json::{Map, Value};
 use wrench_core::{ToolError, ToolResult, ToolSpec};
 
-/// The JSON Schema types a property accepts (`Option<T>` gives `[T, null]`).
-pub fn types_of(schema: &Value) -> Vec<String> {
-    match schema.get("type") {
-        Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Array(a)) => a
-            .iter()
-            .filter_map(|x| x.as_str().map(String::from))
-            .collect(),
-        _ => {
-            let mut out = Vec::new();
-            for key in ["anyOf", "oneOf"] {
-                if let Some(Value::Array(a)) = schema.get(key) {
-                    for s in a {
-                        out.extend(types_of(s));
-                        if s.get("const").is_some() || s.get("enum").is_some() {
-                            out.push("string".into());
-                        }
-                    }
-                }
-            }
-            if out.is_empty() && schema.get("enum").is_some() {
-                out.push("string".into());
-            }
-            out
-        }
-    }
-}
-
-fn enum_values(schema: &Value) -> Vec<String> {
-    let mut out: Vec<String> = schema
-        .get("enum")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|x| x.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
-    for key in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(a)) = schema.get(key) {
-            for s in a {
-                out.extend(enum_values(s));
-                if let Some(Value::String(c)) = s.get("const") {
-                    out.push(c.clone());
-                }
-            }
-        }
-    }
-    out
-}
+pub use wrench_core::repair::{enum_values, types_of};
 
 fn kebab(name: &str) -> String {
     name.replace('_', "-")

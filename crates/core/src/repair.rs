@@ -92,7 +92,9 @@ pub fn repair_args(spec: &ToolSpec, args: &Value) -> Option<(Value, Vec<String>)
     }
 }
 
-fn types_of(schema: &Value) -> Vec<String> {
+/// The JSON Schema types a property accepts (`Option<T>` gives `[T, null]`;
+/// an enum or const alternative counts as a string).
+pub fn types_of(schema: &Value) -> Vec<String> {
     match schema.get("type") {
         Some(Value::String(s)) => vec![s.clone()],
         Some(Value::Array(a)) => a
@@ -106,8 +108,14 @@ fn types_of(schema: &Value) -> Vec<String> {
                 if let Some(Value::Array(a)) = schema.get(key) {
                     for s in a {
                         out.extend(types_of(s));
+                        if s.get("const").is_some() || s.get("enum").is_some() {
+                            out.push("string".into());
+                        }
                     }
                 }
+            }
+            if out.is_empty() && schema.get("enum").is_some() {
+                out.push("string".into());
             }
             out
         }
@@ -118,7 +126,8 @@ fn type_allows(schema: &Value, t: &str) -> bool {
     types_of(schema).iter().any(|x| x == t)
 }
 
-fn enum_values(schema: &Value) -> Vec<String> {
+/// The string values an enum-like property accepts.
+pub fn enum_values(schema: &Value) -> Vec<String> {
     let mut out: Vec<String> = schema
         .get("enum")
         .and_then(Value::as_array)
