@@ -7,6 +7,11 @@
 //! that both print the same number of lines; then time each pair back to back
 //! (hyperfine when installed, else an own loop taking medians) and print a
 //! table of medians and wrench/anchor ratios. The goal is every ratio ≤ 1.0.
+//! Then three more tables: `apply_patch` of a 2,000-hunk patch versus
+//! `git apply` (goal ≤ 1.0), the cold symbol index versus `ctags -R` (goal
+//! ≤ 1.0) with warm `symbol_search` latency (goal ≤ 20 ms), and 1,000 MCP
+//! reads through `wrench mcp serve` versus server-filesystem (goal ≤ 0.2;
+//! needs `bash .ci/install.sh`). `--only apply_patch|symbols|mcp` picks one.
 //!
 //! Options: `--full`, `--runs N` (default 10), `--corpus DIR` (use a ready
 //! corpus), `--wrench PATH` (skip the build), `--only SUBSTR` (cases whose id
@@ -380,10 +385,160 @@ pub fn run(args: &[String]) -> Result<(), String> {
         );
     }
     println!("worst ratio {worst:.2} (goal ≤ 1.00); line-count mismatches: {mismatches}");
+    let want = |id: &str| o.only.as_ref().is_none_or(|s| id.contains(s.as_str()));
+    if want("apply_patch") {
+        bench_apply_patch(&root, &dir, o.runs.min(5))?;
+    }
+    if want("symbols") {
+        bench_symbols(&root, &dir, hf.as_deref(), o.runs.min(5))?;
+    }
+    if want("mcp") {
+        bench_mcp(&root, &wrench)?;
+    }
     if mismatches > 0 {
         return Err(format!(
             "{mismatches} case(s) printed a different number of lines than the anchor"
         ));
+    }
+    Ok(())
+}
+
+/// Run a release example of the workspace and parse the JSON it prints.
+fn run_example(
+    root: &Path,
+    pkg: &str,
+    example: &str,
+    args: &[String],
+) -> Result<serde_json::Value, String> {
+    eprintln!("bench: cargo run --release -p {pkg} --example {example}");
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args([
+            "run",
+            "-q",
+            "--release",
+            "-p",
+            pkg,
+            "--example",
+            example,
+            "--",
+        ])
+        .args(args)
+        .current_dir(root)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "example {example} of {pkg} failed ({})",
+            out.status
+        ));
+    }
+    serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("example {example} printed no JSON report: {e}"))
+}
+
+fn num(v: &serde_json::Value, k: &str) -> f64 {
+    v[k].as_f64().unwrap_or(f64::NAN)
+}
+
+/// apply_patch of a 2,000-hunk patch over the corpus versus `git apply` of
+/// the same unified diff (both on fresh copies; medians).
+fn bench_apply_patch(root: &Path, dir: &Path, runs: usize) -> Result<(), String> {
+    let r = run_example(
+        root,
+        "wrench-tools-edit",
+        "bench_apply_patch",
+        &[
+            dir.display().to_string(),
+            "2000".into(),
+            runs.max(1).to_string(),
+        ],
+    )?;
+    println!();
+    println!("| case | anchor | hunks / files | anchor ms | wrench ms | ratio |");
+    println!("|---|---|---:|---:|---:|---:|");
+    println!(
+        "| apply_patch | `git apply` | {} / {} | {:.1} | {:.1} | {:.2} |",
+        r["hunks"],
+        r["files"],
+        num(&r, "git_apply_ms"),
+        num(&r, "wrench_ms"),
+        num(&r, "ratio")
+    );
+    Ok(())
+}
+
+/// Cold full symbol index of the corpus versus `ctags -R` of the same tree;
+/// warm symbol_search latency after one file changed.
+fn bench_symbols(root: &Path, dir: &Path, hf: Option<&str>, runs: usize) -> Result<(), String> {
+    let Some(ctags) = which(&["ctags", "universal-ctags"]) else {
+        println!("symbols: ctags not on PATH (apt-get install universal-ctags); skipped");
+        return Ok(());
+    };
+    let r = run_example(
+        root,
+        "wrench-symbols",
+        "bench_index",
+        &[dir.display().to_string()],
+    )?;
+    let tags = std::env::temp_dir().join(format!("wrench-bench-tags-{}", std::process::id()));
+    let cmd = format!(
+        "{} -R -f {} .",
+        sh_quote(&ctags),
+        sh_quote(&tags.display().to_string())
+    );
+    let t = match hf {
+        Some(h) => time_hyperfine(h, &[cmd.as_str()], dir, runs.max(3), "true")?,
+        None => time_loop(&[cmd.as_str()], dir, runs.max(3), "true")?,
+    };
+    let _ = std::fs::remove_file(&tags);
+    let ct = t.first().copied().unwrap_or(f64::NAN);
+    let cold = num(&r, "cold_index_ms");
+    println!();
+    println!("| case | anchor | files / symbols | anchor ms | wrench ms | ratio / goal |");
+    println!("|---|---|---:|---:|---:|---:|");
+    println!(
+        "| cold index | `ctags -R` | {} / {} | {ct:.1} | {cold:.1} | {:.2} (≤ 1.0) |",
+        r["files"],
+        r["symbols"],
+        cold / ct
+    );
+    println!(
+        "| warm symbol_search, one file changed | — | | | {:.1} | (≤ 20 ms) |",
+        num(&r, "warm_search_after_change_ms")
+    );
+    println!(
+        "| warm symbol_search, nothing changed / fresh process | — | | | {:.1} / {:.1} | |",
+        num(&r, "warm_search_ms"),
+        num(&r, "fresh_process_search_ms")
+    );
+    Ok(())
+}
+
+/// 1,000 sequential reads of one file through `wrench mcp serve` versus the
+/// reference filesystem server (tests/mcp/bench.sh; needs .ci/install.sh's
+/// node modules and the Python `mcp` SDK).
+fn bench_mcp(root: &Path, wrench: &Path) -> Result<(), String> {
+    let script = root.join("tests/mcp/bench.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(wrench)
+        .current_dir(root)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        println!(
+            "mcp: {} failed ({}); run `bash .ci/install.sh` first",
+            script.display(),
+            out.status
+        );
+        return Ok(());
+    }
+    println!();
+    for l in text.lines().filter(|l| l.starts_with("== ")) {
+        println!("mcp {}", l.trim_start_matches("== "));
     }
     Ok(())
 }

@@ -85,8 +85,13 @@ impl ReadEvidence {
         }
         self.mtime_ns = newer.mtime_ns;
         self.full |= newer.full;
-        self.ranges.extend(newer.ranges);
-        self.ranges = merge_ranges(std::mem::take(&mut self.ranges));
+        if self.full {
+            // A full read covers every line; ranges would only grow the document.
+            self.ranges.clear();
+        } else {
+            self.ranges.extend(newer.ranges);
+            self.ranges = merge_ranges(std::mem::take(&mut self.ranges));
+        }
     }
 }
 
@@ -215,7 +220,7 @@ impl SessionStore {
     pub fn store_json<T: Serialize>(&self, name: &str, value: &T) -> ToolResult<()> {
         let bytes = serde_json::to_vec_pretty(value)
             .map_err(|e| ToolError::io(format!("cannot encode session state: {e}")))?;
-        write_atomic(&self.dir.join(name), &bytes)
+        replace_file(&self.dir.join(name), &bytes)
     }
 
     /// Read-modify-write a JSON document under its own lock.
@@ -228,9 +233,28 @@ impl SessionStore {
         T: DeserializeOwned + Serialize + Default,
     {
         let _g = self.lock(name)?;
-        let mut v: T = self.load_json(name)?.unwrap_or_default();
+        let p = self.dir.join(name);
+        let before = match fs::read(&p) {
+            Ok(b) => Some(b),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(ToolError::from_io(p.display(), &e)),
+        };
+        let mut v: T = match &before {
+            Some(b) => serde_json::from_slice(b).map_err(|e| {
+                ToolError::io(format!(
+                    "session state {} is corrupt ({e}); delete it to start fresh",
+                    p.display()
+                ))
+            })?,
+            None => T::default(),
+        };
         let r = f(&mut v)?;
-        self.store_json(name, &v)?;
+        let bytes = serde_json::to_vec_pretty(&v)
+            .map_err(|e| ToolError::io(format!("cannot encode session state: {e}")))?;
+        // A repeated read of an unchanged file changes nothing: skip the write.
+        if before.as_deref() != Some(bytes.as_slice()) {
+            replace_file(&p, &bytes)?;
+        }
         Ok(r)
     }
 
@@ -295,6 +319,25 @@ fn lock_file(p: &Path) -> ToolResult<FileLock> {
     let lock = nix::fcntl::Flock::lock(f, nix::fcntl::FlockArg::LockExclusive)
         .map_err(|(_, e)| ToolError::io(format!("cannot lock {}: {e}", p.display())))?;
     Ok(FileLock { _lock: lock })
+}
+
+/// Replace `path` with `bytes` atomically against a crash of the process
+/// (temp file in the same directory, then rename) but without fsync: session
+/// state is a cache of evidence and handles, and losing the newest version
+/// to a power cut only means "read it again". Readers never see a torn file.
+fn replace_file(path: &Path, bytes: &[u8]) -> ToolResult<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| ToolError::io(format!("{} has no parent directory", path.display())))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".wrench-tmp-")
+        .tempfile_in(dir)
+        .map_err(|e| ToolError::from_io(dir.display(), &e))?;
+    tmp.write_all(bytes)
+        .map_err(|e| ToolError::from_io(path.display(), &e))?;
+    tmp.persist(path)
+        .map_err(|e| ToolError::from_io(path.display(), &e.error))?;
+    Ok(())
 }
 
 /// Write `bytes` to `path` atomically: temp file in the same directory, fsync,
@@ -370,6 +413,28 @@ mod tests {
         let ev = s.evidence(&f).unwrap().unwrap();
         assert_eq!(ev.ranges, vec![(1, 3)]);
         assert!(!ev.full);
+    }
+
+    #[test]
+    fn a_repeated_identical_read_does_not_rewrite_the_evidence() {
+        use std::os::unix::fs::MetadataExt;
+        let d = tempfile::tempdir().unwrap();
+        let s = store(d.path());
+        let f = d.path().join("f.txt");
+        fs::write(&f, "a\n").unwrap();
+        let m = fs::metadata(&f).unwrap();
+        s.record_read(ReadEvidence::of(&f, b"a\n", &m, true, None))
+            .unwrap();
+        let doc = s.dir().join(EVIDENCE_FILE);
+        let ino = fs::metadata(&doc).unwrap().ino();
+        s.record_read(ReadEvidence::of(&f, b"a\n", &m, true, None))
+            .unwrap();
+        // Every write replaces the file by rename (a new inode): none happened.
+        assert_eq!(fs::metadata(&doc).unwrap().ino(), ino);
+        s.record_read(ReadEvidence::of(&f, b"a\n", &m, false, Some((1, 1))))
+            .unwrap();
+        assert_eq!(fs::metadata(&doc).unwrap().ino(), ino);
+        assert!(s.evidence(&f).unwrap().unwrap().full);
     }
 
     #[test]

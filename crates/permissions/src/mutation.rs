@@ -233,11 +233,9 @@ impl<'a> MutationGuard<'a> {
         }
         // Writeback of every temp file was started while staging; wait for
         // all of it before the first rename.
-        for s in &mut staged {
-            if let Err(e) = s.sync_file() {
-                staged.iter().for_each(Staged::discard);
-                return Err(e);
-            }
+        if let Err(e) = sync_all_staged(&mut staged) {
+            staged.iter().for_each(Staged::discard);
+            return Err(e);
         }
         let mut undo: Vec<Undo> = Vec::new();
         for (i, s) in staged.iter().enumerate() {
@@ -494,14 +492,29 @@ impl Staged {
         }
     }
     fn sync_file(&mut self) -> ToolResult<()> {
+        self.sync_file_ref()?;
+        self.close_file();
+        Ok(())
+    }
+
+    /// fsync the staged temp file (kept open).
+    fn sync_file_ref(&self) -> ToolResult<()> {
         let (f, shown) = match self {
-            Staged::Write { file, target, .. } => (file.take(), target.display()),
-            Staged::Move { file, to, .. } => (file.take(), to.display()),
+            Staged::Write { file, target, .. } => (file.as_ref(), target.display()),
+            Staged::Move { file, to, .. } => (file.as_ref(), to.display()),
             Staged::Delete { .. } => (None, String::new()),
         };
         match f {
             Some(f) => f.sync_all().map_err(|e| ToolError::from_io(shown, &e)),
             None => Ok(()),
+        }
+    }
+
+    /// Close the staged temp file (after it was synced).
+    fn close_file(&mut self) {
+        match self {
+            Staged::Write { file, .. } | Staged::Move { file, .. } => drop(file.take()),
+            Staged::Delete { .. } => {}
         }
     }
 
@@ -682,6 +695,33 @@ fn apply(at: usize, s: &Staged, undo: &mut Vec<Undo>) -> ToolResult<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// fsync every staged temp file before the first rename. Many files are
+/// synced from a few threads at once, so the filesystem journal commits them
+/// together instead of once per file (a 2,000-hunk patch touches hundreds).
+fn sync_all_staged(staged: &mut [Staged]) -> ToolResult<()> {
+    const THREADS: usize = 8;
+    if staged.len() < 4 {
+        return staged.iter_mut().try_for_each(Staged::sync_file);
+    }
+    let chunk = staged.len().div_ceil(THREADS);
+    let results: Vec<ToolResult<()>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = staged
+            .chunks(chunk)
+            .map(|part| sc.spawn(move || part.iter().try_for_each(Staged::sync_file_ref)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(ToolError::io("an fsync thread panicked")))
+            })
+            .collect()
+    });
+    results.into_iter().collect::<ToolResult<Vec<()>>>()?;
+    staged.iter_mut().for_each(Staged::close_file);
     Ok(())
 }
 
