@@ -727,6 +727,40 @@ struct Inner {
     pem_cont: Option<Regex>,
     pem_end_at: Option<Regex>,
     pem_end: Option<Regex>,
+    /// SHA-256 digests of recent large texts that held no secret.
+    clean: std::sync::Mutex<CleanCache>,
+}
+
+/// Texts at least this long have their clean verdict remembered: a
+/// long-lived server (MCP, batch) re-reads the same files, and hashing is
+/// several times cheaper than scanning with every rule. A SHA-256 collision
+/// is out of reach, so a remembered verdict is never wrong for other text.
+const CLEAN_CACHE_MIN_BYTES: usize = 2048;
+/// Verdicts remembered (oldest forgotten first).
+const CLEAN_CACHE_ENTRIES: usize = 512;
+
+#[derive(Default)]
+struct CleanCache {
+    set: std::collections::HashSet<[u8; 32]>,
+    order: std::collections::VecDeque<[u8; 32]>,
+}
+
+impl CleanCache {
+    fn insert(&mut self, d: [u8; 32]) {
+        if self.set.insert(d) {
+            self.order.push_back(d);
+            while self.order.len() > CLEAN_CACHE_ENTRIES {
+                if let Some(old) = self.order.pop_front() {
+                    self.set.remove(&old);
+                }
+            }
+        }
+    }
+}
+
+fn digest(text: &str) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes()).into()
 }
 
 /// The secret redactor: built-in rules compiled once. Cloning is cheap (an `Arc`).
@@ -874,6 +908,7 @@ impl Redactor {
                 pem_cont,
                 pem_end_at,
                 pem_end,
+                clean: std::sync::Mutex::new(CleanCache::default()),
             }),
         }
     }
@@ -897,8 +932,17 @@ impl Redactor {
     /// Replaces each secret in `text` by `[REDACTED:<kind>]`. Text without secrets is
     /// returned borrowed. Idempotent: scrubbing the result again changes nothing.
     pub fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let key = (text.len() >= CLEAN_CACHE_MIN_BYTES).then(|| digest(text));
+        if let Some(k) = &key
+            && self.inner.clean.lock().is_ok_and(|c| c.set.contains(k))
+        {
+            return Cow::Borrowed(text);
+        }
         let findings = self.find(text);
         if findings.is_empty() {
+            if let (Some(k), Ok(mut c)) = (key, self.inner.clean.lock()) {
+                c.insert(k);
+            }
             return Cow::Borrowed(text);
         }
         let mut out = replace(text, &findings);
@@ -3313,6 +3357,22 @@ dependencies = [
             "{:?}",
             r().find(&text).first()
         );
+    }
+
+    #[test]
+    fn a_remembered_clean_text_never_hides_a_secret_added_later() {
+        let clean = ordinary_source(20_000);
+        assert!(matches!(r().scrub(&clean), Cow::Borrowed(_)));
+        assert!(matches!(r().scrub(&clean), Cow::Borrowed(_)));
+        let dirty = format!("{clean}\nlet t = \"ghp_{}\";\n", "a1B2".repeat(9));
+        for _ in 0..2 {
+            let out = r().scrub(&dirty);
+            assert!(
+                out.contains("[REDACTED:"),
+                "secret kept on a repeated scrub"
+            );
+            assert!(!out.contains("ghp_a1B2"));
+        }
     }
 
     /// Rust-like source that names keys, tokens and passwords without holding any.
