@@ -289,6 +289,11 @@ impl SessionStore {
         })
     }
 
+    /// Every file's recorded evidence (one load for many checks).
+    pub fn evidence_map(&self) -> ToolResult<BTreeMap<PathBuf, ReadEvidence>> {
+        Ok(self.load_json(EVIDENCE_FILE)?.unwrap_or_default())
+    }
+
     /// The evidence recorded for `path`, if any.
     pub fn evidence(&self, path: &Path) -> ToolResult<Option<ReadEvidence>> {
         let m: BTreeMap<PathBuf, ReadEvidence> = self.load_json(EVIDENCE_FILE)?.unwrap_or_default();

@@ -53,6 +53,10 @@ pub struct MutationGuard<'a> {
     /// this guard stages anything there: file timestamps are coarser than
     /// the clock, so a fresh temp of ours could look older than the lock).
     swept: std::cell::RefCell<Vec<PathBuf>>,
+    /// The session's read evidence, loaded once under the write lock (a
+    /// patch over hundreds of files checks each against it).
+    /// Dropped by every commit, which changes the evidence.
+    evidence: std::cell::RefCell<Option<BTreeMap<PathBuf, ReadEvidence>>>,
 }
 
 /// One change of a [`Transaction`].
@@ -136,6 +140,7 @@ impl<'a> MutationGuard<'a> {
             _lock: lock,
             locked_at: SystemTime::now(),
             swept: std::cell::RefCell::new(Vec::new()),
+            evidence: std::cell::RefCell::new(None),
         })
     }
 
@@ -193,10 +198,14 @@ impl<'a> MutationGuard<'a> {
     /// Refuse unless the session's read evidence matches `cur`.
     pub fn require_fresh(&self, cur: &Current) -> ToolResult<()> {
         let key = evidence_key(self.ws, &cur.target);
-        let ev: Option<ReadEvidence> = match self.ctx.session.evidence(&key)? {
-            Some(e) => Some(e),
-            None => self.ctx.session.evidence(&cur.target.resolved.abs)?,
-        };
+        if self.evidence.borrow().is_none() {
+            let m = self.ctx.session.evidence_map()?;
+            *self.evidence.borrow_mut() = Some(m);
+        }
+        let cache = self.evidence.borrow();
+        let ev: Option<&ReadEvidence> = cache
+            .as_ref()
+            .and_then(|m| m.get(&key).or_else(|| m.get(&cur.target.resolved.abs)));
         let shown = cur.target.display();
         match ev {
             None => Err(ToolError::stale(format!(
@@ -278,6 +287,7 @@ impl<'a> MutationGuard<'a> {
             }
         }
         // The write happened; failing to note it only costs a re-read.
+        self.evidence.borrow_mut().take();
         let _ = self
             .ctx
             .session
