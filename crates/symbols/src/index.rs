@@ -56,7 +56,10 @@ fn settled(mt: i64) -> i64 {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
-    if now.saturating_sub(mt) < RACY_WINDOW.as_nanos() as i64 {
+    // Only a time close to now is ambiguous: a write today sets the clock's
+    // time, which differs from any mtime far in the past or in the future
+    // (files unpacked from archives often carry future times).
+    if now.saturating_sub(mt).saturating_abs() < RACY_WINDOW.as_nanos() as i64 {
         RACY
     } else {
         mt
@@ -909,4 +912,26 @@ pub fn drop_in_memory(cache_dir: &Path) {
 /// The parent directory of a relative path ("" at the root).
 pub fn parent_of(rel: &str) -> &str {
     parent_rel(rel)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now_ns() -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+    }
+
+    #[test]
+    fn only_an_mtime_close_to_now_is_racy() {
+        let hour = 3_600_000_000_000i64;
+        let now = now_ns();
+        assert_eq!(settled(now), RACY);
+        assert_eq!(settled(now - hour), now - hour);
+        // Unpacked archives often carry future times: a write now would
+        // still move them, so they are trusted and not re-parsed per query.
+        assert_eq!(settled(now + 365 * 24 * hour), now + 365 * 24 * hour);
+    }
 }
