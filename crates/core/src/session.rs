@@ -204,23 +204,12 @@ impl SessionStore {
     /// Read a JSON document of this session (None when absent).
     pub fn load_json<T: DeserializeOwned>(&self, name: &str) -> ToolResult<Option<T>> {
         let p = self.dir.join(name);
-        match fs::read(&p) {
-            Ok(b) => serde_json::from_slice(&b).map(Some).map_err(|e| {
-                ToolError::io(format!(
-                    "session state {} is corrupt ({e}); delete it to start fresh",
-                    p.display()
-                ))
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(ToolError::from_io(p.display(), &e)),
-        }
+        read_doc(&p)?.map(|b| parse_doc(&p, &b)).transpose()
     }
 
     /// Atomically replace a JSON document of this session.
     pub fn store_json<T: Serialize>(&self, name: &str, value: &T) -> ToolResult<()> {
-        let bytes = serde_json::to_vec_pretty(value)
-            .map_err(|e| ToolError::io(format!("cannot encode session state: {e}")))?;
-        replace_file(&self.dir.join(name), &bytes)
+        replace_file(&self.dir.join(name), &encode_doc(value)?)
     }
 
     /// Read-modify-write a JSON document under its own lock.
@@ -234,23 +223,13 @@ impl SessionStore {
     {
         let _g = self.lock(name)?;
         let p = self.dir.join(name);
-        let before = match fs::read(&p) {
-            Ok(b) => Some(b),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(ToolError::from_io(p.display(), &e)),
-        };
+        let before = read_doc(&p)?;
         let mut v: T = match &before {
-            Some(b) => serde_json::from_slice(b).map_err(|e| {
-                ToolError::io(format!(
-                    "session state {} is corrupt ({e}); delete it to start fresh",
-                    p.display()
-                ))
-            })?,
+            Some(b) => parse_doc(&p, b)?,
             None => T::default(),
         };
         let r = f(&mut v)?;
-        let bytes = serde_json::to_vec_pretty(&v)
-            .map_err(|e| ToolError::io(format!("cannot encode session state: {e}")))?;
+        let bytes = encode_doc(&v)?;
         // A repeated read of an unchanged file changes nothing: skip the write.
         if before.as_deref() != Some(bytes.as_slice()) {
             replace_file(&p, &bytes)?;
@@ -296,8 +275,7 @@ impl SessionStore {
 
     /// The evidence recorded for `path`, if any.
     pub fn evidence(&self, path: &Path) -> ToolResult<Option<ReadEvidence>> {
-        let m: BTreeMap<PathBuf, ReadEvidence> = self.load_json(EVIDENCE_FILE)?.unwrap_or_default();
-        Ok(m.get(path).cloned())
+        Ok(self.evidence_map()?.remove(path))
     }
 }
 
@@ -331,6 +309,35 @@ fn lock_file(p: &Path) -> ToolResult<FileLock> {
 /// state is a cache of evidence and handles, and losing the newest version
 /// to a power cut only means "read it again". Readers never see a torn file.
 fn replace_file(path: &Path, bytes: &[u8]) -> ToolResult<()> {
+    replace_via_temp(path, bytes, false)
+}
+
+/// A session document's bytes (None when absent).
+fn read_doc(p: &Path) -> ToolResult<Option<Vec<u8>>> {
+    match fs::read(p) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ToolError::from_io(p.display(), &e)),
+    }
+}
+
+fn parse_doc<T: DeserializeOwned>(p: &Path, bytes: &[u8]) -> ToolResult<T> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        ToolError::io(format!(
+            "session state {} is corrupt ({e}); delete it to start fresh",
+            p.display()
+        ))
+    })
+}
+
+fn encode_doc<T: Serialize>(value: &T) -> ToolResult<Vec<u8>> {
+    serde_json::to_vec_pretty(value)
+        .map_err(|e| ToolError::io(format!("cannot encode session state: {e}")))
+}
+
+/// Temp file in `path`'s directory, renamed over `path`; with `durable`,
+/// fsync of the file before and of the directory after the rename.
+fn replace_via_temp(path: &Path, bytes: &[u8], durable: bool) -> ToolResult<()> {
     let dir = path
         .parent()
         .ok_or_else(|| ToolError::io(format!("{} has no parent directory", path.display())))?;
@@ -339,31 +346,26 @@ fn replace_file(path: &Path, bytes: &[u8]) -> ToolResult<()> {
         .tempfile_in(dir)
         .map_err(|e| ToolError::from_io(dir.display(), &e))?;
     tmp.write_all(bytes)
+        .and_then(|_| {
+            if durable {
+                tmp.as_file().sync_all()
+            } else {
+                Ok(())
+            }
+        })
         .map_err(|e| ToolError::from_io(path.display(), &e))?;
     tmp.persist(path)
         .map_err(|e| ToolError::from_io(path.display(), &e.error))?;
+    if durable && let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
     Ok(())
 }
 
 /// Write `bytes` to `path` atomically: temp file in the same directory, fsync,
 /// rename, fsync of the directory.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> ToolResult<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| ToolError::io(format!("{} has no parent directory", path.display())))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".wrench-tmp-")
-        .tempfile_in(dir)
-        .map_err(|e| ToolError::from_io(dir.display(), &e))?;
-    tmp.write_all(bytes)
-        .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| ToolError::from_io(path.display(), &e))?;
-    tmp.persist(path)
-        .map_err(|e| ToolError::from_io(path.display(), &e.error))?;
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    replace_via_temp(path, bytes, true)
 }
 
 #[cfg(test)]
