@@ -35,10 +35,10 @@ pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
 pub const MAX_INDEX_FILES: usize = 250_000;
 
 /// How many shard files the on-disk index is split into.
-pub const SHARDS: usize = 16;
+pub const SHARDS: usize = 64;
 
 /// Bumped whenever the on-disk layout changes.
-pub const INDEX_FORMAT_VERSION: u32 = 1;
+pub const INDEX_FORMAT_VERSION: u32 = 2;
 
 /// Indexing that runs longer than this shows a progress line on a TTY.
 pub const PROGRESS_AFTER: Duration = Duration::from_secs(1);
@@ -105,6 +105,79 @@ pub struct FileEntry {
     pub size: u64,
     pub status: FileStatus,
     pub symbols: Vec<Symbol>,
+    /// Every symbol's lowercase `container.name`, one per line, so a search
+    /// finds the few symbols that can match without visiting the others.
+    /// None when some name is not ASCII (its case folding is not byte-wise).
+    pub(crate) keys: Option<String>,
+}
+
+impl FileEntry {
+    pub fn new(
+        rel: String,
+        lang: Lang,
+        mtime_ns: i64,
+        size: u64,
+        status: FileStatus,
+        symbols: Vec<Symbol>,
+    ) -> Self {
+        let keys = name_keys(&symbols);
+        FileEntry {
+            rel,
+            lang,
+            mtime_ns,
+            size,
+            status,
+            symbols,
+            keys,
+        }
+    }
+
+    /// Call `f` with every symbol whose lowercase `container.name` contains
+    /// `needle` (a superset of the symbols a query matches), or with every
+    /// symbol when there is no needle or no keys.
+    pub(crate) fn for_candidates<'a>(
+        &'a self,
+        needle: Option<&str>,
+        mut f: impl FnMut(&'a Symbol),
+    ) {
+        let (Some(needle), Some(keys)) = (needle, &self.keys) else {
+            self.symbols.iter().for_each(f);
+            return;
+        };
+        if !keys.contains(needle) {
+            return;
+        }
+        // Key i is line i.
+        for (key, s) in keys.split('\n').zip(&self.symbols) {
+            if key.contains(needle) {
+                f(s);
+            }
+        }
+    }
+}
+
+/// One line per symbol: its lowercase `container.name`. None when a name is
+/// not ASCII or holds a line break.
+fn name_keys(symbols: &[Symbol]) -> Option<String> {
+    let mut k = String::new();
+    for s in symbols {
+        for c in &s.container {
+            push_lower(&mut k, c)?;
+            k.push('.');
+        }
+        push_lower(&mut k, &s.name)?;
+        k.push('\n');
+    }
+    Some(k)
+}
+
+/// Append `part` lowercased; None when it is not ASCII or holds a line break.
+fn push_lower(k: &mut String, part: &str) -> Option<()> {
+    if !part.is_ascii() || part.contains('\n') {
+        return None;
+    }
+    k.extend(part.chars().map(|c| c.to_ascii_lowercase()));
+    Some(())
 }
 
 /// What one refresh did; returned in the tools' data so callers (and tests)
@@ -162,9 +235,11 @@ fn cache_key() -> String {
 
 fn mtime_ns(m: &std::fs::Metadata) -> i64 {
     use std::os::unix::fs::MetadataExt;
-    m.mtime()
-        .saturating_mul(1_000_000_000)
-        .saturating_add(m.mtime_nsec())
+    nanos(m.mtime(), m.mtime_nsec())
+}
+
+fn nanos(secs: i64, nsec: i64) -> i64 {
+    secs.saturating_mul(1_000_000_000).saturating_add(nsec)
 }
 
 fn rel_string(root: &Path, p: &Path) -> Option<String> {
@@ -327,21 +402,36 @@ impl Index {
         st: &mut RefreshStats,
         cancel: &AtomicBool,
     ) {
-        // 1. Directories whose entry list changed (or that are gone).
-        let dir_list: Vec<(String, i64)> = self.dirs.iter().map(|(k, v)| (k.clone(), *v)).collect();
-        let dir_now = par_map(&dir_list, |(rel, _)| {
-            std::fs::symlink_metadata(root.join(rel))
-                .ok()
-                .filter(|m| m.is_dir())
-                .map(|m| mtime_ns(&m))
-        });
+        // 1. Stat every known directory and file; note what changed.
         let mut changed_dirs = Vec::new();
         let mut gone_dirs = Vec::new();
-        for ((rel, old), now) in dir_list.iter().zip(dir_now) {
-            match now {
-                None => gone_dirs.push(rel.clone()),
-                Some(mt) if mt != *old => changed_dirs.push(rel.clone()),
-                Some(_) => {}
+        let mut gone_files = Vec::new();
+        let mut to_parse: Vec<String> = Vec::new();
+        {
+            let dirs: Vec<(&str, i64)> = self.dirs.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+            let files: Vec<(&str, i64, u64)> = self
+                .shards
+                .iter()
+                .flat_map(|s| s.values())
+                .map(|f| (f.rel.as_str(), f.mtime_ns, f.size))
+                .collect();
+            // One lookup per entry, relative to the root, on all CPUs.
+            let base = open_root(root);
+            let dir_now = par_map(&dirs, |(rel, _)| dir_mtime(base.as_ref()?, rel));
+            let file_now = par_map(&files, |(rel, _, _)| file_stat(base.as_ref()?, rel));
+            for ((rel, old), now) in dirs.iter().zip(dir_now) {
+                match now {
+                    None => gone_dirs.push(rel.to_string()),
+                    Some(mt) if mt != *old => changed_dirs.push(rel.to_string()),
+                    Some(_) => {}
+                }
+            }
+            for ((rel, mt, sz), now) in files.iter().zip(file_now) {
+                match now {
+                    None => gone_files.push(rel.to_string()),
+                    Some((m, s)) if m != *mt || s != *sz => to_parse.push(rel.to_string()),
+                    Some(_) => st.reused += 1,
+                }
             }
         }
         for d in &gone_dirs {
@@ -372,29 +462,11 @@ impl Index {
             return;
         }
 
-        // 2. Known files: changed metadata means re-parse; gone means remove.
-        let known: Vec<(String, i64, u64)> = self
-            .shards
-            .iter()
-            .flat_map(|s| s.values())
-            .map(|f| (f.rel.clone(), f.mtime_ns, f.size))
-            .collect();
-        let now = par_map(&known, |(rel, _, _)| {
-            std::fs::symlink_metadata(root.join(rel))
-                .ok()
-                .filter(|m| m.is_file())
-                .map(|m| (mtime_ns(&m), m.len()))
-        });
-        let mut to_parse: Vec<String> = Vec::new();
-        for ((rel, mt, sz), cur) in known.iter().zip(now) {
-            match cur {
-                None => {
-                    if self.remove(rel) {
-                        st.removed += 1;
-                    }
-                }
-                Some((m, s)) if m != *mt || s != *sz => to_parse.push(rel.clone()),
-                Some(_) => st.reused += 1,
+        // 2. Known files: changed metadata means re-parse; gone means remove
+        // (files of a gone directory were removed above).
+        for rel in &gone_files {
+            if self.remove(rel) {
+                st.removed += 1;
             }
         }
         let reparsed = par_map(&to_parse, |rel| {
@@ -573,14 +645,7 @@ fn decode_shard(b: &[u8], key: &str) -> Option<BTreeMap<String, FileEntry>> {
         }
         m.insert(
             rel.clone(),
-            FileEntry {
-                rel,
-                lang,
-                mtime_ns,
-                size,
-                status,
-                symbols,
-            },
+            FileEntry::new(rel, lang, mtime_ns, size, status, symbols),
         );
     }
     r.done().then_some(m)
@@ -647,16 +712,52 @@ fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
     })
 }
 
+/// The directory `root`, opened (`O_PATH`) to look paths up relative to it.
+fn open_root(root: &Path) -> Option<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)
+        .open(root)
+        .ok()
+}
+
+/// `lstat` of `rel` (`""` = `base` itself) relative to the open directory
+/// `base`, when it is of file type `t`: one syscall, no path to build.
+fn stat_at(base: &std::fs::File, rel: &str, t: libc::mode_t) -> Option<nix::sys::stat::FileStat> {
+    let rel = if rel.is_empty() { "." } else { rel };
+    nix::sys::stat::fstatat(base, rel, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW)
+        .ok()
+        .filter(|st| st.st_mode & libc::S_IFMT == t)
+}
+
+/// The mtime of the directory `rel`; None when it is gone or no longer a
+/// directory.
+fn dir_mtime(base: &std::fs::File, rel: &str) -> Option<i64> {
+    stat_at(base, rel, libc::S_IFDIR).map(|st| nanos(st.st_mtime, st.st_mtime_nsec))
+}
+
+/// The (mtime, size) of the file `rel`; None when it is gone or no longer a
+/// regular file.
+fn file_stat(base: &std::fs::File, rel: &str) -> Option<(i64, u64)> {
+    stat_at(base, rel, libc::S_IFREG).map(|st| {
+        (
+            nanos(st.st_mtime, st.st_mtime_nsec),
+            u64::try_from(st.st_size).unwrap_or(0),
+        )
+    })
+}
+
 /// Read and parse one file through the workspace (confined open).
 pub fn parse_file(ws: &Workspace, rel: &str, lang: Lang) -> FileEntry {
-    let mut e = FileEntry {
-        rel: rel.to_string(),
+    let mut e = FileEntry::new(
+        rel.to_string(),
         lang,
-        mtime_ns: 0,
-        size: 0,
-        status: FileStatus::Unreadable,
-        symbols: Vec::new(),
-    };
+        0,
+        0,
+        FileStatus::Unreadable,
+        Vec::new(),
+    );
     let Ok((mut f, _)) = ws.open_read(rel) else {
         return e;
     };
@@ -684,6 +785,7 @@ pub fn parse_file(ws: &Workspace, rel: &str, lang: Lang) -> FileEntry {
     match extract::extract(lang, &decoded.text) {
         Ok(syms) => {
             e.status = FileStatus::Parsed;
+            e.keys = name_keys(&syms);
             e.symbols = syms;
         }
         Err(_) => e.status = FileStatus::Unreadable,
@@ -794,14 +896,14 @@ fn walk(
                 });
                 let wf = match cached {
                     Some(c) => WalkedFile {
-                        entry: FileEntry {
-                            rel: c.rel.clone(),
+                        entry: FileEntry::new(
+                            c.rel.clone(),
                             lang,
-                            mtime_ns: 0,
-                            size: 0,
-                            status: FileStatus::Parsed,
-                            symbols: Vec::new(),
-                        },
+                            0,
+                            0,
+                            FileStatus::Parsed,
+                            Vec::new(),
+                        ),
                         reused: true,
                     },
                     None => WalkedFile {
@@ -922,6 +1024,119 @@ mod tests {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+    }
+
+    fn sym(name: &str, container: &[&str]) -> Symbol {
+        Symbol {
+            kind: Kind::Function,
+            name: name.to_string(),
+            container: container.iter().map(|c| c.to_string()).collect(),
+            depth: 0,
+            line: 1,
+            start_line: 1,
+            end_line: 2,
+            signature: format!("fn {name}()"),
+        }
+    }
+
+    #[test]
+    fn name_keys_find_every_symbol_a_query_matches() {
+        use crate::search::NameQuery;
+        let ascii = FileEntry::new(
+            "a.rs".into(),
+            Lang::Rust,
+            0,
+            0,
+            FileStatus::Parsed,
+            vec![
+                sym("new", &["Point"]),
+                sym("renew", &[]),
+                sym("NEWS", &["a", "Feed"]),
+                sym("get", &["Point"]),
+                sym("KEY", &[]),
+            ],
+        );
+        let unicode = FileEntry::new(
+            "b.py".into(),
+            Lang::Python,
+            0,
+            0,
+            FileStatus::Parsed,
+            vec![sym("Größe", &[]), sym("new", &["Ünit"])],
+        );
+        assert!(ascii.keys.is_some());
+        assert!(unicode.keys.is_none());
+        for q in [
+            "new",
+            "New",
+            "NEW",
+            "ew",
+            "point.get",
+            "Point::get",
+            "feed.news",
+            "a.Feed",
+            "t.g",
+            "x",
+            "größe",
+            "\u{212A}ey",
+            "",
+        ] {
+            let nq = NameQuery::new(q);
+            for f in [&ascii, &unicode] {
+                let all: Vec<&str> = f
+                    .symbols
+                    .iter()
+                    .filter(|s| nq.tier(s).is_some())
+                    .map(|s| s.name.as_str())
+                    .collect();
+                let mut seen = Vec::new();
+                f.for_candidates(Some(&nq.dotted_lower), |s| {
+                    if nq.tier(s).is_some() {
+                        seen.push(s.name.as_str());
+                    }
+                });
+                assert_eq!(seen, all, "query {q:?} in {}", f.rel);
+            }
+        }
+    }
+
+    #[test]
+    fn a_shard_round_trips_and_another_format_is_refused() {
+        let mut m = BTreeMap::new();
+        let e = FileEntry::new(
+            "src/a.rs".into(),
+            Lang::Rust,
+            1_234_567_890,
+            42,
+            FileStatus::Parsed,
+            vec![sym("new", &["Point"]), sym("größe", &[])],
+        );
+        m.insert(e.rel.clone(), e);
+        let skipped = FileEntry::new(
+            "big.go".into(),
+            Lang::Go,
+            RACY,
+            1 << 30,
+            FileStatus::TooLarge,
+            Vec::new(),
+        );
+        m.insert(skipped.rel.clone(), skipped);
+        let bytes = encode_shard(&m, &cache_key());
+        let back = decode_shard(&bytes, &cache_key()).unwrap();
+        assert_eq!(back.len(), 2);
+        for (k, v) in &m {
+            let b = &back[k];
+            assert_eq!(
+                (
+                    &b.rel, b.lang, b.mtime_ns, b.size, b.status, &b.symbols, &b.keys
+                ),
+                (
+                    &v.rel, v.lang, v.mtime_ns, v.size, v.status, &v.symbols, &v.keys
+                )
+            );
+        }
+        assert!(decode_shard(&bytes, "wrench-symbols format=1").is_none());
+        assert!(decode_shard(&bytes[..bytes.len() - 1], &cache_key()).is_none());
     }
 
     #[test]

@@ -39,13 +39,19 @@ impl NameQuery {
 
     /// The match tier of `s`, if any.
     pub fn tier(&self, s: &Symbol) -> Option<Tier> {
-        let owned;
-        let hay: &str = if self.qualified {
-            owned = dotted_name(s);
-            &owned
-        } else {
-            &s.name
-        };
+        if self.qualified {
+            return self.tier_of(&dotted_name(s));
+        }
+        // Most names do not match at all: reject those without allocating
+        // (every tier implies a case-insensitive substring match).
+        if s.name.is_ascii() && !contains_ascii_ci(s.name.as_bytes(), self.dotted_lower.as_bytes())
+        {
+            return None;
+        }
+        self.tier_of(&s.name)
+    }
+
+    fn tier_of(&self, hay: &str) -> Option<Tier> {
         let q = self.dotted.as_str();
         if self.qualified {
             // Qualified queries match at a segment boundary from the right:
@@ -75,6 +81,25 @@ impl NameQuery {
         }
         None
     }
+}
+
+/// `needle` (already lowercase) occurs in `hay` ignoring ASCII case. For an
+/// ASCII `hay` this is `hay.to_lowercase().contains(needle)`.
+fn contains_ascii_ci(hay: &[u8], needle: &[u8]) -> bool {
+    if needle.is_empty() {
+        return true;
+    }
+    if needle.len() > hay.len() {
+        return false;
+    }
+    let first = needle[0];
+    (0..=hay.len() - needle.len()).any(|i| {
+        hay[i].to_ascii_lowercase() == first
+            && hay[i + 1..i + needle.len()]
+                .iter()
+                .zip(&needle[1..])
+                .all(|(h, n)| h.to_ascii_lowercase() == *n)
+    })
 }
 
 /// Container path and name joined with dots.

@@ -268,14 +268,7 @@ pub fn search(
                 index: None,
             }));
         }
-        let entry = FileEntry {
-            rel: shown,
-            lang: src.lang,
-            mtime_ns: 0,
-            size: 0,
-            status: index::FileStatus::Parsed,
-            symbols: syms,
-        };
+        let entry = FileEntry::new(shown, src.lang, 0, 0, index::FileStatus::Parsed, syms);
         return Ok(render(&[&entry], query, &filters, limit, None));
     }
 
@@ -296,6 +289,9 @@ pub fn search(
     }))
 }
 
+/// A match: its tier, path and line (the sort key), file and symbol.
+type Hit<'a> = (Tier, &'a str, u32, &'a FileEntry, &'a Symbol);
+
 fn render(
     files: &[&FileEntry],
     query: Option<&str>,
@@ -304,27 +300,38 @@ fn render(
     stats: Option<RefreshStats>,
 ) -> ToolOutput {
     let nq = query.map(NameQuery::new);
-    let mut hits: Vec<(Tier, &str, u32, &FileEntry, &Symbol)> = Vec::new();
+    // A needle with a line break could span two keys: no prefilter then.
+    let needle = nq
+        .as_ref()
+        .map(|q| q.dotted_lower.as_str())
+        .filter(|q| !q.contains('\n'));
+    let mut hits: Vec<Hit<'_>> = Vec::new();
     for f in files {
         if !filters.file_ok(&f.rel, f.lang) {
             continue;
         }
-        for s in &f.symbols {
+        f.for_candidates(needle, |s| {
             if !filters.symbol_ok(s) {
-                continue;
+                return;
             }
             let tier = match &nq {
                 Some(q) => match q.tier(s) {
                     Some(t) => t,
-                    None => continue,
+                    None => return,
                 },
                 None => Tier::Exact,
             };
             hits.push((tier, f.rel.as_str(), s.start_line, f, s));
-        }
+        });
     }
     let total = hits.len();
-    hits.sort_unstable_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    // Only the first `limit` hits are shown: order those, not all of them.
+    let order = |a: &Hit<'_>, b: &Hit<'_>| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2));
+    if hits.len() > limit {
+        hits.select_nth_unstable_by(limit, order);
+        hits.truncate(limit);
+    }
+    hits.sort_unstable_by(order);
     let mut text = String::new();
     let what = match query {
         Some(q) => format!("matching {q:?}"),

@@ -140,3 +140,20 @@ async fn a_file_written_just_now_is_checked_again_next_time() {
     let (_, d) = env.ok("symbol_search", json!({"query": "betb"})).await;
     assert_eq!(d["total"], 1);
 }
+
+#[tokio::test]
+async fn a_file_replaced_by_a_symlink_or_a_directory_is_dropped() {
+    let env = tree();
+    stats(&env).await;
+    std::fs::remove_file(env.path("src/a.rs")).unwrap();
+    std::os::unix::fs::symlink("b.rs", env.path("src/a.rs")).unwrap();
+    std::fs::remove_file(env.path("lib/c.py")).unwrap();
+    std::fs::create_dir(env.path("lib/c.py")).unwrap();
+    common::age(&env.path("src"), 1800);
+    common::age(&env.path("lib"), 1800);
+    let s = stats(&env).await;
+    assert_eq!(s["removed"], 2);
+    assert_eq!(s["files"], 1);
+    let (_, d) = env.ok("symbol_search", json!({"query": "alpha"})).await;
+    assert_eq!(d["total"], 0);
+}
