@@ -2,11 +2,13 @@
 //! language's definition query, then work out containers, kinds and the full
 //! range of every definition (doc comments, attributes and decorators included).
 
-use crate::lang::Lang;
+use crate::lang::{ALL_LANGS, Lang};
+use crate::skim;
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, Parser, QueryCursor, Tree};
+use tree_sitter::{Node, Parser, QueryCursor, Range, Tree};
 
 /// Bumped whenever extraction output changes; part of the index cache key.
 pub const EXTRACTOR_VERSION: u32 = 1;
@@ -168,21 +170,79 @@ pub(crate) struct Def<'t> {
     pub start_byte: usize,
 }
 
-/// Parse `text` as `lang`. None only when tree-sitter gives up (it recovers
-/// from syntax errors, so this is rare).
-pub(crate) fn parse(lang: Lang, text: &str) -> Result<Tree, String> {
+thread_local! {
+    /// One parser per language per thread, reused from file to file.
+    static PARSERS: RefCell<[Option<Parser>; ALL_LANGS.len()]> = const { RefCell::new([None, None, None, None, None, None]) };
+}
+
+fn new_parser(lang: Lang) -> Result<Parser, String> {
     let mut parser = Parser::new();
     parser
         .set_language(&lang.grammar())
         .map_err(|e| format!("the {} grammar cannot be loaded: {e}", lang.name()))?;
-    parser
-        .parse(text, None)
-        .ok_or_else(|| format!("the {} parser gave up on this file", lang.name()))
+    Ok(parser)
+}
+
+/// Parse only `ranges` of `text` (all of it when None) as `lang`. An error
+/// only when tree-sitter gives up (it recovers from syntax errors, so this
+/// is rare).
+fn parse_ranges(lang: Lang, text: &str, ranges: Option<&[Range]>) -> Result<Tree, String> {
+    let run = |parser: &mut Parser| {
+        if let Some(r) = ranges {
+            parser
+                .set_included_ranges(r)
+                .map_err(|e| format!("bad parse ranges: {e:?}"))?;
+        }
+        let tree = parser.parse(text, None);
+        if tree.is_none() {
+            parser.reset();
+        }
+        if ranges.is_some() {
+            let _ = parser.set_included_ranges(&[]);
+        }
+        tree.ok_or_else(|| format!("the {} parser gave up on this file", lang.name()))
+    };
+    PARSERS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut parsers) => {
+            let slot = &mut parsers[usize::from(lang.code())];
+            if slot.is_none() {
+                *slot = Some(new_parser(lang)?);
+            }
+            match slot.as_mut() {
+                Some(parser) => run(parser),
+                None => run(&mut new_parser(lang)?),
+            }
+        }
+        Err(_) => run(&mut new_parser(lang)?),
+    })
+}
+
+/// Parse `text` as `lang`.
+pub(crate) fn parse(lang: Lang, text: &str) -> Result<Tree, String> {
+    parse_ranges(lang, text, None)
 }
 
 /// Extract every symbol of a file, in source order.
 pub fn extract(lang: Lang, text: &str) -> Result<Vec<Symbol>, String> {
     let tree = parse(lang, text)?;
+    let defs = defs(lang, text, &tree)?;
+    Ok(defs.into_iter().map(|d| d.symbol).collect())
+}
+
+/// [`extract`], cheaper: the parse leaves out function bodies that cannot
+/// hold a definition ([`skim`]). A skimmed parse with any syntax error is
+/// redone in full, so the symbols are always those of [`extract`].
+pub fn extract_skimmed(lang: Lang, text: &str) -> Result<Vec<Symbol>, String> {
+    let holes = skim::opaque(lang, text);
+    let tree = if holes.is_empty() {
+        parse(lang, text)?
+    } else {
+        let ranges = skim::included(text, &holes);
+        match parse_ranges(lang, text, Some(&ranges)) {
+            Ok(t) if !t.root_node().has_error() => t,
+            _ => parse(lang, text)?,
+        }
+    };
     let defs = defs(lang, text, &tree)?;
     Ok(defs.into_iter().map(|d| d.symbol).collect())
 }

@@ -782,7 +782,7 @@ pub fn parse_file(ws: &Workspace, rel: &str, lang: Lang) -> FileEntry {
             return e;
         }
     };
-    match extract::extract(lang, &decoded.text) {
+    match extract::extract_skimmed(lang, &decoded.text) {
         Ok(syms) => {
             e.status = FileStatus::Parsed;
             e.keys = name_keys(&syms);

@@ -21,6 +21,7 @@ pub mod index;
 pub mod lang;
 pub mod read_symbol;
 pub mod search;
+mod skim;
 mod source;
 pub mod symbol_search;
 

@@ -1,0 +1,524 @@
+//! Skimming: the parts of a file that cannot hold a definition, found by a
+//! light lexical pass, so the index's tree-sitter parse can leave them out
+//! (`Parser::set_included_ranges`) and cost less.
+//!
+//! Only the inside of a function body that holds no definition keyword is
+//! left out, and only so that what remains still parses the same way around
+//! it: Python keeps a body's first and last statements (so the function
+//! still ends where it ends), brace languages keep the braces. Positions are
+//! the file's own, so lines and ranges are unchanged. The caller parses the
+//! whole file again when a skimmed parse has any error, so a lexing mistake
+//! here costs time, not symbols; the tests compare skimmed and full
+//! extraction over fixtures.
+
+use crate::lang::Lang;
+use tree_sitter::{Point, Range};
+
+/// Byte ranges (start, end) of `text` a definition cannot be in, sorted and
+/// disjoint, each starting and ending on a line start or inside a body.
+pub(crate) fn opaque(lang: Lang, text: &str) -> Vec<(usize, usize)> {
+    match lang {
+        Lang::Python => python(text.as_bytes()),
+        Lang::Go => braces(text.as_bytes(), &GO),
+        Lang::Rust => braces(text.as_bytes(), &RUST),
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => Vec::new(),
+    }
+}
+
+/// The ranges to parse: everything but `holes` (sorted, disjoint).
+pub(crate) fn included(text: &str, holes: &[(usize, usize)]) -> Vec<Range> {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(holes.len() + 1);
+    let (mut at, mut at_point) = (0, Point::new(0, 0));
+    let (mut scanned, mut row, mut line_start) = (0, 0, 0);
+    let mut point_of = |pos: usize| {
+        for (i, &c) in b[scanned..pos].iter().enumerate() {
+            if c == b'\n' {
+                row += 1;
+                line_start = scanned + i + 1;
+            }
+        }
+        scanned = pos;
+        Point::new(row, pos - line_start)
+    };
+    for &(s, e) in holes {
+        let sp = point_of(s);
+        out.push(Range {
+            start_byte: at,
+            end_byte: s,
+            start_point: at_point,
+            end_point: sp,
+        });
+        at = e;
+        at_point = point_of(e);
+    }
+    out.push(Range {
+        start_byte: at,
+        end_byte: b.len(),
+        start_point: at_point,
+        end_point: point_of(b.len()),
+    });
+    out
+}
+
+/// One logical Python line.
+struct Line {
+    /// Byte where its first physical line starts.
+    start: usize,
+    /// Columns of indentation; None when it has tabs or form feeds.
+    indent: Option<usize>,
+    /// It starts a definition: `def`, `async def`, `class` or a decorator.
+    defines: bool,
+    /// It continues the statement above (`else:`, `elif`, `except`, `finally:`).
+    clause: bool,
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
+}
+
+fn word_at(b: &[u8], i: usize) -> &[u8] {
+    let end = b[i..]
+        .iter()
+        .position(|&c| !is_ident(c))
+        .map_or(b.len(), |n| i + n);
+    &b[i..end]
+}
+
+/// Skip a quoted string starting at `i` (on its quote); return the byte after
+/// it. A single-quoted string also ends at a line break (unterminated).
+fn skip_string(b: &[u8], i: usize, triple_quotes: bool) -> usize {
+    let q = b[i];
+    let triple = triple_quotes && b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q);
+    let mut j = if triple { i + 3 } else { i + 1 };
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 2,
+            c if c == q => {
+                if !triple {
+                    return j + 1;
+                }
+                if b.get(j + 1) == Some(&q) && b.get(j + 2) == Some(&q) {
+                    return j + 3;
+                }
+                j += 1;
+            }
+            b'\n' if !triple => return j,
+            _ => j += 1,
+        }
+    }
+    b.len()
+}
+
+/// The logical lines of a Python file (blank and comment-only lines left out).
+fn python_lines(b: &[u8]) -> Vec<Line> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let start = i;
+        let mut col = 0;
+        let mut tabs = false;
+        while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\x0c' | b'\r') {
+            tabs |= b[i] != b' ';
+            col += 1;
+            i += 1;
+        }
+        if i >= b.len() {
+            break;
+        }
+        if b[i] == b'\n' || b[i] == b'#' {
+            // Blank or comment-only: not a statement.
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        let first = word_at(b, i);
+        let defines = b[i] == b'@'
+            || first == b"def"
+            || first == b"class"
+            || (first == b"async" && {
+                let mut j = i + first.len();
+                while j < b.len() && matches!(b[j], b' ' | b'\t') {
+                    j += 1;
+                }
+                word_at(b, j) == b"def"
+            });
+        // Scan to the end of the logical line.
+        let mut depth = 0usize;
+        while i < b.len() {
+            match b[i] {
+                b'\'' | b'"' => i = skip_string(b, i, true),
+                b'#' => {
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                b'\\' => i += 2,
+                b'(' | b'[' | b'{' => {
+                    depth += 1;
+                    i += 1;
+                }
+                b')' | b']' | b'}' => {
+                    depth = depth.saturating_sub(1);
+                    i += 1;
+                }
+                b'\n' => {
+                    i += 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => i += 1,
+            }
+        }
+        out.push(Line {
+            start,
+            indent: (!tabs).then_some(col),
+            defines,
+            clause: matches!(first, b"else" | b"elif" | b"except" | b"finally"),
+        });
+    }
+    out
+}
+
+/// Python: in every function body without a nested definition, the
+/// statements between the first and the last one.
+fn python(b: &[u8]) -> Vec<(usize, usize)> {
+    let lines = python_lines(b);
+    // Tabs make indentation depend on tab stops: not worth the risk.
+    if lines.iter().any(|l| l.indent.is_none()) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < lines.len() {
+        let l = &lines[k];
+        let (Some(indent), true) = (l.indent, l.defines) else {
+            k += 1;
+            continue;
+        };
+        // The body: the following lines indented deeper.
+        let body_end = lines[k + 1..]
+            .iter()
+            .position(|m| m.indent.is_none_or(|n| n <= indent))
+            .map_or(lines.len(), |n| k + 1 + n);
+        let body = &lines[k + 1..body_end];
+        let level = body.first().and_then(|m| m.indent);
+        let opaque = level.is_some()
+            && body
+                .iter()
+                .all(|m| !m.defines && m.indent.is_some_and(|n| Some(n) >= level));
+        if !opaque {
+            k += 1;
+            continue;
+        }
+        // Statements at the body's level (a clause belongs to the one above).
+        let tops: Vec<usize> = body
+            .iter()
+            .filter(|m| m.indent == level && !m.clause)
+            .map(|m| m.start)
+            .collect();
+        if tops.len() >= 3 {
+            out.push((tops[1], tops[tops.len() - 1]));
+        }
+        k = body_end;
+    }
+    out
+}
+
+/// What the brace-language lexer needs to know about a language.
+struct BraceLang {
+    /// The keyword that starts a function with a body.
+    function: &'static [u8],
+    /// Identifiers whose presence in a body may mean a definition there.
+    defining: &'static [&'static [u8]],
+    /// Identifiers that, between the function keyword and its body, open a
+    /// brace of their own that may hold definitions (Go: an interface result).
+    cancels: &'static [&'static [u8]],
+    /// Rust: `'a` is a lifetime unless it closes as a char literal; raw
+    /// strings `r#"…"#`; nested block comments.
+    rust: bool,
+    /// Go: `` `raw strings` ``.
+    backquote: bool,
+}
+
+const GO: BraceLang = BraceLang {
+    function: b"func",
+    defining: &[b"type", b"interface"],
+    cancels: &[b"interface"],
+    rust: false,
+    backquote: true,
+};
+
+const RUST: BraceLang = BraceLang {
+    function: b"fn",
+    defining: &[
+        b"fn",
+        b"struct",
+        b"enum",
+        b"union",
+        b"trait",
+        b"impl",
+        b"type",
+        b"const",
+        b"static",
+        b"mod",
+        b"macro_rules",
+    ],
+    cancels: &[],
+    rust: true,
+    backquote: false,
+};
+
+/// Skip a Rust char literal or lifetime at `i` (on its `'`).
+fn skip_quote_rust(b: &[u8], i: usize) -> usize {
+    match b.get(i + 1) {
+        Some(b'\\') => {
+            // An escaped char literal: to the closing quote.
+            let mut j = i + 2;
+            while j < b.len() && b[j] != b'\'' && b[j] != b'\n' {
+                j += 1;
+            }
+            j + 1
+        }
+        Some(_) => {
+            // `'x'` (x one char, maybe multi-byte) or a lifetime `'a`.
+            let mut j = i + 2;
+            while j < b.len() && (b[j] & 0xC0) == 0x80 {
+                j += 1;
+            }
+            if b.get(j) == Some(&b'\'') {
+                j + 1
+            } else {
+                // A lifetime or label: its name is not a keyword (`'static`).
+                i + 1 + word_at(b, i + 1).len()
+            }
+        }
+        None => i + 1,
+    }
+}
+
+/// Skip a Rust raw string at `i` (on the `r` of `r"`, `r#"`), if it is one.
+fn skip_raw_rust(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    let mut hashes = 0;
+    while b.get(j) == Some(&b'#') {
+        hashes += 1;
+        j += 1;
+    }
+    if b.get(j) != Some(&b'"') {
+        return None;
+    }
+    j += 1;
+    while j < b.len() {
+        if b[j] == b'"'
+            && b[j + 1..]
+                .iter()
+                .take(hashes)
+                .filter(|&&c| c == b'#')
+                .count()
+                == hashes
+        {
+            return Some(j + 1 + hashes);
+        }
+        j += 1;
+    }
+    Some(b.len())
+}
+
+/// The end of a Rust raw string (`r"…"`, `r#"…"#`, `br"…"`, `cr"…"`)
+/// starting at `i`, if one does.
+fn raw_string_at(b: &[u8], i: usize) -> Option<usize> {
+    let r = match b[i] {
+        b'r' => i,
+        b'b' | b'c' if b.get(i + 1) == Some(&b'r') => i + 1,
+        _ => return None,
+    };
+    skip_raw_rust(b, r)
+}
+
+/// Brace languages: the inside of every function body (`{` … `}` after the
+/// function keyword) that holds none of the defining words.
+fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    // Open brackets: (byte after `{`, is a function body, saw a defining word).
+    let mut stack: Vec<(u8, usize, bool, bool)> = Vec::new();
+    // A function keyword was seen at this depth and its body not yet opened.
+    let mut pending: Option<usize> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let mut depth = 0usize;
+                while i < b.len() {
+                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                        depth += 1;
+                        i += 2;
+                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                        i += 2;
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 || !lang.rust {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            b'"' => i = skip_string(b, i, false).max(i + 1),
+            b'`' if lang.backquote => {
+                i += 1;
+                while i < b.len() && b[i] != b'`' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'\'' if lang.rust => i = skip_quote_rust(b, i),
+            b'\'' => i = skip_string(b, i, false).max(i + 1),
+            b'(' | b'[' | b'{' => {
+                let body = c == b'{' && pending == Some(stack.len());
+                if body {
+                    pending = None;
+                }
+                stack.push((c, i + 1, body, false));
+                i += 1;
+            }
+            b')' | b']' | b'}' => {
+                if let Some((open, start, body, dirty)) = stack.pop() {
+                    if body && !dirty && open == b'{' && c == b'}' && i > start {
+                        out.push((start, i));
+                    }
+                    if dirty && let Some(top) = stack.last_mut() {
+                        top.3 = true;
+                    }
+                }
+                if pending.is_some_and(|d| d > stack.len()) {
+                    pending = None;
+                }
+                i += 1;
+            }
+            b';' if pending == Some(stack.len()) => {
+                // A function without a body (a trait method, an extern fn).
+                pending = None;
+                i += 1;
+            }
+            _ if is_ident(c) => {
+                if lang.rust
+                    && let Some(j) = raw_string_at(b, i)
+                {
+                    i = j;
+                    continue;
+                }
+                let w = word_at(b, i);
+                if w == lang.function {
+                    pending = Some(stack.len());
+                } else if lang.cancels.contains(&w) && pending == Some(stack.len()) {
+                    pending = None;
+                }
+                if lang.defining.contains(&w)
+                    && let Some(top) = stack.last_mut()
+                {
+                    top.3 = true;
+                }
+                i += w.len().max(1);
+            }
+            _ => i += 1,
+        }
+    }
+    // Nested bodies come out before the bodies around them; keep the
+    // outermost of overlapping ranges.
+    out.sort_unstable();
+    let mut kept: Vec<(usize, usize)> = Vec::with_capacity(out.len());
+    for r in out {
+        match kept.last() {
+            Some(&(_, e)) if r.0 < e => {}
+            _ => kept.push(r),
+        }
+    }
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn holes(lang: Lang, text: &str) -> Vec<String> {
+        opaque(lang, text)
+            .into_iter()
+            .map(|(s, e)| text[s..e].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn python_keeps_the_first_and_last_statements_and_nested_definitions() {
+        let src = "def f(x):\n    a = 1\n    b = (2,\n 3)\n    # note\n    c = 3\n    return a\n\ndef g():\n    def h():\n        pass\n    x = 1\n    y = 2\n    return h\n";
+        assert_eq!(
+            holes(Lang::Python, src),
+            ["    b = (2,\n 3)\n    # note\n    c = 3\n"]
+        );
+        let strings =
+            "def f():\n    s = \"\"\"\ndef not_a_def():\n\"\"\"\n    t = 1\n    return s\n";
+        assert_eq!(holes(Lang::Python, strings), ["    t = 1\n"]);
+    }
+
+    /// Skimmed and full extraction agree on the fixtures, and on sources
+    /// built to trip the lexers (a miss falls back to a full parse).
+    #[test]
+    fn skimmed_extraction_equals_full_extraction() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut cases: Vec<(Lang, String)> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter_map(|p| Some((Lang::from_path(&p)?, std::fs::read_to_string(&p).ok()?)))
+            .collect();
+        assert!(cases.len() >= 11);
+        let tricky: [(Lang, &str); 5] = [
+            (
+                Lang::Python,
+                "def f():\n    try:\n        a = 1\n    except E:\n        pass\n    else:\n        b = 2\n    x = 1\n    if x:\n        y = 2\n    elif y:\n        pass\n    return x\n",
+            ),
+            (
+                Lang::Python,
+                "class A:\n    def m(self):\n        s = '''\n    def fake(self):\n'''\n        t = (1,\n   2)\n        u = 3 \\\n  + 4\n        return s\n\n    @property\n    def n(self):\n        return 1\n",
+            ),
+            (
+                Lang::Python,
+                "def f():\n\tx = 1\n\ty = 2\n\treturn x\nLIMIT = 3\n",
+            ),
+            (
+                Lang::Go,
+                "package p\nfunc F() interface{ M() } {\n\tx := `}`\n\ty := '}'\n\treturn nil\n}\nfunc G() {\n\ttype local struct{}\n\t_ = func() { /* } */ }\n}\n",
+            ),
+            (
+                Lang::Rust,
+                "trait T { fn a(&self); fn b(&self) -> u8 { 1 } }\nfn f<'a>(s: &'a str) -> impl Fn() + 'a {\n    let c = '{';\n    let r = br#\"}\"#;\n    /* { /* } */ */\n    move || { let _ = (s, c, r); }\n}\nfn g() {\n    const K: u8 = 1;\n    struct Local;\n}\n",
+            ),
+        ];
+        cases.extend(tricky.iter().map(|(l, s)| (*l, s.to_string())));
+        for (lang, src) in &cases {
+            let full = crate::extract::extract(*lang, src).unwrap();
+            let skimmed = crate::extract::extract_skimmed(*lang, src).unwrap();
+            assert_eq!(skimmed, full, "{lang:?}:\n{src}");
+        }
+    }
+
+    #[test]
+    fn brace_bodies_without_definitions_are_opaque() {
+        let go =
+            "package p\nfunc F() int {\n\tx := \"}\"\n\treturn 1\n}\nfunc G() {\n\ttype T int\n}\n";
+        assert_eq!(holes(Lang::Go, go), ["\n\tx := \"}\"\n\treturn 1\n"]);
+        let rs = "impl A {\n    fn a(&self) -> &'static str { let c = '}'; \"{\" }\n    fn b() { fn inner() {} }\n    fn c();\n}\nfn d<'a>(x: &'a str) { r#\"}\"#; }\n";
+        assert_eq!(
+            holes(Lang::Rust, rs),
+            [" let c = '}'; \"{\" ", " r#\"}\"#; "]
+        );
+    }
+}
