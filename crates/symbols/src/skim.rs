@@ -110,9 +110,25 @@ fn skip_string(b: &[u8], i: usize, triple_quotes: bool) -> usize {
     b.len()
 }
 
-/// The logical lines of a Python file (blank and comment-only lines left out).
-fn python_lines(b: &[u8]) -> Vec<Line> {
+/// The identifier just before `i` (spaces between) is `w`.
+fn after_word(b: &[u8], i: usize, w: &[u8]) -> bool {
+    let head = &b[..i];
+    let end = head
+        .iter()
+        .rposition(|&c| !matches!(c, b' ' | b'\t'))
+        .map_or(0, |j| j + 1);
+    let head = &head[..end];
+    head.ends_with(w) && (head.len() == w.len() || !is_ident(head[head.len() - w.len() - 1]))
+}
+
+/// The logical lines of a Python file (blank and comment-only lines left
+/// out), and the inside of every outermost bracket pair that can be emptied:
+/// `(…)` and `{…}` anywhere, `[…]` when it is a list (after `=([{,:` or
+/// first on its line), not a subscript (`x[…]`, where `x[]` would not parse).
+/// Python has no definitions inside brackets.
+fn python_lines(b: &[u8]) -> (Vec<Line>, Vec<(usize, usize)>) {
     let mut out = Vec::new();
+    let mut brackets = Vec::new();
     let mut i = 0;
     while i < b.len() {
         let start = i;
@@ -147,21 +163,38 @@ fn python_lines(b: &[u8]) -> Vec<Line> {
             });
         // Scan to the end of the logical line.
         let mut depth = 0usize;
+        // The last significant byte (0: none yet), and where the outermost
+        // bracket that may be emptied opened.
+        let mut prev = 0u8;
+        let mut open: Option<usize> = None;
         while i < b.len() {
-            match b[i] {
+            let c = b[i];
+            match c {
                 b'\'' | b'"' => i = skip_string(b, i, true),
                 b'#' => {
                     while i < b.len() && b[i] != b'\n' {
                         i += 1;
                     }
+                    continue;
                 }
                 b'\\' => i += 2,
                 b'(' | b'[' | b'{' => {
+                    let list = matches!(prev, 0 | b'=' | b'(' | b'[' | b'{' | b',' | b':');
+                    // `from m import (…)` cannot be empty either.
+                    if depth == 0 && (c != b'[' || list) && !after_word(b, i, b"import") {
+                        open = Some(i + 1);
+                    }
                     depth += 1;
                     i += 1;
                 }
                 b')' | b']' | b'}' => {
                     depth = depth.saturating_sub(1);
+                    if depth == 0
+                        && let Some(o) = open.take()
+                        && i > o
+                    {
+                        brackets.push((o, i));
+                    }
                     i += 1;
                 }
                 b'\n' => {
@@ -169,9 +202,15 @@ fn python_lines(b: &[u8]) -> Vec<Line> {
                     if depth == 0 {
                         break;
                     }
+                    continue;
+                }
+                b' ' | b'\t' | b'\r' | b'\x0c' => {
+                    i += 1;
+                    continue;
                 }
                 _ => i += 1,
             }
+            prev = c;
         }
         out.push(Line {
             start,
@@ -180,13 +219,13 @@ fn python_lines(b: &[u8]) -> Vec<Line> {
             clause: matches!(first, b"else" | b"elif" | b"except" | b"finally"),
         });
     }
-    out
+    (out, brackets)
 }
 
 /// Python: in every function body without a nested definition, the
 /// statements between the first and the last one.
 fn python(b: &[u8]) -> Vec<(usize, usize)> {
-    let lines = python_lines(b);
+    let (lines, brackets) = python_lines(b);
     // Tabs make indentation depend on tab stops: not worth the risk.
     if lines.iter().any(|l| l.indent.is_none()) {
         return Vec::new();
@@ -225,7 +264,21 @@ fn python(b: &[u8]) -> Vec<(usize, usize)> {
         }
         k = body_end;
     }
-    out
+    out.extend(brackets);
+    outermost(out)
+}
+
+/// Sorted, keeping only the outermost of nested or overlapping ranges.
+fn outermost(mut v: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    v.sort_unstable();
+    let mut kept: Vec<(usize, usize)> = Vec::with_capacity(v.len());
+    for r in v {
+        match kept.last() {
+            Some(&(_, e)) if r.0 < e => {}
+            _ => kept.push(r),
+        }
+    }
+    kept
 }
 
 /// What the brace-language lexer needs to know about a language.
@@ -339,22 +392,44 @@ fn raw_string_at(b: &[u8], i: usize) -> Option<usize> {
     skip_raw_rust(b, r)
 }
 
+/// What a bracket pair is, for [`braces`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Group {
+    /// A function body: emptied unless it holds a defining word.
+    Body,
+    /// Rust: a macro's token tree (`m!(…)`, `macro_rules! m {…}`), never
+    /// parsed into items: always emptied.
+    Tokens,
+    /// Rust: an array expression (`= […]`, `= &[…]`): emptied unless it
+    /// holds a defining word.
+    Array,
+    Other,
+}
+
 /// Brace languages: the inside of every function body (`{` … `}` after the
-/// function keyword) that holds none of the defining words.
+/// function keyword) that holds none of the defining words; in Rust also
+/// macro token trees and array expressions.
 fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
-    // Open brackets: (byte after `{`, is a function body, saw a defining word).
-    let mut stack: Vec<(u8, usize, bool, bool)> = Vec::new();
+    // Open brackets: (kind, byte after it, what it is, saw a defining word).
+    let mut stack: Vec<(u8, usize, Group, bool)> = Vec::new();
     // A function keyword was seen at this depth and its body not yet opened.
     let mut pending: Option<usize> = None;
+    // `macro_rules` was seen at this depth and its rules not yet opened.
+    let mut rules: Option<usize> = None;
+    // The last two significant bytes (an identifier counts as `a`, a
+    // macro's `!` as `M`).
+    let (mut prev, mut prev2) = (0u8, 0u8);
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
+        let mut token = c;
         match c {
             b'/' if b.get(i + 1) == Some(&b'/') => {
                 while i < b.len() && b[i] != b'\n' {
                     i += 1;
                 }
+                continue;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 let mut depth = 0usize;
@@ -372,6 +447,11 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                         i += 1;
                     }
                 }
+                continue;
+            }
+            b' ' | b'\t' | b'\r' | b'\n' => {
+                i += 1;
+                continue;
             }
             b'"' => i = skip_string(b, i, false).max(i + 1),
             b'`' if lang.backquote => {
@@ -384,16 +464,34 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
             b'\'' if lang.rust => i = skip_quote_rust(b, i),
             b'\'' => i = skip_string(b, i, false).max(i + 1),
             b'(' | b'[' | b'{' => {
-                let body = c == b'{' && pending == Some(stack.len());
-                if body {
+                let depth = stack.len();
+                let group = if c == b'{' && pending == Some(depth) {
                     pending = None;
-                }
-                stack.push((c, i + 1, body, false));
+                    Group::Body
+                } else if lang.rust && (prev == b'M' || rules == Some(depth)) {
+                    rules = None;
+                    Group::Tokens
+                } else if lang.rust
+                    && c == b'['
+                    && (prev == b'=' || (prev == b'&' && prev2 == b'='))
+                {
+                    Group::Array
+                } else {
+                    Group::Other
+                };
+                stack.push((c, i + 1, group, false));
                 i += 1;
             }
             b')' | b']' | b'}' => {
-                if let Some((open, start, body, dirty)) = stack.pop() {
-                    if body && !dirty && open == b'{' && c == b'}' && i > start {
+                if let Some((open, start, group, dirty)) = stack.pop() {
+                    let pair = matches!((open, c), (b'(', b')') | (b'[', b']') | (b'{', b'}'));
+                    let empty_it = match group {
+                        Group::Body => !dirty && c == b'}',
+                        Group::Tokens => true,
+                        Group::Array => !dirty,
+                        Group::Other => false,
+                    };
+                    if pair && empty_it && i > start {
                         out.push((start, i));
                     }
                     if dirty && let Some(top) = stack.last_mut() {
@@ -403,47 +501,54 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                 if pending.is_some_and(|d| d > stack.len()) {
                     pending = None;
                 }
+                if rules.is_some_and(|d| d > stack.len()) {
+                    rules = None;
+                }
                 i += 1;
             }
-            b';' if pending == Some(stack.len()) => {
+            // A macro's `!` comes right after its name (`m!`, not `for !`).
+            b'!' if i > 0 && is_ident(b[i - 1]) => {
+                token = b'M';
+                i += 1;
+            }
+            b';' => {
                 // A function without a body (a trait method, an extern fn).
-                pending = None;
+                if pending == Some(stack.len()) {
+                    pending = None;
+                }
                 i += 1;
             }
             _ if is_ident(c) => {
+                token = b'a';
                 if lang.rust
                     && let Some(j) = raw_string_at(b, i)
                 {
                     i = j;
-                    continue;
+                    token = b'"';
+                } else {
+                    let w = word_at(b, i);
+                    if w == lang.function {
+                        pending = Some(stack.len());
+                    } else if lang.cancels.contains(&w) && pending == Some(stack.len()) {
+                        pending = None;
+                    } else if lang.rust && w == b"macro_rules" {
+                        rules = Some(stack.len());
+                    }
+                    if lang.defining.contains(&w)
+                        && let Some(top) = stack.last_mut()
+                    {
+                        top.3 = true;
+                    }
+                    i += w.len().max(1);
                 }
-                let w = word_at(b, i);
-                if w == lang.function {
-                    pending = Some(stack.len());
-                } else if lang.cancels.contains(&w) && pending == Some(stack.len()) {
-                    pending = None;
-                }
-                if lang.defining.contains(&w)
-                    && let Some(top) = stack.last_mut()
-                {
-                    top.3 = true;
-                }
-                i += w.len().max(1);
             }
             _ => i += 1,
         }
+        prev2 = prev;
+        prev = token;
     }
-    // Nested bodies come out before the bodies around them; keep the
-    // outermost of overlapping ranges.
-    out.sort_unstable();
-    let mut kept: Vec<(usize, usize)> = Vec::with_capacity(out.len());
-    for r in out {
-        match kept.last() {
-            Some(&(_, e)) if r.0 < e => {}
-            _ => kept.push(r),
-        }
-    }
-    kept
+    // Nested groups come out before the groups around them.
+    outermost(out)
 }
 
 #[cfg(test)]
@@ -462,8 +567,10 @@ mod tests {
         let src = "def f(x):\n    a = 1\n    b = (2,\n 3)\n    # note\n    c = 3\n    return a\n\ndef g():\n    def h():\n        pass\n    x = 1\n    y = 2\n    return h\n";
         assert_eq!(
             holes(Lang::Python, src),
-            ["    b = (2,\n 3)\n    # note\n    c = 3\n"]
+            ["x", "    b = (2,\n 3)\n    # note\n    c = 3\n"]
         );
+        let brackets = "from m import (a, b)\nx = [1, (2)]\ny = x[0]\nprint(f(a), {'k': 1})\n";
+        assert_eq!(holes(Lang::Python, brackets), ["1, (2)", "f(a), {'k': 1}"]);
         let strings =
             "def f():\n    s = \"\"\"\ndef not_a_def():\n\"\"\"\n    t = 1\n    return s\n";
         assert_eq!(holes(Lang::Python, strings), ["    t = 1\n"]);
@@ -519,6 +626,16 @@ mod tests {
         assert_eq!(
             holes(Lang::Rust, rs),
             [" let c = '}'; \"{\" ", " r#\"}\"#; "]
+        );
+        let tables = "const T: &[(u8, u8)] = &[(1, 2), (3, 4)];\nmacro_rules! m { () => { fn x() {} } }\nast! { struct S; }\n#[derive(Debug)]\nstruct S { a: [u8; 2] }\nfn f() -> bool { !(x) }\n";
+        assert_eq!(
+            holes(Lang::Rust, tables),
+            [
+                "(1, 2), (3, 4)",
+                " () => { fn x() {} } ",
+                " struct S; ",
+                " !(x) "
+            ]
         );
     }
 }
