@@ -21,7 +21,7 @@ pub(crate) fn opaque(lang: Lang, text: &str) -> Vec<(usize, usize)> {
         Lang::Python => python(text.as_bytes()),
         Lang::Go => braces(text.as_bytes(), &GO),
         Lang::Rust => braces(text.as_bytes(), &RUST),
-        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => Vec::new(),
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => scripts(text.as_bytes()),
     }
 }
 
@@ -551,6 +551,251 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
     outermost(out)
 }
 
+/// JavaScript and TypeScript words after which `/` starts a regex, and
+/// before `(` a statement rather than a method (`if (…) {`).
+const JS_KEYWORDS: &[&[u8]] = &[
+    b"return",
+    b"typeof",
+    b"instanceof",
+    b"in",
+    b"of",
+    b"new",
+    b"delete",
+    b"void",
+    b"throw",
+    b"case",
+    b"do",
+    b"else",
+    b"yield",
+    b"await",
+    b"if",
+    b"for",
+    b"while",
+    b"switch",
+    b"catch",
+    b"with",
+    b"function",
+    b"super",
+    b"import",
+];
+
+/// Words whose presence in a JavaScript or TypeScript body may mean a
+/// definition there (`type` is common as a name: only conservative).
+const JS_DEFINING: &[&[u8]] = &[
+    b"function",
+    b"class",
+    b"interface",
+    b"enum",
+    b"namespace",
+    b"module",
+    b"declare",
+    b"abstract",
+    b"type",
+];
+
+/// Skip a JavaScript regex literal at `i` (on its `/`).
+fn skip_regex(b: &[u8], i: usize) -> usize {
+    let mut j = i + 1;
+    let mut class = false;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 1,
+            b'[' => class = true,
+            b']' => class = false,
+            b'/' if !class => return j + 1,
+            b'\n' => return j,
+            _ => {}
+        }
+        j += 1;
+    }
+    b.len()
+}
+
+/// Scan template literal text from `i` (inside the backquotes); return the
+/// byte after the closing backquote, or after a `${` (then `true`).
+fn skip_template(b: &[u8], mut i: usize) -> (usize, bool) {
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'`' => return (i + 1, false),
+            b'$' if b.get(i + 1) == Some(&b'{') => return (i + 2, true),
+            _ => i += 1,
+        }
+    }
+    (b.len(), false)
+}
+
+/// JavaScript and TypeScript: the inside of every function, method and
+/// arrow body (`{` … `}`) that holds no defining word and no method
+/// (`name(…) {` or `name(…): T`, which object literals and type literals
+/// have).
+fn scripts(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    // Open brackets: (kind, byte after it, what it is, saw a definition);
+    // kind `$` is a template's `${`.
+    let mut stack: Vec<(u8, usize, Group, bool)> = Vec::new();
+    // A `function` keyword was seen at this depth, its body not yet opened.
+    let mut pending: Option<usize> = None;
+    // The last significant byte (an identifier counts as `a`), the last word
+    // and whether it was a keyword, and, right after a `)`, whether its `(`
+    // followed a plain name (a call or a method head).
+    let mut prev = 0u8;
+    let mut keyword = false;
+    let mut after_call = false;
+    // For each open `(`: did it follow a plain name?
+    let mut paren_named: Vec<bool> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let mut token = c;
+        let mut call = false;
+        match c {
+            b' ' | b'\t' | b'\r' | b'\n' => {
+                i += 1;
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                    i += 1;
+                }
+                i += 2;
+                continue;
+            }
+            // A `/` after a value divides; anywhere else it opens a regex.
+            b'/' if keyword || !matches!(prev, b'a' | b')' | b']' | b'}') => {
+                i = skip_regex(b, i);
+                token = b'"';
+            }
+            b'"' | b'\'' => {
+                i = skip_string(b, i, false).max(i + 1);
+                token = b'"';
+            }
+            b'`' => {
+                let (j, expr) = skip_template(b, i + 1);
+                if expr {
+                    stack.push((b'$', j, Group::Other, false));
+                }
+                i = j;
+                token = b'"';
+            }
+            b'(' => {
+                // A name, a string or computed key, or type arguments.
+                paren_named.push((prev == b'a' && !keyword) || matches!(prev, b'"' | b']' | b'>'));
+                stack.push((c, i + 1, Group::Other, false));
+                i += 1;
+            }
+            b'[' => {
+                stack.push((c, i + 1, Group::Other, false));
+                i += 1;
+            }
+            b'{' => {
+                let depth = stack.len();
+                let group = if pending == Some(depth) || prev == b'A' {
+                    Group::Body
+                } else if prev == b')' && after_call {
+                    // `name(…) {`: a method (in statement position a call
+                    // cannot be followed by a block on the same line).
+                    if let Some(top) = stack.last_mut() {
+                        top.3 = true;
+                    }
+                    Group::Body
+                } else {
+                    Group::Other
+                };
+                if group == Group::Body {
+                    pending = None;
+                }
+                stack.push((c, i + 1, group, false));
+                i += 1;
+            }
+            b')' | b']' | b'}' => {
+                if c == b')' {
+                    call = paren_named.pop().unwrap_or(false);
+                }
+                if let Some((open, start, group, dirty)) = stack.pop() {
+                    if open == b'$' {
+                        // The end of a `${…}`: back into the template.
+                        let (j, expr) = skip_template(b, i + 1);
+                        if expr {
+                            stack.push((b'$', j, Group::Other, false));
+                        }
+                        if dirty && let Some(top) = stack.last_mut() {
+                            top.3 = true;
+                        }
+                        i = j;
+                        prev = b'"';
+                        keyword = false;
+                        after_call = false;
+                        continue;
+                    }
+                    let pair = matches!((open, c), (b'(', b')') | (b'[', b']') | (b'{', b'}'));
+                    if pair && group == Group::Body && !dirty && i > start {
+                        out.push((start, i));
+                    }
+                    if dirty && let Some(top) = stack.last_mut() {
+                        top.3 = true;
+                    }
+                }
+                if pending.is_some_and(|d| d > stack.len()) {
+                    pending = None;
+                }
+                i += 1;
+            }
+            b':' if prev == b')' && after_call => {
+                // `name(…): T`: a method signature or a method with a
+                // return type (whose body comes next); also `f(x) : y` in
+                // a conditional (harmless).
+                if let Some(top) = stack.last_mut() {
+                    top.3 = true;
+                }
+                pending = Some(stack.len());
+                i += 1;
+            }
+            b'>' if i > 0 && b[i - 1] == b'=' => {
+                // `=>`: an arrow function's body may come next.
+                token = b'A';
+                i += 1;
+            }
+            b';' => {
+                if pending == Some(stack.len()) {
+                    pending = None;
+                }
+                i += 1;
+            }
+            _ if is_ident(c) || c == b'$' || c == b'#' => {
+                let w = word_at(b, i + usize::from(!is_ident(c)));
+                let len = w.len() + usize::from(!is_ident(c));
+                if w == b"function" {
+                    pending = Some(stack.len());
+                }
+                if JS_DEFINING.contains(&w)
+                    && let Some(top) = stack.last_mut()
+                {
+                    top.3 = true;
+                }
+                keyword = JS_KEYWORDS.contains(&w);
+                token = b'a';
+                i += len.max(1);
+                prev = token;
+                after_call = false;
+                continue;
+            }
+            _ => i += 1,
+        }
+        prev = token;
+        keyword = false;
+        after_call = call;
+    }
+    outermost(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -587,7 +832,19 @@ mod tests {
             .filter_map(|p| Some((Lang::from_path(&p)?, std::fs::read_to_string(&p).ok()?)))
             .collect();
         assert!(cases.len() >= 11);
-        let tricky: [(Lang, &str); 5] = [
+        let tricky: [(Lang, &str); 8] = [
+            (
+                Lang::JavaScript,
+                "function f(a) {\n  const re = /[}]/g;\n  const t = `x${ {a: 1}.a }}`;\n  return a / 2;\n}\nconst g = (x) => {\n  const o = { m() { return 1; } };\n  return o;\n};\nclass C { run() { if (x) { y(); } } }\n",
+            ),
+            (
+                Lang::TypeScript,
+                "export function f(): number {\n  const o: { m(): void } = { m() {} };\n  return 1;\n}\nnamespace N {\n  export const k = () => { return 2; };\n  function h<T>(x: T): T { return x; }\n}\nfunction g() {\n  const v = { ['k']() { return 1; }, gen<T>(x: T) { return x; } };\n  type Local = string;\n}\n",
+            ),
+            (
+                Lang::Tsx,
+                "export const A = (p: P) => {\n  return <div className='x'>{p.a} don't {'}'}</div>;\n};\nfunction B() { return <p>{'{'}</p>; }\n",
+            ),
             (
                 Lang::Python,
                 "def f():\n    try:\n        a = 1\n    except E:\n        pass\n    else:\n        b = 2\n    x = 1\n    if x:\n        y = 2\n    elif y:\n        pass\n    return x\n",
@@ -615,6 +872,15 @@ mod tests {
             let skimmed = crate::extract::extract_skimmed(*lang, src).unwrap();
             assert_eq!(skimmed, full, "{lang:?}:\n{src}");
         }
+    }
+
+    #[test]
+    fn script_bodies_without_definitions_or_methods_are_opaque() {
+        let js = "function f() { return /}/.test(`${a}}`); }\nconst g = async (x) => { x.y(); };\nfunction h() { return { m() {} }; }\nclass C { m(): void { z(); } }\n";
+        assert_eq!(
+            holes(Lang::TypeScript, js),
+            [" return /}/.test(`${a}}`); ", " x.y(); ", " z(); "]
+        );
     }
 
     #[test]
