@@ -2,7 +2,8 @@
 //! Every operation and hunk is validated first (paths, evidence, hunks,
 //! encodings, conflicts); only then is anything written, in one transaction.
 
-use crate::common::{EditData, count_lines, edit_output, unified_diff, workspace};
+use crate::common::{EditData, edit_output, workspace};
+use crate::diff::{file_diff, file_diff_kept};
 use crate::engine::Tier;
 use crate::patch::{self, Op};
 use schemars::JsonSchema;
@@ -54,15 +55,15 @@ fn run_patch(ctx: &Context, p: &patch::Patch) -> ToolResult<ToolOutput> {
     let mut diffs = String::new();
     let mut paths = Vec::new();
     let mut worst = Tier::Exact;
-    let mut claimed: Vec<std::path::PathBuf> = Vec::new();
+    let mut claimed: std::collections::HashSet<std::path::PathBuf> =
+        std::collections::HashSet::with_capacity(p.ops.len());
     let mut claim = |t: &wrench_permissions::write::WriteTarget| -> ToolResult<()> {
-        if claimed.contains(&t.real_rel) {
+        if !claimed.insert(t.real_rel.clone()) {
             return Err(ToolError::invalid_args(format!(
                 "the patch touches {} twice (directly or through a symlink or a move); merge those sections",
                 t.display()
             )));
         }
-        claimed.push(t.real_rel.clone());
         Ok(())
     };
     for op in &p.ops {
@@ -84,7 +85,7 @@ fn run_patch(ctx: &Context, p: &patch::Patch) -> ToolResult<ToolOutput> {
                     body.push('\n');
                 }
                 check_redaction("", &body, &shown)?;
-                diffs.push_str(&unified_diff(&shown, &shown, "", &body));
+                diffs.push_str(&file_diff_kept(&shown, &shown, "", &body, &[]).text);
                 lines.push(format!("A {shown} (+{})", content.len()));
                 paths.push(shown);
                 tx.push(Change::Write {
@@ -105,7 +106,7 @@ fn run_patch(ctx: &Context, p: &patch::Patch) -> ToolResult<ToolOutput> {
                 let old = text::decode(&cur.bytes, &shown)
                     .map(|d| d.text)
                     .unwrap_or_default();
-                diffs.push_str(&unified_diff(&shown, &shown, &old, ""));
+                diffs.push_str(&file_diff_kept(&shown, &shown, &old, "", &[]).text);
                 lines.push(format!("D {shown} (-{})", old.lines().count()));
                 paths.push(shown);
                 tx.push(Change::Delete {
@@ -127,12 +128,17 @@ fn run_patch(ctx: &Context, p: &patch::Patch) -> ToolResult<ToolOutput> {
                     )));
                 };
                 let d = text::decode(&cur.bytes, &shown)?;
-                let new_text = if chunks.iter().any(|c| !c.lines.is_empty()) {
+                let (new_text, kept) = if chunks.iter().any(|c| !c.lines.is_empty()) {
                     let r = patch::apply_chunks(&d.text, chunks, &shown)?;
                     worst = worst.max(r.tier);
-                    r.text
+                    (r.text, Some(r.kept))
                 } else {
-                    d.text.clone()
+                    (d.text.clone(), None)
+                };
+                // Only the stretches around the hunks are diffed.
+                let diff_to = |to: &str| match &kept {
+                    Some(k) => file_diff_kept(&shown, to, &d.text, &new_text, k),
+                    None => file_diff(&shown, to, &d.text, &new_text),
                 };
                 check_redaction(&d.text, &new_text, &shown)?;
                 let bytes = text::try_encode(&new_text, d.encoding, &shown)?;
@@ -148,10 +154,12 @@ fn run_patch(ctx: &Context, p: &patch::Patch) -> ToolResult<ToolOutput> {
                                 )));
                             }
                         }
-                        let (a, r) =
-                            count_lines(&unified_diff(&shown, &to_shown, &d.text, &new_text));
-                        diffs.push_str(&unified_diff(&shown, &to_shown, &d.text, &new_text));
-                        lines.push(format!("R {shown} -> {to_shown} (+{a} -{r})"));
+                        let diff = diff_to(&to_shown);
+                        diffs.push_str(&diff.text);
+                        lines.push(format!(
+                            "R {shown} -> {to_shown} (+{} -{})",
+                            diff.added, diff.removed
+                        ));
                         paths.push(shown);
                         paths.push(to_shown);
                         if to.real_rel == t.real_rel {
@@ -176,9 +184,9 @@ fn run_patch(ctx: &Context, p: &patch::Patch) -> ToolResult<ToolOutput> {
                             paths.push(shown);
                             continue;
                         }
-                        let diff = unified_diff(&shown, &shown, &d.text, &new_text);
-                        let (a, r) = count_lines(&diff);
-                        diffs.push_str(&diff);
+                        let diff = diff_to(&shown);
+                        let (a, r) = (diff.added, diff.removed);
+                        diffs.push_str(&diff.text);
                         let enc = if d.encoding == Encoding::Utf8 {
                             String::new()
                         } else {

@@ -101,6 +101,11 @@ fn plan(corpus: &Path, hunks: usize) -> Vec<FileCase> {
 
 /// The V4A patch and the equivalent unified diff.
 fn patches(cases: &[FileCase]) -> (String, String) {
+    patches_dir(cases, false)
+}
+
+/// The patches, or (`reverse`) the ones that take the change back.
+fn patches_dir(cases: &[FileCase], reverse: bool) -> (String, String) {
     let mut v4a = String::from("*** Begin Patch\n");
     let mut udiff = String::new();
     for c in cases {
@@ -114,7 +119,10 @@ fn patches(cases: &[FileCase]) -> (String, String) {
             v4a.push_str("@@\n");
             udiff.push_str(&format!("@@ -{0},7 +{0},7 @@\n", i - 2));
             for (k, l) in lines.iter().enumerate().take(i + 4).skip(i - 3) {
-                if k == i {
+                if k == i && reverse {
+                    v4a.push_str(&format!("-{l} // bench\n+{l}\n"));
+                    udiff.push_str(&format!("-{l} // bench\n+{l}\n"));
+                } else if k == i {
                     v4a.push_str(&format!("-{l}\n+{l} // bench\n"));
                     udiff.push_str(&format!("-{l}\n+{l} // bench\n"));
                 } else {
@@ -137,6 +145,28 @@ fn lay_out(dir: &Path, cases: &[FileCase]) -> Result<(), String> {
         std::fs::write(&p, &c.text).map_err(|e| e.to_string())?;
     }
     Ok(())
+}
+
+/// Lay the files out under `dir` and record a full read of each, as a
+/// model would have read them before patching.
+fn read_copy(dir: &Path, state: &Path, cases: &[FileCase]) -> Result<wrench_core::Context, String> {
+    lay_out(dir, cases)?;
+    let ctx = wrench_core::context_for(dir, state, std::sync::Arc::new(wrench_core::AllowAll))
+        .map_err(|e| e.to_string())?;
+    for c in cases {
+        let real = ctx.root.join(&c.rel);
+        let meta = std::fs::metadata(&real).map_err(|e| e.to_string())?;
+        ctx.session
+            .record_read(wrench_core::ReadEvidence::of(
+                &real,
+                c.text.as_bytes(),
+                &meta,
+                true,
+                None,
+            ))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(ctx)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -164,27 +194,12 @@ pub fn apply_patch_vs_git_apply(
     );
     let diff_file = tmp.path().join("bench.diff");
     std::fs::write(&diff_file, &udiff).map_err(|e| e.to_string())?;
+
     let mut wt = Vec::new();
     let mut gt = Vec::new();
     for _ in 0..runs.max(1) {
-        lay_out(&wdir, &cases)?;
+        let ctx = read_copy(&wdir, &state, &cases)?;
         lay_out(&gdir, &cases)?;
-        let ctx =
-            wrench_core::context_for(&wdir, &state, std::sync::Arc::new(wrench_core::AllowAll))
-                .map_err(|e| e.to_string())?;
-        for c in &cases {
-            let real = ctx.root.join(&c.rel);
-            let meta = std::fs::metadata(&real).map_err(|e| e.to_string())?;
-            ctx.session
-                .record_read(wrench_core::ReadEvidence::of(
-                    &real,
-                    c.text.as_bytes(),
-                    &meta,
-                    true,
-                    None,
-                ))
-                .map_err(|e| e.to_string())?;
-        }
         let t = Instant::now();
         crate::apply_patch::apply(&ctx, &v4a).map_err(|e| e.to_string())?;
         wt.push(t.elapsed().as_secs_f64() * 1e3);
@@ -216,4 +231,31 @@ pub fn apply_patch_vs_git_apply(
         git_apply_ms: g,
         ratio: if g > 0.0 { w / g } else { 0.0 },
     })
+}
+
+/// For profiling: lay the files out once under `work`, then apply the patch
+/// and its reverse `rounds` times each; milliseconds of every apply.
+pub fn apply_patch_loop(
+    corpus: &Path,
+    work: &Path,
+    hunks: usize,
+    rounds: usize,
+) -> Result<Vec<f64>, String> {
+    let cases = plan(corpus, hunks);
+    if cases.is_empty() {
+        return Err(format!("no usable text files under {}", corpus.display()));
+    }
+    let (fwd, _) = patches_dir(&cases, false);
+    let (back, _) = patches_dir(&cases, true);
+    let (wdir, state) = (work.join("w"), work.join("state"));
+    let ctx = read_copy(&wdir, &state, &cases)?;
+    let mut ms = Vec::new();
+    for _ in 0..rounds {
+        for p in [&fwd, &back] {
+            let t = Instant::now();
+            crate::apply_patch::apply(&ctx, p).map_err(|e| e.to_string())?;
+            ms.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    Ok(ms)
 }

@@ -13,8 +13,7 @@ use wrench_permissions::mutation::{Change, MutationGuard, Transaction, check_red
 /// Most characters of unified diff returned in one result.
 pub const MAX_DIFF_CHARS: usize = 30_000;
 
-/// Lines of context around each change in the diff.
-pub const DIFF_CONTEXT_LINES: usize = 3;
+pub use crate::diff::DIFF_CONTEXT_LINES;
 
 /// The typed data of an Edit output.
 #[derive(Debug, Clone, Serialize)]
@@ -28,15 +27,6 @@ pub struct EditData {
     pub tier: Option<Tier>,
     /// Nothing changed on disk.
     pub noop: bool,
-}
-
-/// Unified diff of one file, `a/` and `b/` headers as git writes them.
-pub fn unified_diff(old_name: &str, new_name: &str, old: &str, new: &str) -> String {
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(DIFF_CONTEXT_LINES)
-        .header(&format!("a/{old_name}"), &format!("b/{new_name}"))
-        .to_string()
 }
 
 /// Build the Edit output: summary, then the diff (cut with a trailer).
@@ -158,9 +148,11 @@ pub fn change_file(
         expect: Some(cur.stamp),
     });
     guard.commit(tx)?;
-    let diff = unified_diff(&shown, &shown, &decoded.text, &change.text);
-    let (added, removed) = count_lines(&diff);
-    let mut summary = format!("Edited {shown}: {} (+{added} -{removed})", change.detail);
+    let diff = crate::diff::file_diff(&shown, &shown, &decoded.text, &change.text);
+    let mut summary = format!(
+        "Edited {shown}: {} (+{} -{})",
+        change.detail, diff.added, diff.removed
+    );
     if let Some(t) = change.tier.filter(|t| *t != Tier::Exact) {
         summary.push_str(&format!("; {}", t.describe()));
     }
@@ -172,23 +164,9 @@ pub fn change_file(
     }
     Ok(edit_output(EditData {
         summary,
-        diff,
+        diff: diff.text,
         paths: vec![shown],
         tier: change.tier,
         noop: false,
     }))
-}
-
-/// Added and removed line counts of a unified diff.
-pub fn count_lines(diff: &str) -> (usize, usize) {
-    let mut a = 0;
-    let mut r = 0;
-    for l in diff.lines() {
-        if l.starts_with('+') && !l.starts_with("+++") {
-            a += 1;
-        } else if l.starts_with('-') && !l.starts_with("---") {
-            r += 1;
-        }
-    }
-    (a, r)
 }

@@ -22,6 +22,7 @@ pub mod apply_patch;
 pub mod bench;
 pub mod common;
 pub mod delete_range;
+pub mod diff;
 pub mod edit;
 pub mod engine;
 pub mod fuzz;

@@ -345,10 +345,17 @@ pub struct UpdateResult {
     pub text: String,
     /// The most lenient tier any hunk needed.
     pub tier: Tier,
+    /// (old line, new line) of every line kept as it was, in order: the
+    /// hint [`crate::diff::file_diff_kept`] diffs around.
+    pub kept: Vec<(usize, usize)>,
 }
 
 /// Apply the hunks of one Update to `text` (in file order, all or none).
-pub fn apply_chunks(text: &str, chunks: &[Chunk], what: &str) -> ToolResult<UpdateResult> {
+pub fn apply_chunks<'t>(
+    text: &'t str,
+    chunks: &'t [Chunk],
+    what: &str,
+) -> ToolResult<UpdateResult> {
     let lines = split_lines(text);
     let dominant = dominant_eol(&lines);
     let final_nl = text.is_empty() || text.ends_with('\n');
@@ -379,10 +386,10 @@ pub fn apply_chunks(text: &str, chunks: &[Chunk], what: &str) -> ToolResult<Upda
             }
         }
         let mut hunk: &[HunkLine] = &c.lines;
-        let old_of = |h: &[HunkLine]| -> Vec<String> {
+        let old_of = |h: &'t [HunkLine]| -> Vec<&'t str> {
             h.iter()
                 .filter_map(|l| match l {
-                    HunkLine::Context(s) | HunkLine::Remove(s) => Some(s.clone()),
+                    HunkLine::Context(s) | HunkLine::Remove(s) => Some(s.as_str()),
                     HunkLine::Add(_) => None,
                 })
                 .collect()
@@ -395,15 +402,13 @@ pub fn apply_chunks(text: &str, chunks: &[Chunk], what: &str) -> ToolResult<Upda
                 from
             }
         } else {
-            let pat: Vec<&str> = old.iter().map(String::as_str).collect();
-            let mut found = seek(&lines, &pat, from, c.eof);
+            let mut found = seek(&lines, &old, from, c.eof);
             // A trailing empty context line stands for the final newline.
             if found.is_none() && matches!(hunk.last(), Some(HunkLine::Context(s)) if s.is_empty())
             {
                 hunk = &hunk[..hunk.len() - 1];
                 old = old_of(hunk);
-                let pat: Vec<&str> = old.iter().map(String::as_str).collect();
-                found = seek(&lines, &pat, from, c.eof);
+                found = seek(&lines, &old, from, c.eof);
             }
             match found {
                 Some((p, t)) => {
@@ -411,9 +416,8 @@ pub fn apply_chunks(text: &str, chunks: &[Chunk], what: &str) -> ToolResult<Upda
                     p
                 }
                 None => {
-                    let pat: Vec<&str> = old.iter().map(String::as_str).collect();
                     return Err(ToolError::no_match(hunk_miss(
-                        &lines, &pat, n, c, what, from,
+                        &lines, &old, n, c, what, from,
                     )));
                 }
             }
@@ -442,9 +446,11 @@ pub fn apply_chunks(text: &str, chunks: &[Chunk], what: &str) -> ToolResult<Upda
     let mut s = String::with_capacity(text.len() + 64);
     let mut prev_eol = dominant;
     let count = out.len();
+    let mut kept = Vec::with_capacity(lines.len());
     for (k, o) in out.iter().enumerate() {
         let (body, eol) = match o {
             Out::Keep(i) => {
+                kept.push((*i, k));
                 let l = lines[*i];
                 if !l.eol.is_empty() {
                     prev_eol = if l.eol == "\r\n" { "\r\n" } else { "\n" };
@@ -462,6 +468,7 @@ pub fn apply_chunks(text: &str, chunks: &[Chunk], what: &str) -> ToolResult<Upda
     Ok(UpdateResult {
         text: s,
         tier: worst,
+        kept,
     })
 }
 

@@ -1,8 +1,6 @@
 //! `write` {path, content}: create a file, or overwrite one you have read.
 
-use crate::common::{
-    EditData, count_lines, edit_output, plan_write, unified_diff, workspace, write_access,
-};
+use crate::common::{EditData, edit_output, plan_write, workspace, write_access};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wrench_core::text::{self, Encoding};
@@ -125,8 +123,8 @@ impl Tool for Write {
             expect: cur.as_ref().map(|c| c.stamp),
         });
         guard.commit(tx)?;
-        let diff = unified_diff(&shown, &shown, &old_text, &new_text);
-        let (a, r) = count_lines(&diff);
+        let diff = crate::diff::file_diff(&shown, &shown, &old_text, &new_text);
+        let (a, r) = (diff.added, diff.removed);
         let summary = match &cur {
             None => {
                 let n = new_text.lines().count();
@@ -140,7 +138,7 @@ impl Tool for Write {
         };
         Ok(edit_output(EditData {
             summary,
-            diff,
+            diff: diff.text,
             paths: vec![shown],
             tier: None,
             noop: false,

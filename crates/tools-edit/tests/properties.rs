@@ -60,3 +60,72 @@ proptest! {
         wrench_tools_edit::fuzz::edit_engine(format!("{f}\0{o}\0{n}").as_bytes());
     }
 }
+
+/// A V4A Update of `text`: at each chosen line, `ctx` lines of context
+/// before, `del` lines removed, `add` lines added, `ctx` lines after.
+fn update_patch(text: &str, picks: &[(usize, usize, usize)], adds: &[String]) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut p = String::from("*** Begin Patch\n*** Update File: f\n");
+    let mut next = 0usize;
+    let mut any = false;
+    for (k, &(at, del, ctx)) in picks.iter().enumerate() {
+        let start = at.saturating_sub(ctx).max(next);
+        let end = (at + del).min(lines.len());
+        let after = (end + ctx).min(lines.len());
+        if at < start || at > lines.len() {
+            continue;
+        }
+        p.push_str("@@\n");
+        for l in &lines[start..at] {
+            p.push_str(&format!(" {l}\n"));
+        }
+        for l in &lines[at..end] {
+            p.push_str(&format!("-{l}\n"));
+        }
+        for l in adds[k % adds.len()].split('|').filter(|s| !s.is_empty()) {
+            p.push_str(&format!("+{l}\n"));
+        }
+        for l in &lines[end..after] {
+            p.push_str(&format!(" {l}\n"));
+        }
+        next = after;
+        any = true;
+    }
+    p.push_str("*** End Patch\n");
+    any.then_some(p)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The diff apply_patch builds from where its hunks landed (diffing only
+    /// around them) is a correct unified diff: applied strictly to the old
+    /// text it gives the new one, with the same counts as a whole-file diff
+    /// whenever the two agree on the text.
+    #[test]
+    fn diff_from_applied_hunks_turns_old_into_new(
+        text in file_text(),
+        no_final_nl in any::<bool>(),
+        picks in prop::collection::vec((0usize..40, 0usize..3, 0usize..4), 1..6),
+        adds in prop::collection::vec("(x|fn a\\(\\) \\{|\\}||y)(\\|(x|\\}|z|)){0,3}", 1..4),
+    ) {
+        let text = if no_final_nl { text.trim_end_matches(['\r', '\n']).to_string() } else { text };
+        let mut picks = picks;
+        picks.sort();
+        let Some(p) = update_patch(&text, &picks, &adds) else { return Ok(()) };
+        let Ok(parsed) = wrench_tools_edit::patch::parse(&p) else { return Ok(()) };
+        let wrench_tools_edit::patch::Op::Update { chunks, .. } = &parsed.ops[0] else {
+            return Err(TestCaseError::fail("not an update"));
+        };
+        let Ok(r) = wrench_tools_edit::patch::apply_chunks(&text, chunks, "f") else { return Ok(()) };
+        let d = wrench_tools_edit::diff::file_diff_kept("f", "f", &text, &r.text, &r.kept);
+        prop_assert_eq!(
+            wrench_tools_edit::fuzz::apply_unified(&text, &d.text),
+            Some(r.text.clone()),
+            "diff:\n{}", d.text
+        );
+        let whole = wrench_tools_edit::diff::file_diff("f", "f", &text, &r.text);
+        prop_assert_eq!(d.text.is_empty(), whole.text.is_empty());
+        prop_assert_eq!(d.added as i64 - d.removed as i64, whole.added as i64 - whole.removed as i64);
+    }
+}
