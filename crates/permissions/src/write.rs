@@ -247,23 +247,40 @@ impl WriteDir {
 
     /// What is at `name` now (not following a symlink).
     pub fn stamp(&self, name: &OsStr) -> ToolResult<Option<FileStamp>> {
-        Ok(lstat_at(self.raw_fd(), name)?.map(|st| FileStamp::of_stat(&st)))
+        Ok(self.stamp_and_mode(name)?.map(|(s, _)| s))
+    }
+
+    /// What is at `name` now and its mode bits (not following a symlink).
+    pub fn stamp_and_mode(&self, name: &OsStr) -> ToolResult<Option<(FileStamp, u32)>> {
+        Ok(lstat_at(self.raw_fd(), name)?.map(|st| (FileStamp::of_stat(&st), st.st_mode)))
     }
 
     /// Write `bytes` to a fresh temp file here, with `mode` (else 0666 less
-    /// the umask), fsynced. Returns its name.
-    pub fn stage(&self, bytes: &[u8], mode: Option<u32>) -> ToolResult<OsString> {
+    /// the umask), fsynced. Returns its name and metadata (the inode keeps
+    /// both, mtime and length included, when it is renamed into place).
+    pub fn stage(&self, bytes: &[u8], mode: Option<u32>) -> ToolResult<(OsString, Metadata)> {
         let (name, f) = self.stage_unsynced(bytes, mode)?;
-        if let Err(e) = f.sync_all() {
-            let _ = self.unlink(&name);
-            return Err(ToolError::from_io(self.display(&name), &e));
+        match self.sync_staged(&name, f) {
+            Ok(meta) => Ok((name, meta)),
+            Err(e) => {
+                let _ = self.unlink(&name);
+                Err(e)
+            }
         }
-        Ok(name)
     }
 
-    /// Like [`WriteDir::stage`], but only starts writeback: the caller must
-    /// `sync_all` the returned file before renaming it into place. Lets a
-    /// commit of many files wait for all their writes at once.
+    /// fsync (and close) a temp file [`WriteDir::stage_unsynced`] wrote;
+    /// its metadata. The caller removes the temp file on error.
+    pub fn sync_staged(&self, name: &OsStr, f: File) -> ToolResult<Metadata> {
+        f.sync_all()
+            .and_then(|()| f.metadata())
+            .map_err(|e| ToolError::from_io(self.display(name), &e))
+    }
+
+    /// Like [`WriteDir::stage`], but only writes (and starts writeback):
+    /// the caller must [`WriteDir::sync_staged`] the returned file before
+    /// renaming it into place. Lets a commit of many files wait for all
+    /// their writes at once, from several threads.
     pub fn stage_unsynced(&self, bytes: &[u8], mode: Option<u32>) -> ToolResult<(OsString, File)> {
         for _ in 0..16 {
             let mut rnd = [0u8; 8];
@@ -300,13 +317,10 @@ impl WriteDir {
                         return Err(std::io::Error::last_os_error());
                     }
                 }
-                // SAFETY: valid fd; starts asynchronous writeback only.
-                unsafe {
-                    libc::sync_file_range(f.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
-                }
                 Ok(())
             })();
             if let Err(e) = r {
+                drop(f);
                 let _ = self.unlink(&name);
                 return Err(ToolError::from_io(self.display(&name), &e));
             }
@@ -350,6 +364,31 @@ impl WriteDir {
             return Err(ToolError::from_io(to_dir.display(to), &e));
         }
         Ok(())
+    }
+
+    /// Swap the files at `a` and `b` here (`renameat2` RENAME_EXCHANGE):
+    /// both names stay taken throughout. `Ok(false)` when the filesystem
+    /// cannot exchange (the caller falls back to link and rename).
+    pub fn exchange(&self, a: &OsStr, b: &OsStr) -> ToolResult<bool> {
+        let (ca, cb) = (cstr(a)?, cstr(b)?);
+        // SAFETY: valid fd and NUL-terminated names.
+        let r = unsafe {
+            libc::renameat2(
+                self.raw_fd(),
+                ca.as_ptr(),
+                self.raw_fd(),
+                cb.as_ptr(),
+                libc::RENAME_EXCHANGE,
+            )
+        };
+        if r == 0 {
+            return Ok(true);
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP) => Ok(false),
+            _ => Err(ToolError::from_io(self.display(b), &e)),
+        }
     }
 
     /// A hard link of `name` under a fresh temp name (a rollback backup).
@@ -712,7 +751,7 @@ impl Workspace {
             Some(_) => Some(dir.metadata(&name)?.mode()),
             None => None,
         };
-        let tmp = dir.stage(bytes, mode)?;
+        let (tmp, _) = dir.stage(bytes, mode)?;
         if let Err(e) = dir.rename_to(&tmp, &dir, &name, must_not_exist) {
             let _ = dir.unlink(&tmp);
             return Err(e);

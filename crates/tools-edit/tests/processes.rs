@@ -29,6 +29,38 @@ fn child(job: &str, root: &Path, state: &Path, test: &str) -> Child {
         .unwrap()
 }
 
+/// SIGKILL `c` 0 to `max_us` microseconds from now (xorshift `seed`) and reap it.
+fn kill_at_random(mut c: Child, seed: &mut u64, max_us: u64) {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    std::thread::sleep(std::time::Duration::from_micros(*seed % max_us));
+    // SAFETY: kill(2) on our own child.
+    unsafe {
+        libc::kill(c.id() as i32, libc::SIGKILL);
+    }
+    c.wait().unwrap();
+}
+
+/// The file is `size` bytes, all `a` or all `b`: wholly old or wholly new.
+fn assert_whole(bytes: &[u8], size: usize, what: &str) {
+    assert_eq!(bytes.len(), size, "{what}: torn length");
+    assert!(
+        bytes.iter().all(|x| *x == bytes[0]) && (bytes[0] == b'a' || bytes[0] == b'b'),
+        "{what}: torn content"
+    );
+}
+
+/// A commit in the root directory (the next start after a crash).
+fn edit_small_txt(f: &support::Fx) {
+    f.put("small.txt", "x\n");
+    f.read("small.txt");
+    f.ok(
+        "edit",
+        json!({"path": "small.txt", "old_string": "x", "new_string": "y"}),
+    );
+}
+
 fn child_ctx() -> wrench_core::Context {
     let root = std::env::var_os("WRENCH_TEST_ROOT").unwrap();
     let state = std::env::var_os("WRENCH_TEST_STATE").unwrap();
@@ -65,32 +97,14 @@ fn sigkilled_writer_never_leaves_a_torn_file_or_stale_temps() {
     let state = f.dir.path().join("state");
     let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
     for round in 0..KILLS {
-        let mut c = child("writer", &f.root(), &state, "child_writer_loop");
         // Random moment: 0-60 ms after start (the child writes 8 MiB and
         // fsyncs in a loop, so kills land in every phase of a write).
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        std::thread::sleep(std::time::Duration::from_micros(seed % 60_000));
-        // SAFETY: kill(2) on our own child.
-        unsafe {
-            libc::kill(c.id() as i32, libc::SIGKILL);
-        }
-        c.wait().unwrap();
-        let bytes = f.get("big.bin");
-        assert_eq!(bytes.len(), SIZE, "round {round}: torn length");
-        assert!(
-            bytes.iter().all(|x| *x == bytes[0]) && (bytes[0] == b'a' || bytes[0] == b'b'),
-            "round {round}: torn content"
-        );
+        let c = child("writer", &f.root(), &state, "child_writer_loop");
+        kill_at_random(c, &mut seed, 60_000);
+        assert_whole(&f.get("big.bin"), SIZE, &format!("round {round}"));
     }
     // The next start cleans what the killed writers left behind.
-    f.put("small.txt", "x\n");
-    f.read("small.txt");
-    f.ok(
-        "edit",
-        json!({"path": "small.txt", "old_string": "x", "new_string": "y"}),
-    );
+    edit_small_txt(&f);
     let leftovers: Vec<String> = f
         .names("")
         .into_iter()
@@ -150,4 +164,76 @@ fn two_processes_editing_one_file_lose_no_update() {
     }
     // 20 successful increments each: every success is on disk.
     assert_eq!(f.text("counter.txt"), "40\n");
+}
+
+/// Files one child commit replaces together.
+const COMMIT_FILES: [&str; 3] = ["one.bin", "two.bin", "three.bin"];
+const COMMIT_SIZE: usize = 2 * 1024 * 1024;
+const COMMIT_KILLS: usize = 60;
+
+/// Child: replace three files in one commit (the apply_patch path: temp
+/// files fsynced from several threads, swapped in, old ones dropped), over
+/// and over, flipping between two contents.
+#[test]
+fn child_committer_loop() {
+    if std::env::var(JOB).as_deref() != Ok("committer") {
+        return;
+    }
+    let ctx = child_ctx();
+    let ws = wrench_permissions::Workspace::open(&ctx.root).unwrap();
+    let contents = [vec![b'a'; COMMIT_SIZE], vec![b'b'; COMMIT_SIZE]];
+    loop {
+        use wrench_permissions::mutation::{Change, MutationGuard, Transaction};
+        let guard = MutationGuard::acquire(&ws, &ctx).unwrap();
+        let mut tx = Transaction::new();
+        for name in COMMIT_FILES {
+            let t = guard.resolve(name).unwrap();
+            let cur = guard.load(&t).unwrap().unwrap();
+            let next = usize::from(cur.bytes[0] == b'a');
+            tx.push(Change::Write {
+                target: t,
+                bytes: contents[next].clone(),
+                expect: Some(cur.stamp),
+            });
+        }
+        guard.commit(tx).unwrap();
+    }
+}
+
+#[test]
+fn sigkilled_multi_file_commit_leaves_every_file_whole() {
+    let f = support::Fx::new();
+    for name in COMMIT_FILES {
+        f.put(name, vec![b'a'; COMMIT_SIZE]);
+    }
+    let state = f.dir.path().join("state");
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let (mut flips, mut mid_commit) = (0, 0);
+    let mut last = b'a';
+    for round in 0..COMMIT_KILLS {
+        let c = child("committer", &f.root(), &state, "child_committer_loop");
+        kill_at_random(c, &mut seed, 80_000);
+        if f.names("").iter().any(|n| n.starts_with(".wrench-tmp-")) {
+            mid_commit += 1;
+        }
+        let now = f.get(COMMIT_FILES[0])[0];
+        if now != last {
+            flips += 1;
+            last = now;
+        }
+        for name in COMMIT_FILES {
+            assert_whole(&f.get(name), COMMIT_SIZE, &format!("round {round}: {name}"));
+        }
+    }
+    // Kills landed after whole commits and in the middle of one.
+    assert!(
+        flips > 0 && mid_commit > 0,
+        "flips {flips}, mid-commit {mid_commit}"
+    );
+    // The next commit in the directory removes what the killed ones left.
+    edit_small_txt(&f);
+    let mut want: Vec<String> = COMMIT_FILES.iter().map(|s| s.to_string()).collect();
+    want.push("small.txt".into());
+    want.sort();
+    assert_eq!(f.names(""), want);
 }
