@@ -481,22 +481,36 @@ impl WriteDir {
         n
     }
 
-    /// Read the regular file `name` here (not following a symlink).
+    /// Read the regular file `name` here (not following a symlink; a FIFO
+    /// is refused instead of waited on).
     pub fn read(&self, name: &OsStr) -> ToolResult<(Vec<u8>, Metadata)> {
-        let mut f = open_no_symlinks(self.raw_fd(), Path::new(name), libc::O_RDONLY)
-            .map_err(|e| ToolError::from_io(self.display(name), &e))?;
-        let meta = f
-            .metadata()
-            .map_err(|e| ToolError::from_io(self.display(name), &e))?;
+        self.read_as(name, &self.display(name))
+    }
+
+    /// [`WriteDir::read`], naming the file `shown` in errors.
+    pub fn read_as(&self, name: &OsStr, shown: &str) -> ToolResult<(Vec<u8>, Metadata)> {
+        let mut f = open_no_symlinks(
+            self.raw_fd(),
+            Path::new(name),
+            libc::O_RDONLY | libc::O_NONBLOCK,
+        )
+        .map_err(|e| ToolError::from_io(shown, &e))?;
+        let meta = f.metadata().map_err(|e| ToolError::from_io(shown, &e))?;
+        if meta.is_dir() {
+            return Err(ToolError::invalid_args(format!(
+                "{} is a directory, not a file",
+                shown
+            )));
+        }
         if !meta.is_file() {
             return Err(ToolError::invalid_args(format!(
                 "{} is not a regular file",
-                self.display(name)
+                shown
             )));
         }
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
         std::io::Read::read_to_end(&mut f, &mut bytes)
-            .map_err(|e| ToolError::from_io(self.display(name), &e))?;
+            .map_err(|e| ToolError::from_io(shown, &e))?;
         Ok((bytes, meta))
     }
 
@@ -576,6 +590,8 @@ impl Workspace {
             .collect();
         let mut existing = comps.len();
         let mut dir_real = None;
+        // The parent itself when it exists (reached beneath the root).
+        let mut parent_fd: Option<File> = None;
         while dir_real.is_none() {
             let prefix: PathBuf = comps[..existing].iter().collect();
             let r = Resolved {
@@ -583,7 +599,10 @@ impl Workspace {
                 rel: prefix.clone(),
             };
             match self.open_beneath(&r, p, libc::O_PATH | libc::O_DIRECTORY) {
-                Ok(f) => dir_real = Some(self.real_of_fd(&f, p)?),
+                Ok(f) => {
+                    dir_real = Some(self.real_of_fd(&f, p)?);
+                    parent_fd = Some(f);
+                }
                 Err(e) if e.kind == wrench_core::ErrorKind::NotFound && existing > 0 => {
                     existing -= 1;
                 }
@@ -603,30 +622,25 @@ impl Workspace {
         }
         let mut real_rel = real_parent.join(&name);
         let mut exists = false;
-        if existing == comps.len() {
-            let dir = open_no_symlinks(
-                self.root_fd(),
-                &real_parent,
-                libc::O_RDONLY | libc::O_DIRECTORY,
-            )
-            .map_err(|e| ToolError::from_io(real_parent.display(), &e))?;
-            if let Some(st) = lstat_at(dir.as_raw_fd(), &name)? {
-                exists = true;
-                if is_kind(&st, libc::S_IFLNK) {
-                    let r = Resolved {
-                        abs: self.root().join(&real_rel),
-                        rel: real_rel.clone(),
-                    };
-                    match self.open_beneath(&r, p, libc::O_PATH) {
-                        Ok(f) => real_rel = self.real_of_fd(&f, p)?,
-                        Err(e) if e.kind == wrench_core::ErrorKind::NotFound => {
-                            return Err(ToolError::denied(format!(
-                                "{} is a dangling symlink (its target does not exist); wrench will not create files through it. Remove the link or write to the real path",
-                                resolved.display_rel()
-                            )));
-                        }
-                        Err(e) => return Err(e),
+        if existing == comps.len()
+            && let Some(dir) = &parent_fd
+            && let Some(st) = lstat_at(dir.as_raw_fd(), &name)?
+        {
+            exists = true;
+            if is_kind(&st, libc::S_IFLNK) {
+                let r = Resolved {
+                    abs: self.root().join(&real_rel),
+                    rel: real_rel.clone(),
+                };
+                match self.open_beneath(&r, p, libc::O_PATH) {
+                    Ok(f) => real_rel = self.real_of_fd(&f, p)?,
+                    Err(e) if e.kind == wrench_core::ErrorKind::NotFound => {
+                        return Err(ToolError::denied(format!(
+                            "{} is a dangling symlink (its target does not exist); wrench will not create files through it. Remove the link or write to the real path",
+                            resolved.display_rel()
+                        )));
                     }
+                    Err(e) => return Err(e),
                 }
             }
         }
@@ -724,14 +738,7 @@ impl Workspace {
         }
         let (parent, name) = split_parent(&t.real_rel)?;
         let dir = self.open_write_dir(&parent, false)?;
-        let meta = dir.metadata(&name)?;
-        if meta.is_dir() {
-            return Err(ToolError::invalid_args(format!(
-                "{} is a directory, not a file",
-                t.display()
-            )));
-        }
-        dir.read(&name).map(Some)
+        dir.read_as(&name, &t.display()).map(Some)
     }
 
     /// Replace or create one file atomically (temp, fsync, mode kept,
@@ -939,5 +946,27 @@ mod tests {
         let t = ws.resolve_for_write("src/a.txt").unwrap();
         ws.write_file(&t, b"new", false, now()).unwrap();
         assert!(!stale.exists());
+    }
+
+    #[test]
+    fn a_fifo_or_directory_is_refused_not_read() {
+        let (_d, ws) = setup();
+        let fifo =
+            std::ffi::CString::new(ws.root().join("src/pipe").as_os_str().as_encoded_bytes())
+                .unwrap();
+        // SAFETY: valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let t = ws.resolve_for_write("src/pipe").unwrap();
+        let e = ws.read_target(&t).unwrap_err();
+        assert!(e.message.contains("not a regular file"), "{}", e.message);
+        std::fs::create_dir_all(ws.root().join("src/sub")).unwrap();
+        let t = ws.resolve_for_write("src/sub").unwrap();
+        let e = ws.read_target(&t).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::InvalidArgs);
+        assert!(
+            e.message.contains("src/sub is a directory"),
+            "{}",
+            e.message
+        );
     }
 }

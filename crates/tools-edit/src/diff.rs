@@ -93,11 +93,9 @@ pub fn file_diff_kept(
 fn split_keep_eol(s: &str) -> Vec<&str> {
     let mut out = Vec::with_capacity(s.len() / 32 + 1);
     let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        if b == b'\n' {
-            out.push(&s[start..=i]);
-            start = i + 1;
-        }
+    while let Some(i) = crate::engine::memchr_nl(&s.as_bytes()[start..]) {
+        out.push(&s[start..=start + i]);
+        start += i + 1;
     }
     if start < s.len() {
         out.push(&s[start..]);
@@ -306,6 +304,21 @@ mod tests {
             assert_eq!(kept, whole, "{o:?} -> {n:?}");
             let none = file_diff_kept("f", "f", &o, &n, &[]);
             assert_eq!(none, whole, "{o:?} -> {n:?}");
+        }
+    }
+
+    #[test]
+    fn lines_split_at_every_newline() {
+        for s in [
+            "",
+            "a",
+            "\n",
+            "abcdefgh\nij\n\nklmnopqrstuvwxyz",
+            "1234567\n1234567\n",
+            "é\r\n“q”\n",
+        ] {
+            let want: Vec<&str> = s.split_inclusive('\n').collect();
+            assert_eq!(split_keep_eol(s), want, "{s:?}");
         }
     }
 
