@@ -6,20 +6,22 @@
 pub const FUZZ_FILE: &str = "a\nb\r\n\nc  \n\u{201C}d\u{201D}";
 
 /// Parse arbitrary bytes as a patch and, when it parses, apply every Update
-/// to [`FUZZ_FILE`] and check that the diff built from where the hunks landed
-/// turns the old text into the new one. Any panic is a bug.
+/// and check that the diff built from where the hunks landed turns the old
+/// text into the new one. The input is `file NUL patch` (or a bare patch,
+/// applied to [`FUZZ_FILE`]). Any panic is a bug.
 pub fn patch_parser(data: &[u8]) {
     let Ok(s) = std::str::from_utf8(data) else {
         return;
     };
-    if let Ok(p) = crate::patch::parse(s) {
+    let (file, patch) = s.split_once('\0').unwrap_or((FUZZ_FILE, s));
+    if let Ok(p) = crate::patch::parse(patch) {
         for op in &p.ops {
             if let crate::patch::Op::Update { chunks, .. } = op
-                && let Ok(r) = crate::patch::apply_chunks(FUZZ_FILE, chunks, "f")
+                && let Ok(r) = crate::patch::apply_chunks(file, chunks, "f")
             {
-                let d = crate::diff::file_diff_kept("f", "f", FUZZ_FILE, &r.text, &r.kept);
+                let d = crate::diff::file_diff_kept("f", "f", file, &r.text, &r.kept);
                 assert_eq!(
-                    apply_unified(FUZZ_FILE, &d.text).as_deref(),
+                    apply_unified(file, &d.text).as_deref(),
                     Some(r.text.as_str()),
                     "the diff does not turn the old text into the new:\n{}",
                     d.text
