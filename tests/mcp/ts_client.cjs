@@ -28,7 +28,7 @@ function textOf(r) {
 async function main() {
   const transport = new StdioClientTransport({
     command: wrench,
-    args: ["mcp", "serve", "--root", root, "--mode", "yolo", "--session", "ts-client"],
+    args: ["mcp", "serve", "--root", root, "--mode", "yolo", "--session", "ts-client", "--structured-content"],
     env: process.env,
     stderr: "inherit",
   });
@@ -52,6 +52,7 @@ async function main() {
   if (r1.isError) fail("read failed: " + textOf(r1));
   seen.read_text = textOf(r1);
   seen.read_structured = r1.structuredContent !== undefined;
+  seen.read_structured_content = r1.structuredContent ? r1.structuredContent.content : null;
 
   const r2 = await client.callTool({ name: "grep", arguments: { pattern: "hello" } });
   if (r2.isError) fail("grep failed: " + textOf(r2));

@@ -120,7 +120,8 @@ fn build_cli(reg: &wrench_core::Registry) -> Command {
                     Command::new("serve")
                         .about("Serve the tools over MCP (stdio, or streamable HTTP with --http)")
                         .arg(Arg::new("profile").long("profile").value_name("PROFILE"))
-                        .arg(Arg::new("http").long("http").value_name("ADDR").help("Serve streamable HTTP on this loopback address")),
+                        .arg(Arg::new("http").long("http").value_name("ADDR").help("Serve streamable HTTP on this loopback address"))
+                        .arg(Arg::new("structured-content").long("structured-content").action(ArgAction::SetTrue).help("Also send each result's typed data as structuredContent (for programmatic clients; Claude Code and VS Code show a model structuredContent instead of the text)")),
                 ))
                 .subcommand(Command::new("list").about("List configured MCP servers and their tools"))
                 .subcommand(
@@ -360,6 +361,7 @@ async fn run(m: ArgMatches, reg_for_cli: Arc<wrench_core::Registry>) -> ExitCode
                     let so = wrench_mcp::ServeOptions {
                         profile: engine.profile,
                         http,
+                        structured_content: mm.get_flag("structured-content"),
                     };
                     match wrench_mcp::serve(engine.executor, so).await {
                         Ok(()) => code(exit::OK),

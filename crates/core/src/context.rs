@@ -28,6 +28,11 @@ pub struct Context {
     progress: Option<Arc<dyn Progress>>,
     /// How to allow what was asked, for the denial message of a non-interactive ask.
     pub allow_hint: Arc<dyn Fn(&ActionPlan) -> String + Send + Sync>,
+    /// Whether typed outputs repeat the file content their text already
+    /// carries (Read's `content`). On for the CLI, `call` and `batch`; the MCP
+    /// server turns it off unless it sends structured content: then nobody
+    /// sees the data, and the copy (and its redaction pass) is wasted work.
+    pub content_in_data: bool,
 }
 
 impl std::fmt::Debug for Context {
@@ -58,6 +63,7 @@ impl Context {
             asker: None,
             progress: None,
             allow_hint: Arc::new(|p: &ActionPlan| format!("--allow {}", p.tool)),
+            content_in_data: true,
         }
     }
     pub fn with_asker(mut self, a: Option<Arc<dyn Asker>>) -> Self {

@@ -36,12 +36,19 @@ pub struct ServeOptions {
     pub profile: Profile,
     /// Streamable HTTP on this loopback address instead of stdio.
     pub http: Option<std::net::SocketAddr>,
+    /// Also send each result's typed data as `structuredContent`
+    /// (`--structured-content`). Off by default: hosts such as Claude Code
+    /// and VS Code hand a model `structuredContent` *instead of* the text
+    /// when both are present (anthropics/claude-code#79944), and the text is what wrench writes for a model
+    /// (numbered lines, trailers, the untrusted-content frame). Programmatic
+    /// clients that want typed results turn it on.
+    pub structured_content: bool,
 }
 
 /// Serve `executor`'s registry over MCP until the client goes away (stdio)
 /// or the process is signalled (HTTP).
 pub async fn serve(executor: Executor, opts: ServeOptions) -> ToolResult<()> {
-    let server = WrenchServer::new(executor)?;
+    let server = WrenchServer::new(executor, opts.structured_content)?;
     match opts.http {
         Some(addr) => server::serve_http(server, addr).await,
         None => server::serve_stdio(server).await,

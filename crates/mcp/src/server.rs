@@ -5,7 +5,7 @@
 
 use crate::proxy::RememberingAsker;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
     ElicitationAction, Implementation, ListToolsResult, PaginatedRequestParams,
     ProgressNotificationParam, ProgressToken, ServerCapabilities, ServerConfig,
 };
@@ -60,35 +60,44 @@ fn title_of(name: &str) -> String {
     }
 }
 
-/// The MCP result of one call: text (plus notes), images, structured content;
-/// errors as isError results with `error[kind]: message`.
-pub fn call_result_json(r: &CallResult) -> Value {
-    match &r.result {
+/// The MCP result of one call: text (plus notes), images, and with
+/// `structured` the typed data as structured content; errors as isError
+/// results with `error[kind]: message`. Built straight from the owned
+/// result: the text of a large read is moved, never copied.
+pub fn call_result(r: CallResult, structured: bool) -> CallToolResult {
+    match r.result {
         Ok(out) => {
-            let mut text = out.text.clone();
-            let mut notes = r.repaired.clone();
-            notes.extend(out.notes.iter().cloned());
-            for n in &notes {
+            let mut text = out.text;
+            for n in r.repaired.iter().chain(out.notes.iter()) {
                 if !text.is_empty() {
                     text.push('\n');
                 }
-                text.push_str(&format!("[note: {n}]"));
+                text.push_str("[note: ");
+                text.push_str(n);
+                text.push(']');
             }
-            let mut content = vec![json!({"type": "text", "text": text})];
-            for img in &out.images {
-                content.push(json!({"type": "image", "data": img.data, "mimeType": img.mime_type}));
+            let mut content = Vec::with_capacity(1 + out.images.len());
+            content.push(ContentBlock::text(text));
+            for img in out.images {
+                content.push(ContentBlock::image(img.data, img.mime_type));
             }
-            let mut v = json!({"content": content, "isError": false});
-            if out.data.is_object() {
-                v["structuredContent"] = out.data.clone();
+            let mut res = CallToolResult::success(content);
+            if structured && out.data.is_object() {
+                res.structured_content = Some(out.data);
             }
-            v
+            res
         }
-        Err(e) => json!({
-            "content": [{"type": "text", "text": format!("error[{}]: {}", e.kind, e.message)}],
-            "isError": true,
-            "structuredContent": {"error": {"kind": e.kind, "message": e.message}},
-        }),
+        Err(e) => {
+            let mut res = CallToolResult::error(vec![ContentBlock::text(format!(
+                "error[{}]: {}",
+                e.kind, e.message
+            ))]);
+            if structured {
+                res.structured_content =
+                    Some(json!({"error": {"kind": e.kind, "message": e.message}}));
+            }
+            res
+        }
     }
 }
 
@@ -152,10 +161,14 @@ pub struct WrenchServer {
     executor: Executor,
     tools: Arc<Vec<rmcp::model::Tool>>,
     roots: Arc<tokio::sync::Mutex<RootsState>>,
+    /// Send typed data as structuredContent (see `ServeOptions`).
+    structured: bool,
 }
 
 impl WrenchServer {
-    pub fn new(executor: Executor) -> ToolResult<Self> {
+    /// A server for `executor`'s registry; `structured` adds each result's
+    /// typed data as structuredContent.
+    pub fn new(executor: Executor, structured: bool) -> ToolResult<Self> {
         let tools = executor
             .registry()
             .tools()
@@ -168,10 +181,16 @@ impl WrenchServer {
                 })
             })
             .collect::<ToolResult<Vec<_>>>()?;
+        // Without structured content nobody sees a result's data, so tools
+        // need not copy file content into it (see Context::content_in_data).
+        let mut base = executor.context().clone();
+        base.content_in_data = structured;
+        let executor = Executor::new(executor.registry().clone(), base);
         Ok(WrenchServer {
             executor,
             tools: Arc::new(tools),
             roots: Arc::new(tokio::sync::Mutex::new(RootsState::Unknown)),
+            structured,
         })
     }
 
@@ -181,6 +200,7 @@ impl WrenchServer {
             executor: self.executor.clone(),
             tools: self.tools.clone(),
             roots: Arc::new(tokio::sync::Mutex::new(RootsState::Unknown)),
+            structured: self.structured,
         }
     }
 
@@ -213,7 +233,11 @@ impl WrenchServer {
         narrowed
     }
 
-    async fn run_call(&self, req: CallToolRequestParams, ctx: RequestContext<RoleServer>) -> Value {
+    async fn run_call(
+        &self,
+        req: CallToolRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let args = req
             .arguments
             .map(Value::Object)
@@ -231,7 +255,7 @@ impl WrenchServer {
                 .executor
                 .run_one_cancellable(call, ctx.ct.clone())
                 .await;
-            return call_result_json(&r);
+            return call_result(r, self.structured);
         }
         let mut base = self.executor.context().clone();
         if let Some(r) = root {
@@ -252,7 +276,7 @@ impl WrenchServer {
         if let Some(s) = sink {
             s.finish().await;
         }
-        call_result_json(&r)
+        call_result(r, self.structured)
     }
 }
 
@@ -281,11 +305,7 @@ impl ServerHandler for WrenchServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let v = self.run_call(request, context).await;
-        let r: CallToolResult = serde_json::from_value(v).map_err(|e| {
-            McpError::internal_error(format!("cannot encode the result: {e}"), None)
-        })?;
-        Ok(r.into())
+        Ok(self.run_call(request, context).await.into())
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {

@@ -140,10 +140,18 @@ fn s<'a>(v: &'a Value, k: &str) -> &'a str {
     v[k].as_str().unwrap_or("")
 }
 
-fn check_basic(v: &Value, edited_to: &str) {
+/// `structured`: whether the server was started with --structured-content
+/// (the TypeScript client does; the Python client runs the default).
+fn check_basic(v: &Value, edited_to: &str, structured: bool) {
     assert!(v["tool_count"].as_u64().unwrap_or(0) >= 4, "{v}");
     assert!(s(v, "read_text").contains("hello world"), "{v}");
-    assert_eq!(v["read_structured"], true, "{v}");
+    assert_eq!(v["read_structured"], structured, "{v}");
+    if structured {
+        assert!(
+            s(v, "read_structured_content").contains("hello world"),
+            "{v}"
+        );
+    }
     assert!(s(v, "grep_text").contains("hello.txt"), "{v}");
     assert!(
         s(v, "bash_text").contains(&format!("hello {edited_to}")),
@@ -180,7 +188,7 @@ fn typescript_sdk_client_lists_and_calls_read_grep_edit_bash() {
         .output()
         .unwrap();
     let v = json_out(&o, "ts_client.cjs");
-    check_basic(&v, "from ts");
+    check_basic(&v, "from ts", true);
     assert_eq!(v["read_annotations"]["readOnlyHint"], true, "{v}");
     assert_eq!(v["edit_read_only"], false, "{v}");
     assert!(
@@ -224,7 +232,7 @@ fn python_sdk_client_lists_and_calls_read_grep_edit_bash() {
     let Ok(()) = py_ready() else { return };
     let f = fixture();
     let v = run_py(&f, "basic");
-    check_basic(&v, "from py");
+    check_basic(&v, "from py", false);
     assert_eq!(v["read_only_hint"], true, "{v}");
     let progress = v["progress"].as_array().cloned().unwrap_or_default();
     assert!(progress.len() >= 2, "{v}");

@@ -103,6 +103,10 @@ impl Client {
 }
 
 async fn start() -> Client {
+    start_with(false).await
+}
+
+async fn start_with(structured: bool) -> Client {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("ws");
     std::fs::create_dir_all(&root).unwrap();
@@ -113,7 +117,7 @@ async fn start() -> Client {
         dropped: dropped.clone(),
     })
     .unwrap();
-    let server = WrenchServer::new(Executor::new(Arc::new(reg), ctx)).unwrap();
+    let server = WrenchServer::new(Executor::new(Arc::new(reg), ctx), structured).unwrap();
     let (ours, theirs) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
         use rmcp::ServiceExt;
@@ -154,14 +158,37 @@ async fn tools_list_carries_schema_title_and_hints_from_the_spec() {
 }
 
 #[tokio::test]
-async fn a_call_returns_text_and_structured_content() {
+async fn a_call_returns_only_text_by_default_so_hosts_show_the_model_the_text() {
     let mut c = start().await;
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "count", "arguments": {"n": 3}}}))
+        .await;
+    let r = c.until_response(2).await.pop().unwrap();
+    assert_eq!(r["result"]["content"][0]["text"], "counted to 3");
+    assert!(r["result"].get("structuredContent").is_none(), "{r}");
+    assert_eq!(r["result"]["isError"], false);
+    c.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "count", "arguments": {"n": 0}}}))
+        .await;
+    let r = c.until_response(3).await.pop().unwrap();
+    assert_eq!(r["result"]["isError"], true);
+    assert!(r["result"].get("structuredContent").is_none(), "{r}");
+}
+
+#[tokio::test]
+async fn with_structured_content_a_call_returns_text_and_typed_data() {
+    let mut c = start_with(true).await;
     c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "count", "arguments": {"n": 3}}}))
         .await;
     let r = c.until_response(2).await.pop().unwrap();
     assert_eq!(r["result"]["content"][0]["text"], "counted to 3");
     assert_eq!(r["result"]["structuredContent"], json!({"n": 3}));
     assert_eq!(r["result"]["isError"], false);
+    c.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "count", "arguments": {"n": 0}}}))
+        .await;
+    let r = c.until_response(3).await.pop().unwrap();
+    assert_eq!(
+        r["result"]["structuredContent"]["error"]["kind"],
+        "invalid_args"
+    );
 }
 
 #[tokio::test]

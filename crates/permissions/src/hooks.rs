@@ -166,6 +166,10 @@ impl Hooks {
 
     /// Run the matching pre-hooks in order; the first block wins.
     pub fn pre(&self, plan: &ActionPlan) -> HookOutcome {
+        if !self.pre.iter().any(|h| h.matches(&plan.tool)) {
+            // No hook to feed: skip building its JSON input (every call passes here).
+            return HookOutcome::Allow;
+        }
         let input = self.input("PreToolUse", plan, None);
         for h in self.pre.iter().filter(|h| h.matches(&plan.tool)) {
             if let HookOutcome::Block(r) = run_hook(h, &input, &self.cwd, true) {

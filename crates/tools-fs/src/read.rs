@@ -55,8 +55,10 @@ pub struct ReadArgs {
 pub struct FileView {
     pub path: String,
     pub encoding: Encoding,
-    /// The shown lines, without numbers, joined with `\n`.
-    pub content: String,
+    /// The shown lines, without numbers, joined with `\n`. Left out where
+    /// the text already carries them (MCP structured content).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
     pub first_line: u64,
     pub last_line: u64,
     pub total_lines: u64,
@@ -190,8 +192,9 @@ impl Tool for Read {
             READ_MAX_OUTPUT_CHARS,
         );
         if w.total == 0 {
-            record(ctx, &file, true, None)?;
-            let view = view(&file, decoded.encoding, String::new(), &w, None, true);
+            let sha256 = record(ctx, &file, true, None)?;
+            let content = ctx.content_in_data.then(String::new);
+            let view = view(&file, decoded.encoding, content, &w, None, true, sha256);
             return Ok(ToolOutput::new(
                 OutputKind::Read,
                 format!("{}: empty file (0 lines)", file.shown),
@@ -258,24 +261,27 @@ pub(crate) fn load(ws: &Workspace, p: &str, ranged: bool) -> ToolResult<Loaded> 
     })
 }
 
-/// Record evidence for the lines a view showed.
+/// Record evidence for the lines a view showed; the file's SHA-256 (hex).
 pub(crate) fn record(
     ctx: &Context,
     f: &Loaded,
     full: bool,
     range: Option<(u64, u64)>,
-) -> ToolResult<()> {
-    ctx.session
-        .record_read(ReadEvidence::of(&f.abs, &f.bytes, &f.meta, full, range))
+) -> ToolResult<String> {
+    let ev = ReadEvidence::of(&f.abs, &f.bytes, &f.meta, full, range);
+    let sha256 = ev.sha256.clone();
+    ctx.session.record_read(ev)?;
+    Ok(sha256)
 }
 
 fn view(
     f: &Loaded,
     enc: Encoding,
-    content: String,
+    content: Option<String>,
     w: &Window,
     next: Option<u64>,
     full: bool,
+    sha256: String,
 ) -> FileView {
     FileView {
         path: f.shown.clone(),
@@ -286,7 +292,7 @@ fn view(
         total_lines: w.total,
         next_offset: next,
         cut_lines: w.cut_lines,
-        sha256: wrench_core::session::sha256_hex(&f.bytes),
+        sha256,
         bytes: f.meta.len(),
         full,
     }
@@ -303,11 +309,14 @@ pub(crate) fn text_output(
     continuation: bool,
 ) -> ToolResult<ToolOutput> {
     let full = w.first == 1 && w.last >= w.total;
-    record(ctx, f, full, (!full).then_some((w.first, w.last)))?;
-    let shown: Vec<&str> = render::lines(content)
-        .skip((w.first - 1) as usize)
-        .take((w.last + 1 - w.first) as usize)
-        .collect();
+    let sha256 = record(ctx, f, full, (!full).then_some((w.first, w.last)))?;
+    let shown = ctx.content_in_data.then(|| {
+        render::lines(content)
+            .skip((w.first - 1) as usize)
+            .take((w.last + 1 - w.first) as usize)
+            .collect::<Vec<&str>>()
+            .join("\n")
+    });
     let next = (w.last < w.total).then_some(w.last + 1);
     let mut text = w.text.clone();
     if let (Some(m), true) = (next, continuation) {
@@ -316,7 +325,7 @@ pub(crate) fn text_output(
     if enc != Encoding::Utf8 {
         text.push_str(&format!("[encoding: {}; edits keep it]\n", enc.name()));
     }
-    let v = view(f, enc, shown.join("\n"), &w, next, full);
+    let v = view(f, enc, shown, &w, next, full, sha256);
     Ok(ToolOutput::new(OutputKind::Read, text).with_data(&v))
 }
 

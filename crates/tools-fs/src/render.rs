@@ -50,7 +50,8 @@ pub fn number_lines(
 ) -> Window {
     let first = first.max(1);
     let total = line_count(text);
-    let mut out = String::new();
+    let mut out =
+        String::with_capacity(text.len().min(max_chars) + 8 * total.min(max_lines) as usize);
     let mut last = first - 1;
     let mut cut_lines = 0;
     for (i, line) in lines(text).enumerate().skip((first - 1) as usize) {
@@ -59,17 +60,23 @@ pub fn number_lines(
             break;
         }
         let (shown, cut) = cut_line(line, max_line_chars);
-        let entry = match cut {
-            Some(more) => format!("{n:>6}\t{shown}… [line cut: {more} more chars]\n"),
-            None => format!("{n:>6}\t{shown}\n"),
-        };
-        if last >= first && out.len() + entry.len() > max_chars {
+        let mut num = NumBuf::default();
+        let prefix = num.right_aligned(n);
+        let marker_len = cut.map_or(0, |more| MARKER_OVERHEAD + decimal_len(more as u64));
+        let entry_len = prefix.len() + 1 + shown.len() + marker_len + 1;
+        if last >= first && out.len() + entry_len > max_chars {
             break;
         }
-        if cut.is_some() {
+        out.push_str(prefix);
+        out.push('\t');
+        out.push_str(shown);
+        if let Some(more) = cut {
             cut_lines += 1;
+            out.push_str("… [line cut: ");
+            out.push_str(NumBuf::default().digits(more as u64));
+            out.push_str(" more chars]");
         }
-        out.push_str(&entry);
+        out.push('\n');
         last = n;
     }
     Window {
@@ -81,8 +88,59 @@ pub fn number_lines(
     }
 }
 
+/// Bytes of the cut marker `… [line cut: N more chars]` besides N's digits.
+const MARKER_OVERHEAD: usize = "… [line cut: ".len() + " more chars]".len();
+
+fn decimal_len(mut n: u64) -> usize {
+    let mut d = 1;
+    while n >= 10 {
+        n /= 10;
+        d += 1;
+    }
+    d
+}
+
+/// A line number as text without going through `fmt` (this runs once per
+/// line of every read).
+#[derive(Default)]
+struct NumBuf([u8; 24]);
+
+impl NumBuf {
+    /// `n` in decimal.
+    fn digits(&mut self, n: u64) -> &str {
+        let start = self.fill(n);
+        std::str::from_utf8(&self.0[start..]).unwrap_or("?")
+    }
+
+    /// `n` right-aligned in 6 columns, like `{n:>6}` (wider numbers are not cut).
+    fn right_aligned(&mut self, n: u64) -> &str {
+        let digits = self.fill(n);
+        let start = digits.min(self.0.len() - 6);
+        for b in &mut self.0[start..digits] {
+            *b = b' ';
+        }
+        std::str::from_utf8(&self.0[start..]).unwrap_or("?")
+    }
+
+    fn fill(&mut self, mut n: u64) -> usize {
+        let mut i = self.0.len();
+        loop {
+            i -= 1;
+            self.0[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                return i;
+            }
+        }
+    }
+}
+
 /// `line` cut to `max` chars, and how many chars were dropped.
 fn cut_line(line: &str, max: usize) -> (&str, Option<usize>) {
+    if line.len() <= max {
+        // At most `max` bytes, so at most `max` chars.
+        return (line, None);
+    }
     match line.char_indices().nth(max) {
         Some((at, _)) => (&line[..at], Some(line[at..].chars().count())),
         None => (line, None),
@@ -130,6 +188,26 @@ impl Budget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_right_aligned_like_format() {
+        for n in [
+            0u64,
+            1,
+            9,
+            10,
+            99_999,
+            100_000,
+            999_999,
+            1_000_000,
+            12_345_678_901,
+            u64::MAX,
+        ] {
+            assert_eq!(NumBuf::default().right_aligned(n), format!("{n:>6}"));
+            assert_eq!(NumBuf::default().digits(n), n.to_string());
+            assert_eq!(decimal_len(n), n.to_string().len());
+        }
+    }
 
     #[test]
     fn numbering_is_cat_n_style() {
