@@ -289,16 +289,27 @@ fn create_private_dir(d: &Path) -> ToolResult<()> {
 }
 
 fn lock_file(p: &Path) -> ToolResult<FileLock> {
-    if let Some(parent) = p.parent() {
-        create_private_dir(parent)?;
+    let open = || {
+        OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(p)
+    };
+    // The directory almost always exists: create it only when the open says
+    // it is gone (someone cleared the state dir), which saves two syscalls
+    // on every lock of a long-lived server.
+    let f = match open() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(parent) = p.parent() {
+                create_private_dir(parent)?;
+            }
+            open()
+        }
+        r => r,
     }
-    let f = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(p)
-        .map_err(|e| ToolError::from_io(p.display(), &e))?;
+    .map_err(|e| ToolError::from_io(p.display(), &e))?;
     let lock = nix::fcntl::Flock::lock(f, nix::fcntl::FlockArg::LockExclusive)
         .map_err(|(_, e)| ToolError::io(format!("cannot lock {}: {e}", p.display())))?;
     Ok(FileLock { _lock: lock })
@@ -384,6 +395,20 @@ mod tests {
             .unwrap();
         let v: Option<Vec<i32>> = store(d.path()).load_json("x.json").unwrap();
         assert_eq!(v, Some(vec![1, 2, 3]));
+    }
+
+    #[test]
+    fn evidence_is_recorded_after_the_state_dir_was_removed_under_a_live_store() {
+        let d = tempfile::tempdir().unwrap();
+        let s = store(d.path());
+        std::fs::remove_dir_all(d.path().join("workspaces")).unwrap();
+        let f = d.path().join("f.txt");
+        std::fs::write(&f, "x").unwrap();
+        let meta = std::fs::metadata(&f).unwrap();
+        s.record_read(ReadEvidence::of(&f, b"x", &meta, true, None))
+            .unwrap();
+        assert!(s.evidence(&f).unwrap().is_some());
+        s.write_lock().unwrap();
     }
 
     #[test]
