@@ -312,16 +312,41 @@ fn time_loop(cmds: &[&str], dir: &Path, runs: usize, prepare: &str) -> Result<Ve
 pub fn run(args: &[String]) -> Result<(), String> {
     let o = parse(args)?;
     let root = workspace_root();
+    let want = |id: &str| o.only.as_ref().is_none_or(|s| id.contains(s.as_str()));
+    let hf = which(&["hyperfine"]);
+    let dir = corpus(&root, &o)?;
+    let wrench = build_wrench(&root, &o)?;
+    // rg and fd are the anchors of the grep/glob cases only.
+    if cases("wrench", "rg", "fd").iter().any(|c| want(&c.id)) {
+        bench_search(&root, &o, &dir, &wrench, hf.as_deref())?;
+    }
+    if want("apply_patch") {
+        bench_apply_patch(&root, &dir, o.runs.min(5))?;
+    }
+    if want("symbols") {
+        bench_symbols(&root, &dir, hf.as_deref(), o.runs.min(5))?;
+    }
+    if want("mcp") {
+        bench_mcp(&root, &wrench)?;
+    }
+    Ok(())
+}
+
+/// wrench grep and glob versus rg and fd, back to back, with line-count checks.
+fn bench_search(
+    root: &Path,
+    o: &Opts,
+    dir: &Path,
+    wrench: &Path,
+    hf: Option<&str>,
+) -> Result<(), String> {
     let rg = which(&["rg"])
         .ok_or("ripgrep (`rg`) is not on PATH; install it (apt-get install ripgrep)")?;
     let fd = which(&["fd", "fdfind"])
         .ok_or("fd is not on PATH; install it (apt-get install fd-find)")?;
-    let hf = which(&["hyperfine"]);
-    let dir = corpus(&root, &o)?;
-    let wrench = build_wrench(&root, &o)?;
     let wrench_s = wrench.display().to_string();
     // wrench keeps session state; keep it out of the user's.
-    let state = target_dir(&root).join("bench-state");
+    let state = target_dir(root).join("bench-state");
     let wrench_cmd = format!(
         "WRENCH_STATE_DIR={} {}",
         sh_quote(&state.display().to_string()),
@@ -349,7 +374,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         dir.display(),
         rg_version,
         fd,
-        hf.as_deref().unwrap_or("own loop (no hyperfine)"),
+        hf.unwrap_or("own loop (no hyperfine)"),
         o.runs
     );
     println!("| case | anchor | lines wrench / anchor | anchor ms | wrench ms | ratio |");
@@ -360,15 +385,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
         if o.only.as_ref().is_some_and(|s| !c.id.contains(s.as_str())) {
             continue;
         }
-        let wl = lines_of(&c.wrench, &dir)?;
-        let al = lines_of(&c.anchor, &dir)?;
+        let wl = lines_of(&c.wrench, dir)?;
+        let al = lines_of(&c.anchor, dir)?;
         if wl != al {
             mismatches += 1;
         }
         let cmds = [c.anchor.as_str(), c.wrench.as_str()];
         let t = match &hf {
-            Some(h) => time_hyperfine(h, &cmds, &dir, o.runs, &prepare)?,
-            None => time_loop(&cmds, &dir, o.runs, &prepare)?,
+            Some(h) => time_hyperfine(h, &cmds, dir, o.runs, &prepare)?,
+            None => time_loop(&cmds, dir, o.runs, &prepare)?,
         };
         let (a, w) = (
             t.first().copied().unwrap_or(f64::NAN),
@@ -385,16 +410,6 @@ pub fn run(args: &[String]) -> Result<(), String> {
         );
     }
     println!("worst ratio {worst:.2} (goal ≤ 1.00); line-count mismatches: {mismatches}");
-    let want = |id: &str| o.only.as_ref().is_none_or(|s| id.contains(s.as_str()));
-    if want("apply_patch") {
-        bench_apply_patch(&root, &dir, o.runs.min(5))?;
-    }
-    if want("symbols") {
-        bench_symbols(&root, &dir, hf.as_deref(), o.runs.min(5))?;
-    }
-    if want("mcp") {
-        bench_mcp(&root, &wrench)?;
-    }
     if mismatches > 0 {
         return Err(format!(
             "{mismatches} case(s) printed a different number of lines than the anchor"
