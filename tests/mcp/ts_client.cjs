@@ -74,6 +74,7 @@ async function main() {
   if (r4.isError) fail("bash failed: " + textOf(r4));
   seen.bash_text = textOf(r4);
   seen.progress_count = progress.length;
+  seen.progress = progress;
 
   const r5 = await client.callTool({ name: "read", arguments: { path: "no-such-file.txt" } });
   seen.missing_is_error = r5.isError === true;
