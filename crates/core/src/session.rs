@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// Name used when no `--session` / `WRENCH_SESSION` is given.
 pub const DEFAULT_SESSION: &str = "default";
@@ -119,6 +120,9 @@ pub fn mtime_ns(meta: &fs::Metadata) -> i128 {
     i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec())
 }
 
+/// Every file's read evidence, by path.
+pub type EvidenceMap = BTreeMap<PathBuf, ReadEvidence>;
+
 /// The session store of one (workspace root, session name).
 #[derive(Debug, Clone)]
 pub struct SessionStore {
@@ -126,6 +130,17 @@ pub struct SessionStore {
     name: String,
     workspace_dir: PathBuf,
     dir: PathBuf,
+    /// The evidence document as this process last read or wrote it, shared
+    /// by clones: a long-lived server re-reads the bytes on every call (other
+    /// processes may have changed them) but parses them only when they differ.
+    evidence: Arc<Mutex<Option<EvidenceCache>>>,
+}
+
+/// A parsed evidence document and the exact bytes it was parsed from.
+#[derive(Debug)]
+struct EvidenceCache {
+    bytes: Vec<u8>,
+    map: EvidenceMap,
 }
 
 const EVIDENCE_FILE: &str = "evidence.json";
@@ -166,6 +181,7 @@ impl SessionStore {
             name: session.to_string(),
             workspace_dir,
             dir,
+            evidence: Arc::default(),
         })
     }
 
@@ -239,14 +255,16 @@ impl SessionStore {
 
     /// Record (merge) read evidence for a file.
     pub fn record_read(&self, ev: ReadEvidence) -> ToolResult<()> {
-        self.update_json::<BTreeMap<PathBuf, ReadEvidence>, ()>(EVIDENCE_FILE, |m| {
-            match m.get_mut(&ev.path) {
-                Some(old) => old.merge(ev),
-                None => {
-                    m.insert(ev.path.clone(), ev);
-                }
+        self.update_evidence(|m| match m.get_mut(&ev.path) {
+            Some(old) => {
+                let before = old.clone();
+                old.merge(ev);
+                *old != before
             }
-            Ok(())
+            None => {
+                m.insert(ev.path.clone(), ev);
+                true
+            }
         })
     }
 
@@ -254,28 +272,69 @@ impl SessionStore {
     /// content counts as fully read.
     pub fn record_write(&self, path: &Path, bytes: &[u8], meta: &fs::Metadata) -> ToolResult<()> {
         let ev = ReadEvidence::of(path, bytes, meta, true, None);
-        self.update_json::<BTreeMap<PathBuf, ReadEvidence>, ()>(EVIDENCE_FILE, |m| {
-            m.insert(path.to_path_buf(), ev);
-            Ok(())
-        })
+        self.update_evidence(|m| m.insert(path.to_path_buf(), ev.clone()).as_ref() != Some(&ev))
     }
 
     /// Forget a path (after delete) and, when moving, carry evidence to `to`.
     pub fn forget(&self, path: &Path) -> ToolResult<()> {
-        self.update_json::<BTreeMap<PathBuf, ReadEvidence>, ()>(EVIDENCE_FILE, |m| {
-            m.remove(path);
+        self.update_evidence(|m| m.remove(path).is_some())
+    }
+
+    /// Change the evidence document under its lock. `f` says whether it
+    /// changed anything; only then is the document encoded and replaced.
+    pub fn update_evidence(&self, f: impl FnOnce(&mut EvidenceMap) -> bool) -> ToolResult<()> {
+        let _g = self.lock(EVIDENCE_FILE)?;
+        self.with_evidence(|p, cache| {
+            if f(&mut cache.map) {
+                let bytes = encode_doc(&cache.map)?;
+                if bytes != cache.bytes {
+                    replace_file(p, &bytes)?;
+                    cache.bytes = bytes;
+                }
+            }
             Ok(())
         })
     }
 
     /// Every file's recorded evidence (one load for many checks).
-    pub fn evidence_map(&self) -> ToolResult<BTreeMap<PathBuf, ReadEvidence>> {
-        Ok(self.load_json(EVIDENCE_FILE)?.unwrap_or_default())
+    pub fn evidence_map(&self) -> ToolResult<EvidenceMap> {
+        self.with_evidence(|_, cache| Ok(cache.map.clone()))
     }
 
     /// The evidence recorded for `path`, if any.
     pub fn evidence(&self, path: &Path) -> ToolResult<Option<ReadEvidence>> {
-        Ok(self.evidence_map()?.remove(path))
+        self.with_evidence(|_, cache| Ok(cache.map.get(path).cloned()))
+    }
+
+    /// Run `f` on the evidence document as it is on disk now: its bytes are
+    /// read on every call, and parsed only when they differ from the cached
+    /// ones. An absent document is an empty map. When `f` fails, the cache
+    /// is dropped: it may no longer match the bytes on disk.
+    fn with_evidence<R>(
+        &self,
+        f: impl FnOnce(&Path, &mut EvidenceCache) -> ToolResult<R>,
+    ) -> ToolResult<R> {
+        let p = self.dir.join(EVIDENCE_FILE);
+        let bytes = read_doc(&p)?.unwrap_or_default();
+        let mut guard = self
+            .evidence
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let cache = match guard.take() {
+            Some(c) if c.bytes == bytes => c,
+            _ => EvidenceCache {
+                map: match bytes.is_empty() {
+                    true => EvidenceMap::new(),
+                    false => parse_doc(&p, &bytes)?,
+                },
+                bytes,
+            },
+        };
+        let r = f(&p, guard.insert(cache));
+        if r.is_err() {
+            *guard = None;
+        }
+        r
     }
 }
 
@@ -409,6 +468,48 @@ mod tests {
             .unwrap();
         assert!(s.evidence(&f).unwrap().is_some());
         s.write_lock().unwrap();
+    }
+
+    #[test]
+    fn a_warm_store_sees_evidence_another_process_wrote_or_removed() {
+        let d = tempfile::tempdir().unwrap();
+        let (warm, other) = (store(d.path()), store(d.path()));
+        let (f, g) = (d.path().join("f.txt"), d.path().join("g.txt"));
+        fs::write(&f, "a\n").unwrap();
+        fs::write(&g, "b\n").unwrap();
+        let (mf, mg) = (fs::metadata(&f).unwrap(), fs::metadata(&g).unwrap());
+        warm.record_read(ReadEvidence::of(&f, b"a\n", &mf, true, None))
+            .unwrap();
+        assert!(warm.evidence(&f).unwrap().is_some());
+        // Another store (as another process would) adds g and drops f.
+        other
+            .record_read(ReadEvidence::of(&g, b"b\n", &mg, true, None))
+            .unwrap();
+        other.forget(&f).unwrap();
+        assert!(warm.evidence(&f).unwrap().is_none());
+        assert!(warm.evidence(&g).unwrap().is_some());
+        // The warm store's next change keeps the other's: nothing is lost.
+        warm.record_read(ReadEvidence::of(&f, b"a\n", &mf, true, None))
+            .unwrap();
+        let m = other.evidence_map().unwrap();
+        assert_eq!(m.keys().collect::<Vec<_>>(), vec![&f, &g]);
+    }
+
+    #[test]
+    fn a_corrupt_evidence_document_is_an_error_until_it_is_replaced() {
+        let d = tempfile::tempdir().unwrap();
+        let s = store(d.path());
+        let f = d.path().join("f.txt");
+        fs::write(&f, "a\n").unwrap();
+        let m = fs::metadata(&f).unwrap();
+        s.record_read(ReadEvidence::of(&f, b"a\n", &m, true, None))
+            .unwrap();
+        let doc = s.dir().join(EVIDENCE_FILE);
+        fs::write(&doc, "{not json").unwrap();
+        let e = s.evidence(&f).unwrap_err();
+        assert!(e.message.contains("corrupt"), "{}", e.message);
+        fs::remove_file(&doc).unwrap();
+        assert!(s.evidence(&f).unwrap().is_none());
     }
 
     #[test]

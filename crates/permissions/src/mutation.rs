@@ -292,18 +292,15 @@ impl<'a> MutationGuard<'a> {
         }
         // The write happened; failing to note it only costs a re-read.
         self.evidence.borrow_mut().take();
-        let _ = self
-            .ctx
-            .session
-            .update_json::<BTreeMap<PathBuf, ReadEvidence>, ()>(EVIDENCE_DOC, |m| {
-                for k in &forget {
-                    m.remove(k);
-                }
-                for (k, ev) in records {
-                    m.insert(k, ev);
-                }
-                Ok(())
-            });
+        let _ = self.ctx.session.update_evidence(|m| {
+            for k in &forget {
+                m.remove(k);
+            }
+            for (k, ev) in records {
+                m.insert(k, ev);
+            }
+            true
+        });
         Ok(metas)
     }
 
