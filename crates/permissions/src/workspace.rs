@@ -5,9 +5,10 @@
 
 use std::ffi::CString;
 use std::fs::{File, Metadata};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 use wrench_core::{ToolError, ToolResult};
 
 /// A path inside the workspace, as resolved (lexically) from what the caller gave.
@@ -30,16 +31,44 @@ impl Resolved {
     }
 }
 
-/// The workspace root and an open directory fd of it.
-#[derive(Debug)]
+/// The workspace root and an open directory fd of it. Clones share the fd.
+#[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
-    root_fd: OwnedFd,
+    root_fd: Arc<File>,
 }
+
+/// Workspaces this process opened, by the root path as given: a long-lived
+/// server opens the same root on every call.
+static OPENED: Mutex<Vec<(PathBuf, Workspace)>> = Mutex::new(Vec::new());
+const OPENED_MAX: usize = 16;
 
 impl Workspace {
     /// Open the workspace at `root` (canonicalized; must be a directory).
+    /// A root this process opened before is reused while `root` still
+    /// names the same directory (same device and inode as the open fd);
+    /// otherwise it is opened anew.
     pub fn open(root: &Path) -> ToolResult<Self> {
+        let mut opened = OPENED.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(i) = opened.iter().position(|(p, _)| p == root) {
+            let ws = &opened[i].1;
+            use std::os::unix::fs::MetadataExt;
+            if let (Ok(a), Ok(b)) = (ws.root_fd.metadata(), std::fs::metadata(root))
+                && (a.dev(), a.ino()) == (b.dev(), b.ino())
+            {
+                return Ok(ws.clone());
+            }
+            opened.remove(i);
+        }
+        let ws = Self::open_uncached(root)?;
+        if opened.len() >= OPENED_MAX {
+            opened.remove(0);
+        }
+        opened.push((root.to_path_buf(), ws.clone()));
+        Ok(ws)
+    }
+
+    fn open_uncached(root: &Path) -> ToolResult<Self> {
         let canon = std::fs::canonicalize(root)
             .map_err(|e| ToolError::from_io(format!("workspace root {}", root.display()), &e))?;
         let dir = File::open(&canon)
@@ -52,7 +81,7 @@ impl Workspace {
         }
         Ok(Workspace {
             root: canon,
-            root_fd: OwnedFd::from(dir),
+            root_fd: Arc::new(dir),
         })
     }
 
@@ -96,10 +125,17 @@ impl Workspace {
         Ok((f, r))
     }
 
-    /// Metadata of a path, following in-root symlinks; refused when it leads out.
-    pub fn metadata(&self, p: &str) -> ToolResult<(Metadata, Resolved)> {
+    /// An `O_PATH` handle of an existing in-root path (following in-root
+    /// symlinks), for its metadata and real path without a second open.
+    pub fn open_path(&self, p: &str) -> ToolResult<(File, Resolved)> {
         let r = self.resolve(p)?;
         let f = self.open_beneath(&r, p, libc::O_PATH)?;
+        Ok((f, r))
+    }
+
+    /// Metadata of a path, following in-root symlinks; refused when it leads out.
+    pub fn metadata(&self, p: &str) -> ToolResult<(Metadata, Resolved)> {
+        let (f, r) = self.open_path(p)?;
         let m = f
             .metadata()
             .map_err(|e| ToolError::from_io(r.display_rel(), &e))?;
@@ -109,13 +145,16 @@ impl Workspace {
     /// The real (symlink-free) path of an existing in-root path, as relative to
     /// the root. Refused when it leads out.
     pub fn real_rel(&self, p: &str) -> ToolResult<PathBuf> {
-        let (f, r) = {
-            let r = self.resolve(p)?;
-            (self.open_beneath(&r, p, libc::O_PATH)?, r)
-        };
+        let r = self.resolve(p)?;
+        let f = self.open_beneath(&r, p, libc::O_PATH)?;
+        self.real_rel_of(&f, p)
+    }
+
+    /// The real path, relative to the root, of `f`: a file this workspace
+    /// opened for the path `p` (no second open, no second resolution).
+    pub fn real_rel_of(&self, f: &File, p: &str) -> ToolResult<PathBuf> {
         let link = PathBuf::from(format!("/proc/self/fd/{}", f.as_raw_fd()));
-        let real =
-            std::fs::read_link(&link).map_err(|e| ToolError::from_io(r.display_rel(), &e))?;
+        let real = std::fs::read_link(&link).map_err(|e| ToolError::from_io(p, &e))?;
         real.strip_prefix(&self.root)
             .map(Path::to_path_buf)
             .map_err(|_| outside(p, &real, &self.root))
@@ -252,6 +291,27 @@ mod tests {
         let mut s = String::new();
         f.read_to_string(&mut s).unwrap();
         Ok(s)
+    }
+
+    #[test]
+    fn a_root_replaced_by_another_directory_at_the_same_path_is_opened_anew() {
+        let (d, ws) = setup();
+        let root = d.path().join("root");
+        assert_eq!(read(&ws, "src/a.txt").unwrap(), "inside");
+        // Reused while the path names the same directory.
+        assert_eq!(
+            read(&Workspace::open(&root).unwrap(), "src/a.txt").unwrap(),
+            "inside"
+        );
+        std::fs::rename(&root, d.path().join("old-root")).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/a.txt"), "new").unwrap();
+        let again = Workspace::open(&root).unwrap();
+        assert_eq!(read(&again, "src/a.txt").unwrap(), "new");
+        assert_eq!(again.root(), std::fs::canonicalize(&root).unwrap());
+        std::fs::remove_dir_all(&root).unwrap();
+        let e = Workspace::open(&root).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::NotFound, "{}", e.message);
     }
 
     #[test]

@@ -252,7 +252,7 @@ pub(crate) fn load(ws: &Workspace, p: &str, ranged: bool) -> ToolResult<Loaded> 
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     f.read_to_end(&mut bytes)
         .map_err(|e| ToolError::from_io(&shown, &e))?;
-    let rel = ws.real_rel(p)?;
+    let rel = ws.real_rel_of(&f, p)?;
     Ok(Loaded {
         shown,
         abs: ws.root().join(rel),
