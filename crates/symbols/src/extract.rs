@@ -1,14 +1,14 @@
-//! Symbol extraction: parse a file with its tree-sitter grammar, run the
-//! language's definition query, then work out containers, kinds and the full
-//! range of every definition (doc comments, attributes and decorators included).
+//! Symbol extraction: parse a file with its tree-sitter grammar, walk the
+//! tree once against the language's definition rules ([`crate::rules`]), then
+//! work out containers, kinds and the full range of every definition (doc
+//! comments, attributes and decorators included).
 
 use crate::lang::{ALL_LANGS, Lang};
+use crate::rules::{Found, Rules};
 use crate::skim;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
-use std::collections::HashMap;
-use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, Parser, QueryCursor, Range, Tree};
+use tree_sitter::{Node, Parser, Range, Tree};
 
 /// Bumped whenever extraction output changes; part of the index cache key.
 pub const EXTRACTOR_VERSION: u32 = 1;
@@ -112,6 +112,7 @@ impl Kind {
         ALL_KINDS.get(usize::from(c)).copied()
     }
 
+    #[cfg(test)]
     fn from_capture(s: &str) -> Option<Kind> {
         Kind::parse(s)
     }
@@ -247,73 +248,120 @@ pub fn extract_skimmed(lang: Lang, text: &str) -> Result<Vec<Symbol>, String> {
     Ok(defs.into_iter().map(|d| d.symbol).collect())
 }
 
-struct Raw<'t> {
-    pattern: usize,
-    kind: Kind,
-    node: Node<'t>,
-    name: String,
-    receiver: Option<String>,
+/// A definition found by the walk, before containers are worked out.
+pub(crate) struct Hit<'t> {
+    pub kind: Kind,
+    pub node: Node<'t>,
+    pub name: String,
+    pub receiver: Option<String>,
+    /// See [`Def::range_node`].
+    pub range_node: Node<'t>,
+    /// Byte and row where the full range starts.
+    pub start: (usize, usize),
 }
 
-/// Run the definition query over a parsed file.
+/// Walk a parsed file and collect its definitions ([`rules`]).
 pub(crate) fn defs<'t>(lang: Lang, text: &str, tree: &'t Tree) -> Result<Vec<Def<'t>>, String> {
-    let query = lang.query()?;
-    let names = query.capture_names();
-    let src = text.as_bytes();
-    let mut by_node: HashMap<usize, Raw<'t>> = HashMap::new();
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(query, tree.root_node(), src);
-    while let Some(m) = matches.next() {
-        let mut def: Option<(Kind, Node<'t>)> = None;
-        let mut name = None;
-        let mut receiver = None;
-        for c in m.captures() {
-            let cname = names.get(c.index as usize).copied().unwrap_or("");
-            if let Some(k) = cname.strip_prefix("def.") {
-                if let Some(kind) = Kind::from_capture(k) {
-                    def = Some((kind, c.node));
+    let rules = Rules::of(lang)?;
+    let mut hits = Vec::new();
+    // The ancestors of the current node, root first.
+    let mut ancestors: Vec<Node<'t>> = Vec::new();
+    // The docs and attributes (named, attaching) right before the current
+    // node and before each of its ancestors: the run at depth d is
+    // `runs[starts[d]..starts[d + 1]]`, the current node's reaches the end.
+    let mut runs: Vec<Node<'t>> = Vec::new();
+    let mut starts: Vec<usize> = vec![0];
+    let mut cursor = tree.walk();
+    'walk: loop {
+        let node = cursor.node();
+        if let Some(found) = rules.find(node, &ancestors)
+            && let Some(hit) = hit(lang, text, node, found, &ancestors, &runs, &starts)
+        {
+            hits.push(hit);
+        }
+        if cursor.goto_first_child() {
+            ancestors.push(node);
+            starts.push(runs.len());
+            continue;
+        }
+        // Move on to the next sibling of this node or of an ancestor.
+        let mut left = node;
+        loop {
+            if left.is_named() {
+                if rules.attaches(left.kind_id()) {
+                    runs.push(left);
+                } else {
+                    runs.truncate(starts.last().copied().unwrap_or(0));
                 }
-            } else if cname == "name" {
-                name = Some(c.node);
-            } else if cname == "receiver" {
-                receiver = c.node.utf8_text(src).ok().map(receiver_type);
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+            if let Some(s) = starts.pop() {
+                runs.truncate(s);
+            }
+            match ancestors.pop() {
+                Some(p) => left = p,
+                None => break 'walk,
             }
         }
-        let (Some((kind, node)), Some(name_node)) = (def, name) else {
-            continue;
-        };
-        let raw_name = name_node.utf8_text(src).unwrap_or("");
-        let name = normalize_name(lang, kind, raw_name);
-        if name.is_empty() {
-            continue;
-        }
-        let keep = match by_node.get(&node.id()) {
-            Some(old) => m.pattern_index < old.pattern,
-            None => true,
-        };
-        if keep {
-            by_node.insert(
-                node.id(),
-                Raw {
-                    pattern: m.pattern_index,
-                    kind,
-                    node,
-                    name,
-                    receiver,
-                },
-            );
-        }
     }
-    let mut raws: Vec<Raw<'t>> = by_node
-        .into_values()
-        .filter_map(|r| refine(lang, r, src))
-        .collect();
-    raws.sort_by_key(|r| (r.node.start_byte(), std::cmp::Reverse(r.node.end_byte())));
+    Ok(finish(text, hits))
+}
 
+/// A definition from a node that fits a rule; None when a language rule
+/// drops it.
+fn hit<'t>(
+    lang: Lang,
+    text: &str,
+    node: Node<'t>,
+    found: Found<'t>,
+    ancestors: &[Node<'t>],
+    runs: &[Node<'t>],
+    starts: &[usize],
+) -> Option<Hit<'t>> {
+    let src = text.as_bytes();
+    let raw_name = found.name.utf8_text(src).unwrap_or("");
+    let name = normalize_name(lang, found.kind, raw_name);
+    if name.is_empty() {
+        return None;
+    }
+    let kind = refine(lang, found.kind, &name, node, ancestors, src)?;
+    let up = range_up(lang, node, ancestors);
+    let depth = ancestors.len();
+    let range_node = match up {
+        0 => node,
+        _ => *ancestors.get(depth.checked_sub(up)?)?,
+    };
+    let level = depth - up;
+    let run_start = starts.get(level).copied().unwrap_or(runs.len());
+    let run_end = starts.get(level + 1).copied().unwrap_or(runs.len());
+    let run = runs.get(run_start..run_end).unwrap_or(&[]);
+    Some(Hit {
+        kind,
+        node,
+        name,
+        receiver: found
+            .receiver
+            .and_then(|r| r.utf8_text(src).ok())
+            .map(receiver_type),
+        range_node,
+        start: extended_start(text, range_node, run),
+    })
+}
+
+/// Work out containers, methods, depths and lines of the definitions found
+/// in a file.
+fn finish<'t>(text: &str, mut hits: Vec<Hit<'t>>) -> Vec<Def<'t>> {
+    // Found in tree order already; sorting a sorted vector is linear.
+    hits.sort_by_key(|r| (r.node.start_byte(), std::cmp::Reverse(r.node.end_byte())));
     // Containers: a stack of the definitions that enclose the current one.
     let mut stack: Vec<(usize, Kind, String)> = Vec::new();
-    let mut out = Vec::with_capacity(raws.len());
-    for r in raws {
+    let mut out = Vec::with_capacity(hits.len());
+    for r in hits {
         while stack
             .last()
             .is_some_and(|(end, _, _)| *end <= r.node.start_byte())
@@ -331,71 +379,77 @@ pub(crate) fn defs<'t>(lang: Lang, text: &str, tree: &'t Tree) -> Result<Vec<Def
         {
             container.push(recv.clone());
         }
-        let range_node = range_node(lang, r.node);
-        let (start_byte, start_row) = extended_start(text, range_node);
-        let start_line = start_row as u32 + 1;
-        let end_line = end_line(range_node);
-        let line = r.node.start_position().row as u32 + 1;
+        let (start_byte, start_row) = r.start;
         let symbol = Symbol {
             kind,
             name: r.name.clone(),
             container,
             depth,
-            line,
-            start_line,
-            end_line,
+            line: r.node.start_position().row as u32 + 1,
+            start_line: start_row as u32 + 1,
+            end_line: end_line(r.range_node),
             signature: signature(text, r.node.start_byte()),
         };
         stack.push((r.node.end_byte(), kind, r.name));
         out.push(Def {
             symbol,
-            range_node,
+            range_node: r.range_node,
             start_byte,
         });
     }
-    Ok(out)
+    out
 }
 
-/// Language rules the query alone cannot express; None drops the definition.
-fn refine<'t>(lang: Lang, mut r: Raw<'t>, src: &[u8]) -> Option<Raw<'t>> {
+/// Language rules the patterns alone cannot express: the kind to keep, or
+/// None to drop the definition.
+fn refine(
+    lang: Lang,
+    kind: Kind,
+    name: &str,
+    node: Node<'_>,
+    ancestors: &[Node<'_>],
+    src: &[u8],
+) -> Option<Kind> {
     match lang {
-        Lang::Python if r.kind == Kind::Const => {
-            let upper = r.name.chars().any(|c| c.is_ascii_uppercase())
-                && r.name
-                    .chars()
-                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
-            upper.then_some(r)
-        }
-        Lang::TypeScript | Lang::Tsx | Lang::JavaScript
-            if r.node.kind() == "variable_declarator" =>
-        {
-            let decl = r.node.parent()?;
+        Lang::Python if kind == Kind::Const => python_constant(name).then_some(kind),
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript if node.kind() == "variable_declarator" => {
+            // Ancestors from the parent up.
+            let mut up = ancestors.iter().rev();
+            let decl = up.next()?;
             // Only module-level (or namespace-level) variables are definitions,
             // never the locals of a function body.
-            let mut outer = decl.parent()?;
+            let mut outer = up.next()?;
             if outer.kind() == "export_statement" {
-                outer = outer.parent()?;
+                outer = up.next()?;
             }
             let ok = match outer.kind() {
                 "program" => true,
-                "statement_block" => outer
-                    .parent()
+                "statement_block" => up
+                    .next()
                     .is_some_and(|p| matches!(p.kind(), "internal_module" | "module")),
                 _ => false,
             };
             if !ok {
                 return None;
             }
-            if r.kind == Kind::Const {
+            if kind == Kind::Const {
                 let keyword = decl.child(0).and_then(|c| c.utf8_text(src).ok());
                 if keyword != Some("const") {
-                    r.kind = Kind::Variable;
+                    return Some(Kind::Variable);
                 }
             }
-            Some(r)
+            Some(kind)
         }
-        _ => Some(r),
+        _ => Some(kind),
     }
+}
+
+/// Python constants are module-level UPPER_CASE names.
+fn python_constant(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_uppercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// The name to index: `Foo` for `impl<T> fmt::Debug for &Foo<T>`'s type.
@@ -418,54 +472,59 @@ fn receiver_type(recv: &str) -> String {
     t.split('[').next().unwrap_or(t).to_string()
 }
 
-/// The node a deletion removes: the definition plus the wrapper that only
+/// The node a deletion removes, as how many levels above the definition it
+/// is (0: the definition itself): the definition plus the wrapper that only
 /// exists for it (export, decorators, a declaration with a single spec).
-fn range_node(lang: Lang, node: Node<'_>) -> Node<'_> {
-    let mut n = node;
+fn range_up(lang: Lang, node: Node<'_>, ancestors: &[Node<'_>]) -> usize {
+    // The ancestor `up` levels above the definition (1: its parent).
+    let above = |up: usize| {
+        ancestors
+            .len()
+            .checked_sub(up)
+            .and_then(|i| ancestors.get(i))
+    };
+    let mut up = 0;
     match lang {
         Lang::Python => {
-            if let Some(p) = n.parent().filter(|p| p.kind() == "decorated_definition") {
-                n = p;
+            if above(1).is_some_and(|p| p.kind() == "decorated_definition") {
+                up = 1;
             }
-            if n.kind() == "assignment"
-                && let Some(p) = n.parent().filter(|p| p.kind() == "expression_statement")
+            let n = if up == 0 { Some(&node) } else { above(up) };
+            if n.is_some_and(|n| n.kind() == "assignment")
+                && above(up + 1).is_some_and(|p| p.kind() == "expression_statement")
             {
-                n = p;
+                up += 1;
             }
         }
         Lang::Go => {
             if matches!(
-                n.kind(),
+                node.kind(),
                 "type_spec" | "type_alias" | "const_spec" | "var_spec"
             ) {
-                let mut decl = n.parent();
-                if decl.is_some_and(|d| d.kind() == "var_spec_list") {
-                    decl = decl.and_then(|d| d.parent());
+                let mut decl = 1;
+                if above(1).is_some_and(|d| d.kind() == "var_spec_list") {
+                    decl = 2;
                 }
-                if let Some(d) = decl
-                    && count_specs(d) == 1
-                {
-                    n = d;
+                if above(decl).is_some_and(|d| count_specs(*d) == 1) {
+                    up = decl;
                 }
             }
         }
         Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
-            if n.kind() == "variable_declarator"
-                && let Some(d) = n.parent()
-                && count_named(d, "variable_declarator") == 1
+            if node.kind() == "variable_declarator"
+                && above(1).is_some_and(|d| count_named(*d, "variable_declarator") == 1)
             {
-                n = d;
+                up = 1;
             }
-            while let Some(p) = n
-                .parent()
-                .filter(|p| matches!(p.kind(), "export_statement" | "ambient_declaration"))
+            while above(up + 1)
+                .is_some_and(|p| matches!(p.kind(), "export_statement" | "ambient_declaration"))
             {
-                n = p;
+                up += 1;
             }
         }
         Lang::Rust => {}
     }
-    n
+    up
 }
 
 /// Specs of a Go declaration (through a `var ( ... )` list).
@@ -487,39 +546,37 @@ pub(crate) fn count_named(n: Node<'_>, kind: &str) -> usize {
         .count()
 }
 
-/// Nodes that belong to the definition that follows them.
-fn attaches(kind: &str) -> bool {
-    matches!(
-        kind,
-        "line_comment" | "block_comment" | "comment" | "attribute_item" | "decorator"
-    )
-}
-
 /// Walk back over the doc comments, attributes and decorators directly above
-/// `node` (no blank line between), and return the byte and row where they start.
-fn extended_start(text: &str, node: Node<'_>) -> (usize, usize) {
+/// `node` (no blank line between), and return the byte and row where they
+/// start. `run` holds the named docs and attributes right before `node`.
+fn extended_start(text: &str, node: Node<'_>, run: &[Node<'_>]) -> (usize, usize) {
     let mut start = node.start_byte();
     let mut start_row = node.start_position().row;
-    let mut cur = node;
-    while let Some(prev) = cur.prev_named_sibling() {
-        if !attaches(prev.kind()) || prev.end_position().row + 1 < start_row {
-            break;
-        }
-        let body = text.get(prev.start_byte()..prev.end_byte()).unwrap_or("");
-        // Inner docs (`//!`, `/*!`) describe the enclosing item, not this one.
-        if body.starts_with("//!") || body.starts_with("/*!") {
-            break;
-        }
-        // A trailing comment after code on its line belongs to that code.
-        let line_start = text[..prev.start_byte()].rfind('\n').map_or(0, |i| i + 1);
-        if !text[line_start..prev.start_byte()].trim().is_empty() {
+    for prev in run.iter().rev() {
+        if !docs_the_next(text, *prev, start_row) {
             break;
         }
         start = prev.start_byte();
         start_row = prev.start_position().row;
-        cur = prev;
     }
     (start, start_row)
+}
+
+/// Whether the doc comment, attribute or decorator `prev` belongs to what
+/// starts on `next_row`: no blank line between, not an inner doc, not a
+/// comment trailing code on its line.
+fn docs_the_next(text: &str, prev: Node<'_>, next_row: usize) -> bool {
+    if prev.end_position().row + 1 < next_row {
+        return false;
+    }
+    let body = text.get(prev.start_byte()..prev.end_byte()).unwrap_or("");
+    // Inner docs (`//!`, `/*!`) describe the enclosing item, not this one.
+    if body.starts_with("//!") || body.starts_with("/*!") {
+        return false;
+    }
+    // A trailing comment after code on its line belongs to that code.
+    let line_start = text[..prev.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+    text[line_start..prev.start_byte()].trim().is_empty()
 }
 
 fn end_line(n: Node<'_>) -> u32 {
@@ -547,14 +604,102 @@ fn signature(text: &str, byte: usize) -> String {
 }
 
 #[cfg(test)]
+mod oracle;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn every_query_compiles_against_its_grammar() {
+    fn every_query_and_rule_table_fits_its_grammar() {
         for l in crate::lang::ALL_LANGS {
             l.query().unwrap();
+            Rules::of(l).unwrap();
         }
+    }
+
+    /// The rule walk and the query oracle agree on every definition, its
+    /// deletion range and where its docs start, on full and skimmed parses.
+    fn assert_walk_matches_queries(lang: Lang, src: &str, what: &str) {
+        let mut trees = vec![parse(lang, src).unwrap()];
+        let holes = skim::opaque(lang, src);
+        if !holes.is_empty() {
+            trees.push(parse_ranges(lang, src, Some(&skim::included(src, &holes))).unwrap());
+        }
+        for tree in &trees {
+            let walk = defs(lang, src, tree).unwrap();
+            let query = oracle::defs(lang, src, tree).unwrap();
+            fn row<'t>(d: &Def<'t>) -> (Symbol, Node<'t>, usize) {
+                (d.symbol.clone(), d.range_node, d.start_byte)
+            }
+            assert_eq!(
+                walk.iter().map(row).collect::<Vec<_>>(),
+                query.iter().map(row).collect::<Vec<_>>(),
+                "{what}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_rule_walk_finds_what_the_queries_find() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut n = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if let (Some(lang), Ok(src)) = (Lang::from_path(&p), std::fs::read_to_string(&p)) {
+                assert_walk_matches_queries(lang, &src, &p.display().to_string());
+                n += 1;
+            }
+        }
+        assert!(n >= 11);
+        let cases: &[(Lang, &str)] = &[
+            (
+                Lang::Go,
+                "package p\n\nconst a, b = 1, 2\nconst (\n\t// C doc\n\tC = iota\n\tD\n)\nvar (\n\tx, y int\n)\nvar z = struct{ q int }{}\n\n// T doc\ntype T struct{ f func() }\ntype (\n\tI interface{ M(); N() int }\n\tA = T\n)\nfunc (t *T[K]) M() { type local int; const k = 1 }\n",
+            ),
+            (
+                Lang::Python,
+                "A = B = 1\nC: int = 2\nx, Y = 1, 2\n# doc\n\n# more\n@dec\n@dec2(1)\ndef f():\n    Z = 3\n    def g(): pass\nclass K:\n    E = 1\n    @property\n    def p(self): return 1\nif True:\n    F = 4\n",
+            ),
+            (
+                Lang::Rust,
+                "//! inner\n/// outer\n#[attr]\nfn a() {}\nx(); // trailing\nfn b() {}\n\n/// gap\n\nfn c() {\n    /// nested\n    fn d() {}\n}\nimpl<T> fmt::Debug for &mut Foo<T> { type X = u8; const K: u8 = 1; }\nextern \"C\" { fn e(); static S: u8; }\nmacro_rules! m { () => {} }\nconst _: () = { struct Hidden; };\n",
+            ),
+            (
+                Lang::JavaScript,
+                "/** doc */\nexport const f = () => 1, g = 2;\nlet h = function () {};\nvar i;\nexport default class K { m() {} static n = () => {}; #p = function () {}; ['q']() {} }\nfunction* gen() { const local = 1; }\nconst o = { method() { function inner() {} } };\nfor (const k of []) {}\n",
+            ),
+            (
+                Lang::TypeScript,
+                "declare module 'm' { export function f(): void; }\nnamespace N.M { export const k = 1; let v = () => 2; }\nexport abstract class A { abstract m(): void; p = (): void => {}; }\ninterface I { s(): void; }\nenum E { A }\ntype T = { m(): void };\ndeclare const d: number;\nexport declare function g(): void;\n",
+            ),
+            (
+                Lang::Tsx,
+                "export const C = () => <div onClick={() => { function h() {} }} />;\nconst D = function () { return <p />; };\n",
+            ),
+        ];
+        for (lang, src) in cases {
+            assert_walk_matches_queries(*lang, src, src);
+        }
+    }
+
+    /// The same over a whole tree: `WRENCH_SYMBOLS_CORPUS=DIR cargo test
+    /// --release -p wrench-symbols -- --ignored walk_matches_queries_on_a_corpus`.
+    #[test]
+    #[ignore = "needs WRENCH_SYMBOLS_CORPUS"]
+    fn walk_matches_queries_on_a_corpus() {
+        let root = std::env::var_os("WRENCH_SYMBOLS_CORPUS").expect("WRENCH_SYMBOLS_CORPUS");
+        let mut n = 0;
+        for e in ignore::WalkBuilder::new(root).build() {
+            let p = e.unwrap().into_path();
+            if let (Some(lang), Ok(src)) = (Lang::from_path(&p), std::fs::read_to_string(&p))
+                && src.len() as u64 <= crate::index::MAX_FILE_BYTES
+            {
+                assert_walk_matches_queries(lang, &src, &p.display().to_string());
+                n += 1;
+            }
+        }
+        assert!(n > 0);
     }
 
     #[test]
