@@ -275,10 +275,11 @@ impl Executor {
     fn finish(&self, r: ToolResult<ToolOutput>) -> ToolResult<ToolOutput> {
         match r {
             Ok(mut out) => {
-                out.text = self.redactor.scrub(&out.text).into_owned();
+                // Clean text (the common case) is kept as it is, not copied.
+                scrub_in_place(self.redactor, &mut out.text);
                 scrub_value(self.redactor, &mut out.data);
                 for n in &mut out.notes {
-                    *n = self.redactor.scrub(n).into_owned();
+                    scrub_in_place(self.redactor, n);
                 }
                 if let Some(src) = &out.untrusted_source {
                     let src = self.redactor.scrub(src).into_owned();
@@ -305,13 +306,16 @@ async fn run_gated(tool: &dyn DynTool, args: ParsedArgs, ctx: &Context) -> ToolR
 }
 
 /// Redact every string inside a JSON value, in place.
+/// Replace `s` by its scrubbed text only when a secret was found.
+fn scrub_in_place(r: &Redactor, s: &mut String) {
+    if let std::borrow::Cow::Owned(new) = r.scrub(s) {
+        *s = new;
+    }
+}
+
 pub fn scrub_value(r: &Redactor, v: &mut Value) {
     match v {
-        Value::String(s) => {
-            if let std::borrow::Cow::Owned(new) = r.scrub(s) {
-                *s = new;
-            }
-        }
+        Value::String(s) => scrub_in_place(r, s),
         Value::Array(a) => a.iter_mut().for_each(|x| scrub_value(r, x)),
         Value::Object(o) => o.values_mut().for_each(|x| scrub_value(r, x)),
         _ => {}

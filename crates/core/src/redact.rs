@@ -729,6 +729,10 @@ struct Inner {
     pem_end: Option<Regex>,
     /// SHA-256 digests of recent large texts that held no secret.
     clean: std::sync::Mutex<CleanCache>,
+    /// Recent short texts that held no secret, verbatim: the names, paths,
+    /// digests and enum values of structured output repeat from call to
+    /// call, and each would pay every rule's fixed cost (~1-2 us).
+    clean_short: std::sync::Mutex<std::collections::HashSet<Box<str>>>,
 }
 
 /// Texts at least this long have their clean verdict remembered: a
@@ -738,6 +742,10 @@ struct Inner {
 const CLEAN_CACHE_MIN_BYTES: usize = 2048;
 /// Verdicts remembered (oldest forgotten first).
 const CLEAN_CACHE_ENTRIES: usize = 512;
+/// Texts up to this long are remembered verbatim when clean.
+const CLEAN_SHORT_MAX_BYTES: usize = 256;
+/// Short texts remembered; the set starts over when it is full.
+const CLEAN_SHORT_ENTRIES: usize = 4096;
 
 #[derive(Default)]
 struct CleanCache {
@@ -909,6 +917,7 @@ impl Redactor {
                 pem_end_at,
                 pem_end,
                 clean: std::sync::Mutex::new(CleanCache::default()),
+                clean_short: std::sync::Mutex::default(),
             }),
         }
     }
@@ -932,6 +941,16 @@ impl Redactor {
     /// Replaces each secret in `text` by `[REDACTED:<kind>]`. Text without secrets is
     /// returned borrowed. Idempotent: scrubbing the result again changes nothing.
     pub fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let short = text.len() <= CLEAN_SHORT_MAX_BYTES;
+        let lock_short = || {
+            self.inner
+                .clean_short
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if short && lock_short().contains(text) {
+            return Cow::Borrowed(text);
+        }
         let key = (text.len() >= CLEAN_CACHE_MIN_BYTES).then(|| digest(text));
         if let Some(k) = &key
             && self.inner.clean.lock().is_ok_and(|c| c.set.contains(k))
@@ -940,7 +959,13 @@ impl Redactor {
         }
         let findings = self.find(text);
         if findings.is_empty() {
-            if let (Some(k), Ok(mut c)) = (key, self.inner.clean.lock()) {
+            if short {
+                let mut set = lock_short();
+                if set.len() >= CLEAN_SHORT_ENTRIES {
+                    set.clear();
+                }
+                set.insert(text.into());
+            } else if let (Some(k), Ok(mut c)) = (key, self.inner.clean.lock()) {
                 c.insert(k);
             }
             return Cow::Borrowed(text);
@@ -3373,6 +3398,22 @@ dependencies = [
             );
             assert!(!out.contains("ghp_a1B2"));
         }
+    }
+
+    #[test]
+    fn short_texts_are_remembered_only_when_clean() {
+        let red = Redactor::new();
+        let secret = format!("ghp_{}", "a1B2".repeat(9));
+        for _ in 0..3 {
+            assert!(matches!(red.scrub("src/main.rs"), Cow::Borrowed(_)));
+            let out = red.scrub(&secret);
+            assert!(out.starts_with("[REDACTED:"), "{out}");
+        }
+        // Past the set's size it starts over and still answers the same.
+        for i in 0..(CLEAN_SHORT_ENTRIES + 10) {
+            assert!(matches!(red.scrub(&format!("name-{i}")), Cow::Borrowed(_)));
+        }
+        assert!(red.scrub(&secret).starts_with("[REDACTED:"));
     }
 
     /// Rust-like source that names keys, tokens and passwords without holding any.

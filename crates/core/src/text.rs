@@ -154,6 +154,18 @@ pub fn decode(bytes: &[u8], what: &str) -> ToolResult<Decoded> {
             encoding: Encoding::Utf16BeBom,
         });
     }
+    // Without a NUL byte in the sniffed head, the text is neither BOM-less
+    // UTF-16 nor binary: skip both checks (the common case, one memchr).
+    let nul_free = !bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0);
+    if nul_free {
+        return match std::str::from_utf8(bytes) {
+            Ok(t) => Ok(Decoded {
+                text: t.to_string(),
+                encoding: Encoding::Utf8,
+            }),
+            Err(e) => legacy(bytes, what, e),
+        };
+    }
     if let Some(enc) = bomless_utf16(bytes) {
         let f = if enc == Encoding::Utf16Le {
             u16::from_le_bytes

@@ -34,8 +34,18 @@ pub fn line_count(text: &str) -> u64 {
     if text.ends_with('\n') { n } else { n + 1 }
 }
 
+/// Newlines in `b`. Counted in blocks of 255 bytes into a byte-wide sum,
+/// which the compiler turns into wide vector compares; a `usize` count per
+/// byte would be widened to 64-bit lanes, several times slower.
 fn memchr_count(b: &[u8]) -> u64 {
-    b.iter().filter(|&&c| c == b'\n').count() as u64
+    b.chunks(255)
+        .map(|c| {
+            u64::from(
+                c.iter()
+                    .fold(0u8, |n, &x| n.wrapping_add(u8::from(x == b'\n'))),
+            )
+        })
+        .sum()
 }
 
 /// Number lines `first..` of `text`, at most `max_lines` of them and at most
@@ -50,41 +60,101 @@ pub fn number_lines(
 ) -> Window {
     let first = first.max(1);
     let total = line_count(text);
-    let mut out =
-        String::with_capacity(text.len().min(max_chars) + 8 * total.min(max_lines) as usize);
+    // Built as bytes (whole `&str` pieces only, so it stays UTF-8) and
+    // checked once at the end: cheaper than a `String` push per piece.
+    let mut out: Vec<u8> =
+        Vec::with_capacity(text.len().min(max_chars) + 8 * total.min(max_lines) as usize);
     let mut last = first - 1;
     let mut cut_lines = 0;
-    for (i, line) in lines(text).enumerate().skip((first - 1) as usize) {
+    let mut num = LineNo::new(first);
+    let end = first.saturating_add(max_lines);
+    // The lines of `lines`, found with a vectorized newline search.
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let mut from = 0usize;
+    let breaks = memchr::memchr_iter(b'\n', body.as_bytes())
+        .chain(std::iter::once(body.len()))
+        .take_while(|_| !text.is_empty());
+    for (i, at) in breaks.enumerate() {
+        // '\n' is ASCII, so both ends are char boundaries.
+        let raw = body.get(from..at).unwrap_or_default();
+        from = at + 1;
         let n = i as u64 + 1;
-        if n >= first.saturating_add(max_lines) {
+        if n < first {
+            continue;
+        }
+        if n >= end {
             break;
         }
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
         let (shown, cut) = cut_line(line, max_line_chars);
-        let mut num = NumBuf::default();
-        let prefix = num.right_aligned(n);
+        let prefix = num.right_aligned();
         let marker_len = cut.map_or(0, |more| MARKER_OVERHEAD + decimal_len(more as u64));
         let entry_len = prefix.len() + 1 + shown.len() + marker_len + 1;
         if last >= first && out.len() + entry_len > max_chars {
             break;
         }
-        out.push_str(prefix);
-        out.push('\t');
-        out.push_str(shown);
+        out.extend_from_slice(prefix);
+        out.push(b'\t');
+        out.extend_from_slice(shown.as_bytes());
         if let Some(more) = cut {
             cut_lines += 1;
-            out.push_str("… [line cut: ");
-            out.push_str(NumBuf::default().digits(more as u64));
-            out.push_str(" more chars]");
+            out.extend_from_slice("… [line cut: ".as_bytes());
+            out.extend_from_slice(NumBuf::default().digits(more as u64).as_bytes());
+            out.extend_from_slice(b" more chars]");
         }
-        out.push('\n');
+        out.push(b'\n');
         last = n;
+        num.increment();
     }
+    let text = String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     Window {
-        text: out,
+        text,
         first,
         last,
         total,
         cut_lines,
+    }
+}
+
+/// A line number kept as right-aligned ASCII digits and counted up in
+/// place, so numbering a line costs no division and no UTF-8 check.
+struct LineNo {
+    /// Spaces, then the digits at the end.
+    buf: [u8; 26],
+    /// Index of the first digit.
+    start: usize,
+}
+
+impl LineNo {
+    fn new(n: u64) -> Self {
+        let mut buf = [b' '; 26];
+        let mut digits = NumBuf::default();
+        let d = digits.digits(n).as_bytes();
+        let start = buf.len() - d.len();
+        buf[start..].copy_from_slice(d);
+        LineNo { buf, start }
+    }
+
+    /// Like `{n:>6}`: at least six columns, wider numbers whole.
+    fn right_aligned(&self) -> &[u8] {
+        &self.buf[self.start.min(self.buf.len() - 6)..]
+    }
+
+    fn increment(&mut self) {
+        for i in (self.start..self.buf.len()).rev() {
+            if self.buf[i] == b'9' {
+                self.buf[i] = b'0';
+            } else {
+                self.buf[i] += 1;
+                return;
+            }
+        }
+        // All nines: one more digit (u64::MAX + 1 lines cannot occur).
+        if self.start > 0 {
+            self.start -= 1;
+            self.buf[self.start] = b'1';
+        }
     }
 }
 
@@ -109,16 +179,6 @@ impl NumBuf {
     /// `n` in decimal.
     fn digits(&mut self, n: u64) -> &str {
         let start = self.fill(n);
-        std::str::from_utf8(&self.0[start..]).unwrap_or("?")
-    }
-
-    /// `n` right-aligned in 6 columns, like `{n:>6}` (wider numbers are not cut).
-    fn right_aligned(&mut self, n: u64) -> &str {
-        let digits = self.fill(n);
-        let start = digits.min(self.0.len() - 6);
-        for b in &mut self.0[start..digits] {
-            *b = b' ';
-        }
         std::str::from_utf8(&self.0[start..]).unwrap_or("?")
     }
 
@@ -203,9 +263,66 @@ mod tests {
             12_345_678_901,
             u64::MAX,
         ] {
-            assert_eq!(NumBuf::default().right_aligned(n), format!("{n:>6}"));
+            if n < u64::MAX {
+                let mut l = LineNo::new(n);
+                assert_eq!(l.right_aligned(), format!("{n:>6}").as_bytes());
+                l.increment();
+                assert_eq!(l.right_aligned(), format!("{:>6}", n + 1).as_bytes());
+            }
             assert_eq!(NumBuf::default().digits(n), n.to_string());
             assert_eq!(decimal_len(n), n.to_string().len());
+        }
+    }
+
+    /// The plain way to number lines, as `number_lines` did it before it
+    /// was made fast: the reference it must agree with.
+    fn reference(text: &str, first: u64, max_lines: u64, max_line: usize, max: usize) -> String {
+        let mut out = String::new();
+        let mut shown_any = false;
+        for (i, line) in lines(text).enumerate().skip((first - 1) as usize) {
+            let n = i as u64 + 1;
+            if n >= first.saturating_add(max_lines) {
+                break;
+            }
+            let (shown, cut) = cut_line(line, max_line);
+            let mut entry = format!("{n:>6}\t{shown}");
+            if let Some(more) = cut {
+                entry.push_str(&format!("… [line cut: {more} more chars]"));
+            }
+            entry.push('\n');
+            if shown_any && out.len() + entry.len() > max {
+                break;
+            }
+            out.push_str(&entry);
+            shown_any = true;
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn numbering_agrees_with_the_plain_reference(
+            text in "(a|é|\r|\n|\r\n|xyz| ){0,60}",
+            first in 1u64..12,
+            max_lines in 1u64..20,
+            max_line in 1usize..6,
+            max in 1usize..200,
+        ) {
+            let w = number_lines(&text, first, max_lines, max_line, max);
+            proptest::prop_assert_eq!(w.text, reference(&text, first, max_lines, max_line, max));
+            proptest::prop_assert_eq!(w.total, line_count(&text));
+            proptest::prop_assert_eq!(
+                line_count(&text),
+                lines(&text).count() as u64
+            );
+        }
+    }
+
+    #[test]
+    fn newlines_are_counted_across_block_edges() {
+        for len in [0usize, 1, 254, 255, 256, 510, 511, 1000] {
+            let t = "\n".repeat(len);
+            assert_eq!(memchr_count(t.as_bytes()), len as u64);
         }
     }
 
