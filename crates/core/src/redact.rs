@@ -727,48 +727,64 @@ struct Inner {
     pem_cont: Option<Regex>,
     pem_end_at: Option<Regex>,
     pem_end: Option<Regex>,
-    /// SHA-256 digests of recent large texts that held no secret.
+    /// Recent texts that held no secret.
     clean: std::sync::Mutex<CleanCache>,
-    /// Recent short texts that held no secret, verbatim: the names, paths,
-    /// digests and enum values of structured output repeat from call to
-    /// call, and each would pay every rule's fixed cost (~1-2 us).
-    clean_short: std::sync::Mutex<std::collections::HashSet<Box<str>>>,
 }
 
-/// Texts at least this long have their clean verdict remembered: a
-/// long-lived server (MCP, batch) re-reads the same files, and hashing is
-/// several times cheaper than scanning with every rule. A SHA-256 collision
-/// is out of reach, so a remembered verdict is never wrong for other text.
-const CLEAN_CACHE_MIN_BYTES: usize = 2048;
-/// Verdicts remembered (oldest forgotten first).
-const CLEAN_CACHE_ENTRIES: usize = 512;
-/// Texts up to this long are remembered verbatim when clean.
-const CLEAN_SHORT_MAX_BYTES: usize = 256;
-/// Short texts remembered; the set starts over when it is full.
-const CLEAN_SHORT_ENTRIES: usize = 4096;
+/// Clean verdicts are remembered for texts up to this long: a long-lived
+/// server (MCP, batch) re-reads the same files and repeats the same names,
+/// paths and digests in structured output, and scanning with every rule
+/// costs ~7 ns a byte plus ~1-2 us a text, while a lookup costs a CRC and a
+/// compare of the whole text (~0.2 ns a byte). The compare makes a
+/// remembered verdict exact: a CRC collision only costs a scan.
+const CLEAN_CACHE_MAX_TEXT: usize = 1 << 20;
+/// Bytes of clean text remembered (oldest forgotten first).
+const CLEAN_CACHE_BYTES: usize = 16 << 20;
+/// Clean texts remembered (oldest forgotten first).
+const CLEAN_CACHE_ENTRIES: usize = 4096;
 
+/// Recent texts that held no secret, verbatim, by (length, CRC-32).
 #[derive(Default)]
 struct CleanCache {
-    set: std::collections::HashSet<[u8; 32]>,
-    order: std::collections::VecDeque<[u8; 32]>,
+    map: HashMap<(usize, u32), Vec<Box<str>>>,
+    order: std::collections::VecDeque<(usize, u32)>,
+    bytes: usize,
+}
+
+fn clean_key(text: &str) -> (usize, u32) {
+    (text.len(), crc32fast::hash(text.as_bytes()))
 }
 
 impl CleanCache {
-    fn insert(&mut self, d: [u8; 32]) {
-        if self.set.insert(d) {
-            self.order.push_back(d);
-            while self.order.len() > CLEAN_CACHE_ENTRIES {
-                if let Some(old) = self.order.pop_front() {
-                    self.set.remove(&old);
+    fn contains(&self, key: (usize, u32), text: &str) -> bool {
+        self.map
+            .get(&key)
+            .is_some_and(|v| v.iter().any(|t| **t == *text))
+    }
+
+    fn insert(&mut self, key: (usize, u32), text: &str) {
+        if text.len() > CLEAN_CACHE_MAX_TEXT || self.contains(key, text) {
+            return;
+        }
+        self.map.entry(key).or_default().push(text.into());
+        self.order.push_back(key);
+        self.bytes += text.len();
+        while self.bytes > CLEAN_CACHE_BYTES || self.order.len() > CLEAN_CACHE_ENTRIES {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            // The oldest text under a key is the first one pushed.
+            if let Some(v) = self.map.get_mut(&old) {
+                if !v.is_empty() {
+                    let t = v.remove(0);
+                    self.bytes -= t.len();
+                }
+                if v.is_empty() {
+                    self.map.remove(&old);
                 }
             }
         }
     }
-}
-
-fn digest(text: &str) -> [u8; 32] {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(text.as_bytes()).into()
 }
 
 /// The secret redactor: built-in rules compiled once. Cloning is cheap (an `Arc`).
@@ -917,7 +933,6 @@ impl Redactor {
                 pem_end_at,
                 pem_end,
                 clean: std::sync::Mutex::new(CleanCache::default()),
-                clean_short: std::sync::Mutex::default(),
             }),
         }
     }
@@ -941,33 +956,19 @@ impl Redactor {
     /// Replaces each secret in `text` by `[REDACTED:<kind>]`. Text without secrets is
     /// returned borrowed. Idempotent: scrubbing the result again changes nothing.
     pub fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let short = text.len() <= CLEAN_SHORT_MAX_BYTES;
-        let lock_short = || {
+        let lock = || {
             self.inner
-                .clean_short
+                .clean
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
         };
-        if short && lock_short().contains(text) {
-            return Cow::Borrowed(text);
-        }
-        let key = (text.len() >= CLEAN_CACHE_MIN_BYTES).then(|| digest(text));
-        if let Some(k) = &key
-            && self.inner.clean.lock().is_ok_and(|c| c.set.contains(k))
-        {
+        let key = clean_key(text);
+        if lock().contains(key, text) {
             return Cow::Borrowed(text);
         }
         let findings = self.find(text);
         if findings.is_empty() {
-            if short {
-                let mut set = lock_short();
-                if set.len() >= CLEAN_SHORT_ENTRIES {
-                    set.clear();
-                }
-                set.insert(text.into());
-            } else if let (Some(k), Ok(mut c)) = (key, self.inner.clean.lock()) {
-                c.insert(k);
-            }
+            lock().insert(key, text);
             return Cow::Borrowed(text);
         }
         let mut out = replace(text, &findings);
@@ -3401,7 +3402,25 @@ dependencies = [
     }
 
     #[test]
-    fn short_texts_are_remembered_only_when_clean() {
+    fn a_cache_key_collision_is_not_taken_for_the_same_text() {
+        let mut c = CleanCache::default();
+        let key = (3, 7);
+        c.insert(key, "abc");
+        assert!(c.contains(key, "abc"));
+        assert!(!c.contains(key, "xyz"), "same key, other text");
+        c.insert(key, "xyz");
+        assert!(c.contains(key, "xyz") && c.contains(key, "abc"));
+        // The byte budget forgets the oldest first.
+        let big = "x".repeat(CLEAN_CACHE_MAX_TEXT);
+        for i in 0..(CLEAN_CACHE_BYTES / CLEAN_CACHE_MAX_TEXT) {
+            c.insert((big.len(), i as u32), &big);
+        }
+        assert!(!c.contains(key, "abc"));
+        assert!(c.bytes <= CLEAN_CACHE_BYTES);
+    }
+
+    #[test]
+    fn texts_are_remembered_only_when_clean() {
         let red = Redactor::new();
         let secret = format!("ghp_{}", "a1B2".repeat(9));
         for _ in 0..3 {
@@ -3409,8 +3428,8 @@ dependencies = [
             let out = red.scrub(&secret);
             assert!(out.starts_with("[REDACTED:"), "{out}");
         }
-        // Past the set's size it starts over and still answers the same.
-        for i in 0..(CLEAN_SHORT_ENTRIES + 10) {
+        // Past the cache's size the oldest are forgotten; answers stay the same.
+        for i in 0..(CLEAN_CACHE_ENTRIES + 10) {
             assert!(matches!(red.scrub(&format!("name-{i}")), Cow::Borrowed(_)));
         }
         assert!(red.scrub(&secret).starts_with("[REDACTED:"));
