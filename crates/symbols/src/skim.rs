@@ -3,9 +3,11 @@
 //! (`Parser::set_included_ranges`) and cost less.
 //!
 //! Only the inside of a function body that holds no definition keyword is
-//! left out, and only so that what remains still parses the same way around
-//! it: Python keeps a body's first and last statements (so the function
-//! still ends where it ends), brace languages keep the braces. Positions are
+//! left out (and a few other groups that cannot hold one, see [`braces`] and
+//! [`python_lines`]; in Rust, runs of comment lines become one comment), and
+//! only so that what remains still parses the same way around it: Python
+//! keeps a body's first and last statements (so the function still ends
+//! where it ends), brace languages keep the braces. Positions are
 //! the file's own, so lines and ranges are unchanged. The caller parses the
 //! whole file again when a skimmed parse has any error, so a lexing mistake
 //! here costs time, not symbols; the tests compare skimmed and full
@@ -420,14 +422,19 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
     // The last two significant bytes (an identifier counts as `a`, a
     // macro's `!` as `M`).
     let (mut prev, mut prev2) = (0u8, 0u8);
+    let mut docs = CommentRun::default();
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
         let mut token = c;
         match c {
             b'/' if b.get(i + 1) == Some(&b'/') => {
+                let start = i;
                 while i < b.len() && b[i] != b'\n' {
                     i += 1;
+                }
+                if lang.rust {
+                    docs.line(b, start, i, &mut out);
                 }
                 continue;
             }
@@ -547,8 +554,63 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
         prev2 = prev;
         prev = token;
     }
+    docs.flush(&mut out);
     // Nested groups come out before the groups around them.
     outermost(out)
+}
+
+/// Consecutive lines that each hold only a `//` comment (Rust doc comments
+/// cost tree-sitter five nodes a line). The parse sees one comment made of
+/// the first line's first `/` and the last line from its second: it starts
+/// where the first started and ends where the last ended (a `///` doc
+/// comment ends after its line break, a plain one before it), so docs above
+/// a definition still start where they started. A line with an inner doc
+/// (`//!`) or code before its comment ends the run.
+#[derive(Default)]
+struct CommentRun {
+    /// Where the first line's `//` starts; where the last line's starts and
+    /// ends (its `\n`).
+    first: usize,
+    last: usize,
+    end: usize,
+    lines: usize,
+}
+
+impl CommentRun {
+    /// The comment `//…` from `start` to `eol` (its line's end).
+    fn line(&mut self, b: &[u8], start: usize, eol: usize, out: &mut Vec<(usize, usize)>) {
+        let line_start = b[..start]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |n| n + 1);
+        let alone = b[line_start..start]
+            .iter()
+            .all(|c| matches!(c, b' ' | b'\t' | b'\r'));
+        if !alone || b.get(start + 2) == Some(&b'!') {
+            self.flush(out);
+            return;
+        }
+        if self.lines > 0 && self.end + 1 == line_start {
+            self.last = start;
+            self.end = eol;
+            self.lines += 1;
+        } else {
+            self.flush(out);
+            *self = CommentRun {
+                first: start,
+                last: start,
+                end: eol,
+                lines: 1,
+            };
+        }
+    }
+
+    fn flush(&mut self, out: &mut Vec<(usize, usize)>) {
+        if self.lines > 1 {
+            out.push((self.first + 1, self.last + 1));
+        }
+        self.lines = 0;
+    }
 }
 
 /// JavaScript and TypeScript words after which `/` starts a regex, and
@@ -832,7 +894,7 @@ mod tests {
             .filter_map(|p| Some((Lang::from_path(&p)?, std::fs::read_to_string(&p).ok()?)))
             .collect();
         assert!(cases.len() >= 11);
-        let tricky: [(Lang, &str); 8] = [
+        let tricky: [(Lang, &str); 9] = [
             (
                 Lang::JavaScript,
                 "function f(a) {\n  const re = /[}]/g;\n  const t = `x${ {a: 1}.a }}`;\n  return a / 2;\n}\nconst g = (x) => {\n  const o = { m() { return 1; } };\n  return o;\n};\nclass C { run() { if (x) { y(); } } }\n",
@@ -865,6 +927,10 @@ mod tests {
                 Lang::Rust,
                 "trait T { fn a(&self); fn b(&self) -> u8 { 1 } }\nfn f<'a>(s: &'a str) -> impl Fn() + 'a {\n    let c = '{';\n    let r = br#\"}\"#;\n    /* { /* } */ */\n    move || { let _ = (s, c, r); }\n}\nfn g() {\n    const K: u8 = 1;\n    struct Local;\n}\n",
             ),
+            (
+                Lang::Rust,
+                "//! crate doc\n//! more\n/// a\n/// b\n\nfn one() {}\n// plain\n// plain\n\nfn two() {}\n// x\n//\nfn three() {}\n/// doc\n//! inner\n/// doc\nfn four() {}\nfn five() {} // trailing\n// next\nfn six() {}\nstruct S {\n    /// field\n    /// doc\n    a: u8,\n}\n",
+            ),
         ];
         cases.extend(tricky.iter().map(|(l, s)| (*l, s.to_string())));
         for (lang, src) in &cases {
@@ -893,6 +959,8 @@ mod tests {
             holes(Lang::Rust, rs),
             [" let c = '}'; \"{\" ", " r#\"}\"#; "]
         );
+        let docs = "/// a\n/// b\n    // c\nfn f() {}\nx(); // d\n// e\n//! f\n// g\n";
+        assert_eq!(holes(Lang::Rust, docs), ["// a\n/// b\n    /"]);
         let tables = "const T: &[(u8, u8)] = &[(1, 2), (3, 4)];\nmacro_rules! m { () => { fn x() {} } }\nast! { struct S; }\n#[derive(Debug)]\nstruct S { a: [u8; 2] }\nfn f() -> bool { !(x) }\n";
         assert_eq!(
             holes(Lang::Rust, tables),
