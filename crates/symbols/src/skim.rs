@@ -6,8 +6,8 @@
 //! left out (and a few other groups that cannot hold one, see [`braces`] and
 //! [`python_lines`]; in Rust, runs of comment lines become one comment), and
 //! only so that what remains still parses the same way around it: Python
-//! keeps a body's first and last statements (so the function still ends
-//! where it ends), brace languages keep the braces. Positions are
+//! keeps a body's last line (so the function still ends where it ends),
+//! brace languages keep the braces. Positions are
 //! the file's own, so lines and ranges are unchanged. The caller parses the
 //! whole file again when a skimmed parse has any error, so a lexing mistake
 //! here costs time, not symbols; the tests compare skimmed and full
@@ -71,7 +71,8 @@ struct Line {
     indent: Option<usize>,
     /// It starts a definition: `def`, `async def`, `class` or a decorator.
     defines: bool,
-    /// It continues the statement above (`else:`, `elif`, `except`, `finally:`).
+    /// It continues the statement above (`else:`, `elif`, `except`, `finally:`,
+    /// and `case` inside `match`; a `case` name only makes skimming keep more).
     clause: bool,
 }
 
@@ -218,14 +219,14 @@ fn python_lines(b: &[u8]) -> (Vec<Line>, Vec<(usize, usize)>) {
             start,
             indent: (!tabs).then_some(col),
             defines,
-            clause: matches!(first, b"else" | b"elif" | b"except" | b"finally"),
+            clause: matches!(first, b"else" | b"elif" | b"except" | b"finally" | b"case"),
         });
     }
     (out, brackets)
 }
 
-/// Python: in every function body without a nested definition, the
-/// statements between the first and the last one.
+/// Python: in every function or class body without a nested definition,
+/// everything before its last line (see below).
 fn python(b: &[u8]) -> Vec<(usize, usize)> {
     let (lines, brackets) = python_lines(b);
     // Tabs make indentation depend on tab stops: not worth the risk.
@@ -255,14 +256,26 @@ fn python(b: &[u8]) -> Vec<(usize, usize)> {
             k += 1;
             continue;
         }
-        // Statements at the body's level (a clause belongs to the one above).
-        let tops: Vec<usize> = body
-            .iter()
-            .filter(|m| m.indent == level && !m.clause)
-            .map(|m| m.start)
-            .collect();
-        if tops.len() >= 3 {
-            out.push((tops[1], tops[tops.len() - 1]));
+        // The body's last line stays, so the body is not empty and ends where
+        // it ended: at any depth, as it parses alone at its indentation,
+        // unless it is a clause (`else: x`), then from its statement's head.
+        // Comment lines after it end the body where they stand at the body's
+        // level: then from the last statement at that level.
+        let region_end = lines.get(body_end).map_or(b.len(), |m| m.start);
+        let mut keep = body.len().saturating_sub(1);
+        let comments_after = b[body[keep].start..region_end]
+            .split(|&c| c == b'\n')
+            .skip(1)
+            .any(|l| l.trim_ascii_start().starts_with(b"#"));
+        while keep > 0 && (body[keep].clause || (comments_after && body[keep].indent != level)) {
+            let indent = body[keep].indent;
+            keep -= 1;
+            while keep > 0 && (body[keep].indent > indent || body[keep].clause) {
+                keep -= 1;
+            }
+        }
+        if keep > 0 {
+            out.push((body[0].start, body[keep].start));
         }
         k = body_end;
     }
@@ -870,17 +883,28 @@ mod tests {
     }
 
     #[test]
-    fn python_keeps_the_first_and_last_statements_and_nested_definitions() {
+    fn python_keeps_the_last_line_and_nested_definitions() {
         let src = "def f(x):\n    a = 1\n    b = (2,\n 3)\n    # note\n    c = 3\n    return a\n\ndef g():\n    def h():\n        pass\n    x = 1\n    y = 2\n    return h\n";
         assert_eq!(
             holes(Lang::Python, src),
-            ["x", "    b = (2,\n 3)\n    # note\n    c = 3\n"]
+            ["x", "    a = 1\n    b = (2,\n 3)\n    # note\n    c = 3\n"]
         );
         let brackets = "from m import (a, b)\nx = [1, (2)]\ny = x[0]\nprint(f(a), {'k': 1})\n";
         assert_eq!(holes(Lang::Python, brackets), ["1, (2)", "f(a), {'k': 1}"]);
         let strings =
             "def f():\n    s = \"\"\"\ndef not_a_def():\n\"\"\"\n    t = 1\n    return s\n";
-        assert_eq!(holes(Lang::Python, strings), ["    t = 1\n"]);
+        assert_eq!(
+            holes(Lang::Python, strings),
+            ["    s = \"\"\"\ndef not_a_def():\n\"\"\"\n    t = 1\n"]
+        );
+        // The last line at any depth; a clause from its statement's head;
+        // with comments after it, the last statement at the body's level.
+        let deep = "def f():\n    a = 1\n    for x in y:\n        b()\n";
+        assert_eq!(holes(Lang::Python, deep), ["    a = 1\n    for x in y:\n"]);
+        let clause = "def f():\n    a = 1\n    if a: b()\n    else: c()\n";
+        assert_eq!(holes(Lang::Python, clause), ["    a = 1\n"]);
+        let comments = "def f():\n    a = 1\n    for x in y:\n        b()\n    # after\n";
+        assert_eq!(holes(Lang::Python, comments), ["    a = 1\n"]);
     }
 
     /// Skimmed and full extraction agree on the fixtures, and on sources
@@ -894,7 +918,7 @@ mod tests {
             .filter_map(|p| Some((Lang::from_path(&p)?, std::fs::read_to_string(&p).ok()?)))
             .collect();
         assert!(cases.len() >= 11);
-        let tricky: [(Lang, &str); 9] = [
+        let tricky: [(Lang, &str); 10] = [
             (
                 Lang::JavaScript,
                 "function f(a) {\n  const re = /[}]/g;\n  const t = `x${ {a: 1}.a }}`;\n  return a / 2;\n}\nconst g = (x) => {\n  const o = { m() { return 1; } };\n  return o;\n};\nclass C { run() { if (x) { y(); } } }\n",
@@ -918,6 +942,10 @@ mod tests {
             (
                 Lang::Python,
                 "def f():\n\tx = 1\n\ty = 2\n\treturn x\nLIMIT = 3\n",
+            ),
+            (
+                Lang::Python,
+                "class A:\n    def m(self):\n        for i in x:\n            if i:\n                y()\n        # trailing, at the body's level\n\n    def n(self):\n        if a: b()\n        elif c: d()\n        else: e()\n    def o(self):\n        match x:\n            case 1: pass\n            case _: pass\n    def p(self):\n        try:\n            a()\n        except E: pass\n            # deeper comment\nK = 1\n",
             ),
             (
                 Lang::Go,
