@@ -40,22 +40,30 @@ pub fn file_diff(old_name: &str, new_name: &str, old: &str, new: &str) -> FileDi
     }
 }
 
-/// Unified diff of `old` → `new` where `kept` lists (old line, new line)
-/// pairs, both increasing, that the caller kept unchanged (0-based, lines
-/// ending at `\n`). Pairs that are out of order, out of range or not equal
-/// are ignored; the stretches between the rest are diffed with Myers.
+/// Unified diff of `old` → `new` where `kept` lists runs (old line, new
+/// line, count), both increasing, that the caller kept unchanged (0-based,
+/// lines ending at `\n`). Runs that are out of order, out of range or not
+/// byte-equal are ignored; the stretches between the rest are diffed with
+/// Myers.
 pub fn file_diff_kept(
     old_name: &str,
     new_name: &str,
     old: &str,
     new: &str,
-    kept: &[(usize, usize)],
+    kept: &[(usize, usize, usize)],
 ) -> FileDiff {
     let (a, b) = (split_keep_eol(old), split_keep_eol(new));
     let mut ops: Vec<DiffOp> = Vec::new();
     let (mut oi, mut ni) = (0usize, 0usize);
-    for &(o, n) in kept {
-        if o < oi || n < ni || o >= a.len() || n >= b.len() || a[o] != b[n] {
+    for &(o, n, len) in kept {
+        if len == 0
+            || o < oi
+            || n < ni
+            || o + len > a.len()
+            || n + len > b.len()
+            || span(old, &a[o..o + len]).is_none()
+            || span(old, &a[o..o + len]) != span(new, &b[n..n + len])
+        {
             continue;
         }
         diff_stretch(&a, &b, oi..o, ni..n, &mut ops);
@@ -64,11 +72,11 @@ pub fn file_diff_kept(
             DiffOp::Equal {
                 old_index: o,
                 new_index: n,
-                len: 1,
+                len,
             },
         );
-        oi = o + 1;
-        ni = n + 1;
+        oi = o + len;
+        ni = n + len;
     }
     diff_stretch(&a, &b, oi..a.len(), ni..b.len(), &mut ops);
     let (added, removed) = counts(&ops);
@@ -93,14 +101,24 @@ pub fn file_diff_kept(
 fn split_keep_eol(s: &str) -> Vec<&str> {
     let mut out = Vec::with_capacity(s.len() / 32 + 1);
     let mut start = 0;
-    while let Some(i) = crate::engine::memchr_nl(&s.as_bytes()[start..]) {
-        out.push(&s[start..=start + i]);
-        start += i + 1;
+    for i in memchr::memchr_iter(b'\n', s.as_bytes()) {
+        out.push(&s[start..=i]);
+        start = i + 1;
     }
     if start < s.len() {
         out.push(&s[start..]);
     }
     out
+}
+
+/// The text of consecutive `lines` of `text` (slices of it, as
+/// [`split_keep_eol`] makes them), found from their addresses.
+fn span<'t>(text: &'t str, lines: &[&str]) -> Option<&'t str> {
+    let (first, last) = (lines.first()?, lines.last()?);
+    let base = text.as_ptr() as usize;
+    let start = (first.as_ptr() as usize).checked_sub(base)?;
+    let end = (last.as_ptr() as usize).checked_sub(base)? + last.len();
+    text.get(start..end)
 }
 
 /// Added and removed line counts of diff ops.
@@ -257,12 +275,12 @@ mod tests {
     use super::*;
 
     /// Every claimed line kept (as apply_patch would claim them).
-    fn kept_by_prefix_suffix(old: &str, new: &str) -> Vec<(usize, usize)> {
+    fn kept_by_prefix_suffix(old: &str, new: &str) -> Vec<(usize, usize, usize)> {
         let (a, b) = (split_keep_eol(old), split_keep_eol(new));
         let mut v = Vec::new();
         let mut i = 0;
         while i < a.len() && i < b.len() && a[i] == b[i] {
-            v.push((i, i));
+            v.push((i, i, 1));
             i += 1;
         }
         let (mut x, mut y) = (a.len(), b.len());
@@ -270,7 +288,7 @@ mod tests {
         while x > i && y > i && a[x - 1] == b[y - 1] {
             x -= 1;
             y -= 1;
-            tail.push((x, y));
+            tail.push((x, y, 1));
         }
         v.extend(tail.into_iter().rev());
         v
@@ -302,6 +320,15 @@ mod tests {
             let whole = file_diff("f", "f", &o, &n);
             let kept = file_diff_kept("f", "f", &o, &n, &kept_by_prefix_suffix(&o, &n));
             assert_eq!(kept, whole, "{o:?} -> {n:?}");
+            let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+            for (x, y, _) in kept_by_prefix_suffix(&o, &n) {
+                match runs.last_mut() {
+                    Some((a, b, l)) if *a + *l == x && *b + *l == y => *l += 1,
+                    _ => runs.push((x, y, 1)),
+                }
+            }
+            let merged = file_diff_kept("f", "f", &o, &n, &runs);
+            assert_eq!(merged, whole, "{o:?} -> {n:?}");
             let none = file_diff_kept("f", "f", &o, &n, &[]);
             assert_eq!(none, whole, "{o:?} -> {n:?}");
         }
@@ -327,10 +354,13 @@ mod tests {
         let (o, n) = ("a\nb\nc\n", "a\nB\nc\n");
         let whole = file_diff("f", "f", o, n);
         for claim in [
-            vec![(1, 1)],
-            vec![(2, 2), (0, 0)],
-            vec![(0, 0), (9, 9)],
-            vec![(0, 2)],
+            vec![(1, 1, 1)],
+            vec![(2, 2, 1), (0, 0, 1)],
+            vec![(0, 0, 1), (9, 9, 1)],
+            vec![(0, 2, 1)],
+            vec![(0, 0, 3)],
+            vec![(0, 0, 2), (2, 2, 2)],
+            vec![(0, 0, 0)],
         ] {
             assert_eq!(file_diff_kept("f", "f", o, n, &claim), whole, "{claim:?}");
         }
@@ -338,7 +368,7 @@ mod tests {
 
     #[test]
     fn lines_starting_with_dashes_are_counted() {
-        let d = file_diff_kept("f", "f", "-- a\nx\n", "++ b\nx\n", &[(1, 1)]);
+        let d = file_diff_kept("f", "f", "-- a\nx\n", "++ b\nx\n", &[(1, 1, 1)]);
         assert_eq!((d.added, d.removed), (1, 1));
         assert!(d.text.contains("\n--- a\n+++ b\n"), "{}", d.text);
     }

@@ -63,7 +63,7 @@ pub fn split_lines(text: &str) -> Vec<Line<'_>> {
     let mut start = 0;
     let b = text.as_bytes();
     while start < text.len() {
-        match memchr_nl(&b[start..]) {
+        match memchr::memchr(b'\n', &b[start..]) {
             Some(i) => {
                 let end = start + i;
                 let (t, eol) = if end > start && b[end - 1] == b'\r' {
@@ -89,31 +89,6 @@ pub fn split_lines(text: &str) -> Vec<Line<'_>> {
         }
     }
     out
-}
-
-/// Index of the first `\n` in `b`, eight bytes at a time (lines are short
-/// and files long: splitting them is a visible part of a large patch).
-pub fn memchr_nl(b: &[u8]) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const NL: u64 = LO * b'\n' as u64;
-    let mut chunks = b.chunks_exact(8);
-    let mut at = 0;
-    for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        let x = u64::from_le_bytes(w) ^ NL;
-        // Some byte of x is zero exactly when some byte of c is '\n'.
-        if x.wrapping_sub(LO) & !x & HI != 0 {
-            return c.iter().position(|x| *x == b'\n').map(|i| at + i);
-        }
-        at += 8;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|x| *x == b'\n')
-        .map(|i| at + i)
 }
 
 /// The line ending most lines use (`\n` when there is none).

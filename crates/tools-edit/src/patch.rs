@@ -335,8 +335,24 @@ pub fn seek(lines: &[Line<'_>], pat: &[&str], from: usize, eof: bool) -> Option<
 
 /// How a result line comes about.
 enum Out<'s> {
-    Keep(usize),
+    /// `len` old lines from `from` on, unchanged.
+    Keep(usize, usize),
     Insert(&'s str),
+}
+
+/// Keep old lines `from..from + len`, extending the previous run when it
+/// ends right there.
+fn keep(out: &mut Vec<Out<'_>>, from: usize, len: usize) {
+    if len == 0 {
+        return;
+    }
+    if let Some(Out::Keep(f, l)) = out.last_mut()
+        && *f + *l == from
+    {
+        *l += len;
+        return;
+    }
+    out.push(Out::Keep(from, len));
 }
 
 /// What applying an Update's hunks did.
@@ -345,9 +361,9 @@ pub struct UpdateResult {
     pub text: String,
     /// The most lenient tier any hunk needed.
     pub tier: Tier,
-    /// (old line, new line) of every line kept as it was, in order: the
-    /// hint [`crate::diff::file_diff_kept`] diffs around.
-    pub kept: Vec<(usize, usize)>,
+    /// (old line, new line, count) of every run of lines kept as they
+    /// were, in order: the hint [`crate::diff::file_diff_kept`] diffs around.
+    pub kept: Vec<(usize, usize, usize)>,
 }
 
 /// Apply the hunks of one Update to `text` (in file order, all or none).
@@ -422,14 +438,14 @@ pub fn apply_chunks<'t>(
                 }
             }
         };
-        while cursor < pos {
-            out.push(Out::Keep(cursor));
-            cursor += 1;
+        if cursor < pos {
+            keep(&mut out, cursor, pos - cursor);
+            cursor = pos;
         }
         for l in hunk {
             match l {
                 HunkLine::Context(_) => {
-                    out.push(Out::Keep(cursor));
+                    keep(&mut out, cursor, 1);
                     cursor += 1;
                 }
                 HunkLine::Remove(_) => cursor += 1,
@@ -437,32 +453,47 @@ pub fn apply_chunks<'t>(
             }
         }
     }
-    while cursor < lines.len() {
-        out.push(Out::Keep(cursor));
-        cursor += 1;
-    }
-    // Render: kept lines keep their ending; inserted lines take the ending
-    // of the line before them (else the file's usual one).
+    keep(&mut out, cursor, lines.len().saturating_sub(cursor));
+    // Render: kept lines keep their ending (a run is copied whole);
+    // inserted lines take the ending of the line before them (else the
+    // file's usual one). Without a final newline in the file, the last
+    // line written gets none either.
     let mut s = String::with_capacity(text.len() + 64);
     let mut prev_eol = dominant;
     let count = out.len();
-    let mut kept = Vec::with_capacity(lines.len());
+    let mut kept = Vec::with_capacity(out.len());
+    let mut new_line = 0usize;
+    let norm = |eol: &str| if eol == "\r\n" { "\r\n" } else { "\n" };
     for (k, o) in out.iter().enumerate() {
-        let (body, eol) = match o {
-            Out::Keep(i) => {
-                kept.push((*i, k));
-                let l = lines[*i];
-                if !l.eol.is_empty() {
-                    prev_eol = if l.eol == "\r\n" { "\r\n" } else { "\n" };
-                }
-                (l.text, l.eol)
-            }
-            Out::Insert(t) => (*t, prev_eol),
-        };
-        s.push_str(body);
         let last = k + 1 == count;
-        if !last || final_nl {
-            s.push_str(if eol.is_empty() { prev_eol } else { eol });
+        match *o {
+            Out::Keep(from, len) => {
+                kept.push((from, new_line, len));
+                new_line += len;
+                let end_line = lines[from + len - 1];
+                // Only the file's last line can lack an ending.
+                let end = end_line.start + end_line.text.len();
+                s.push_str(&text[lines[from].start..end]);
+                if !end_line.eol.is_empty() {
+                    prev_eol = norm(end_line.eol);
+                } else if len > 1 {
+                    prev_eol = norm(lines[from + len - 2].eol);
+                }
+                if !last || final_nl {
+                    s.push_str(if end_line.eol.is_empty() {
+                        prev_eol
+                    } else {
+                        end_line.eol
+                    });
+                }
+            }
+            Out::Insert(t) => {
+                new_line += 1;
+                s.push_str(t);
+                if !last || final_nl {
+                    s.push_str(prev_eol);
+                }
+            }
         }
     }
     Ok(UpdateResult {
