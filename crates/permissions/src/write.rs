@@ -598,6 +598,15 @@ impl Workspace {
                 abs: self.root().join(&prefix),
                 rel: prefix.clone(),
             };
+            // The common case: no symlink on the way, so the real path is
+            // the lexical one and needs no readlink.
+            if let Ok(f) =
+                open_no_symlinks(self.root_fd(), &prefix, libc::O_PATH | libc::O_DIRECTORY)
+            {
+                dir_real = Some(prefix);
+                parent_fd = Some(f);
+                continue;
+            }
             match self.open_beneath(&r, p, libc::O_PATH | libc::O_DIRECTORY) {
                 Ok(f) => {
                     dir_real = Some(self.real_of_fd(&f, p)?);
