@@ -310,6 +310,10 @@ struct BraceLang {
     rust: bool,
     /// Go: `` `raw strings` ``.
     backquote: bool,
+    /// Every brace group, not only a function body, is emptied when it
+    /// holds no defining word, except one right after a `cancels` word
+    /// (Go: an interface's methods are definitions without a keyword).
+    blocks: bool,
 }
 
 const GO: BraceLang = BraceLang {
@@ -318,6 +322,7 @@ const GO: BraceLang = BraceLang {
     cancels: &[b"interface"],
     rust: false,
     backquote: true,
+    blocks: true,
 };
 
 const RUST: BraceLang = BraceLang {
@@ -338,6 +343,7 @@ const RUST: BraceLang = BraceLang {
     cancels: &[],
     rust: true,
     backquote: false,
+    blocks: true,
 };
 
 /// Skip a Rust char literal or lifetime at `i` (on its `'`).
@@ -410,7 +416,8 @@ fn raw_string_at(b: &[u8], i: usize) -> Option<usize> {
 /// What a bracket pair is, for [`braces`].
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Group {
-    /// A function body: emptied unless it holds a defining word.
+    /// A function body (or, with `blocks`, any brace group): emptied unless
+    /// it holds a defining word.
     Body,
     /// Rust: a macro's token tree (`m!(…)`, `macro_rules! m {…}`), never
     /// parsed into items: always emptied.
@@ -421,9 +428,9 @@ enum Group {
     Other,
 }
 
-/// Brace languages: the inside of every function body (`{` … `}` after the
-/// function keyword) that holds none of the defining words; in Rust also
-/// macro token trees and array expressions.
+/// Brace languages: the inside of every brace group (function bodies,
+/// struct bodies, composite literals, blocks…) that holds none of the
+/// defining words; in Rust also macro token trees and array expressions.
 fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     // Open brackets: (kind, byte after it, what it is, saw a defining word).
@@ -433,7 +440,7 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
     // `macro_rules` was seen at this depth and its rules not yet opened.
     let mut rules: Option<usize> = None;
     // The last two significant bytes (an identifier counts as `a`, a
-    // macro's `!` as `M`).
+    // `cancels` word as `I`, a macro's `!` as `M`).
     let (mut prev, mut prev2) = (0u8, 0u8);
     let mut docs = CommentRun::default();
     let mut i = 0;
@@ -496,6 +503,8 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                     && (prev == b'=' || (prev == b'&' && prev2 == b'='))
                 {
                     Group::Array
+                } else if lang.blocks && c == b'{' && prev != b'I' {
+                    Group::Body
                 } else {
                     Group::Other
                 };
@@ -558,6 +567,9 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                         && let Some(top) = stack.last_mut()
                     {
                         top.3 = true;
+                    }
+                    if lang.cancels.contains(&w) {
+                        token = b'I';
                     }
                     i += w.len().max(1);
                 }
@@ -918,7 +930,7 @@ mod tests {
             .filter_map(|p| Some((Lang::from_path(&p)?, std::fs::read_to_string(&p).ok()?)))
             .collect();
         assert!(cases.len() >= 11);
-        let tricky: [(Lang, &str); 10] = [
+        let tricky: [(Lang, &str); 11] = [
             (
                 Lang::JavaScript,
                 "function f(a) {\n  const re = /[}]/g;\n  const t = `x${ {a: 1}.a }}`;\n  return a / 2;\n}\nconst g = (x) => {\n  const o = { m() { return 1; } };\n  return o;\n};\nclass C { run() { if (x) { y(); } } }\n",
@@ -946,6 +958,10 @@ mod tests {
             (
                 Lang::Python,
                 "class A:\n    def m(self):\n        for i in x:\n            if i:\n                y()\n        # trailing, at the body's level\n\n    def n(self):\n        if a: b()\n        elif c: d()\n        else: e()\n    def o(self):\n        match x:\n            case 1: pass\n            case _: pass\n    def p(self):\n        try:\n            a()\n        except E: pass\n            # deeper comment\nK = 1\n",
+            ),
+            (
+                Lang::Go,
+                "package p\nvar (\n\tt = []T{{a: 1}, {b: func() { type x int }}}\n\tu = struct{ f interface{ G() } }{}\n)\nfunc H[K interface{ ~int }](k K) { if k > 0 { return } }\n",
             ),
             (
                 Lang::Go,
@@ -978,10 +994,13 @@ mod tests {
     }
 
     #[test]
-    fn brace_bodies_without_definitions_are_opaque() {
+    fn brace_groups_without_definitions_are_opaque() {
         let go =
             "package p\nfunc F() int {\n\tx := \"}\"\n\treturn 1\n}\nfunc G() {\n\ttype T int\n}\n";
         assert_eq!(holes(Lang::Go, go), ["\n\tx := \"}\"\n\treturn 1\n"]);
+        // Any brace group, but an interface's methods are definitions.
+        let groups = "package p\nvar m = map[string]T{\"a\": {1}}\ntype S struct{ a int }\ntype I interface{ M() }\ntype J struct{ r interface{ R() } }\n";
+        assert_eq!(holes(Lang::Go, groups), ["\"a\": {1}", " a int "]);
         let rs = "impl A {\n    fn a(&self) -> &'static str { let c = '}'; \"{\" }\n    fn b() { fn inner() {} }\n    fn c();\n}\nfn d<'a>(x: &'a str) { r#\"}\"#; }\n";
         assert_eq!(
             holes(Lang::Rust, rs),
@@ -996,6 +1015,7 @@ mod tests {
                 "(1, 2), (3, 4)",
                 " () => { fn x() {} } ",
                 " struct S; ",
+                " a: [u8; 2] ",
                 " !(x) "
             ]
         );
