@@ -255,6 +255,19 @@ impl SessionStore {
 
     /// Record (merge) read evidence for a file.
     pub fn record_read(&self, ev: ReadEvidence) -> ToolResult<()> {
+        // A re-read of an unchanged file adds nothing: seen without the
+        // lock (the document is replaced by rename, so a read of it is
+        // always whole), nothing is written.
+        let adds_nothing = self.with_evidence(|_, cache| {
+            Ok(cache.map.get(&ev.path).is_some_and(|old| {
+                let mut merged = old.clone();
+                merged.merge(ev.clone());
+                merged == *old
+            }))
+        })?;
+        if adds_nothing {
+            return Ok(());
+        }
         self.update_evidence(|m| match m.get_mut(&ev.path) {
             Some(old) => {
                 let before = old.clone();
