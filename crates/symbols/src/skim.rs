@@ -374,6 +374,20 @@ fn skip_quote_rust(b: &[u8], i: usize) -> usize {
     }
 }
 
+/// Skip a Rust string at `i` (on its `"`), line breaks included; return the
+/// byte after it.
+fn skip_string_rust(b: &[u8], i: usize) -> usize {
+    let mut j = i + 1;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 2,
+            b'"' => return j + 1,
+            _ => j += 1,
+        }
+    }
+    b.len()
+}
+
 /// Skip a Rust raw string at `i` (on the `r` of `r"`, `r#"`), if it is one.
 fn skip_raw_rust(b: &[u8], i: usize) -> Option<usize> {
     let mut j = i + 1;
@@ -439,6 +453,9 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
     let mut pending: Option<usize> = None;
     // `macro_rules` was seen at this depth and its rules not yet opened.
     let mut rules: Option<usize> = None;
+    // Rust: a `type` item was seen at this depth and not yet ended (`= [u8]`
+    // there is a slice type, not an array).
+    let mut alias: Option<usize> = None;
     // The last two significant bytes (an identifier counts as `a`, a
     // `cancels` word as `I`, a macro's `!` as `M`).
     let (mut prev, mut prev2) = (0u8, 0u8);
@@ -480,6 +497,8 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                 i += 1;
                 continue;
             }
+            // Rust strings may span lines.
+            b'"' if lang.rust => i = skip_string_rust(b, i),
             b'"' => i = skip_string(b, i, false).max(i + 1),
             b'`' if lang.backquote => {
                 i += 1;
@@ -501,6 +520,7 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                 } else if lang.rust
                     && c == b'['
                     && (prev == b'=' || (prev == b'&' && prev2 == b'='))
+                    && alias != Some(depth)
                 {
                     Group::Array
                 } else if lang.blocks && c == b'{' && prev != b'I' {
@@ -545,6 +565,9 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                 if pending == Some(stack.len()) {
                     pending = None;
                 }
+                if alias == Some(stack.len()) {
+                    alias = None;
+                }
                 i += 1;
             }
             _ if is_ident(c) => {
@@ -562,6 +585,8 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                         pending = None;
                     } else if lang.rust && w == b"macro_rules" {
                         rules = Some(stack.len());
+                    } else if lang.rust && w == b"type" {
+                        alias = Some(stack.len());
                     }
                     if lang.defining.contains(&w)
                         && let Some(top) = stack.last_mut()
@@ -1008,6 +1033,14 @@ mod tests {
         );
         let docs = "/// a\n/// b\n    // c\nfn f() {}\nx(); // d\n// e\n//! f\n// g\n";
         assert_eq!(holes(Lang::Rust, docs), ["// a\n/// b\n    /"]);
+        let types = "impl I for X { type Output = [u8]; fn f() -> [u8; 2] { [1, 2] } }\nconst A: [u8; 1] = [1];\n";
+        assert_eq!(holes(Lang::Rust, types), [" [1, 2] ", "1"]);
+        let strings =
+            "fn f() {\n    assert!(p(\"[\n ]\").is_ok());\n}\nconst S: &str = \"a\n{\";\n";
+        assert_eq!(
+            holes(Lang::Rust, strings),
+            ["\n    assert!(p(\"[\n ]\").is_ok());\n"]
+        );
         let tables = "const T: &[(u8, u8)] = &[(1, 2), (3, 4)];\nmacro_rules! m { () => { fn x() {} } }\nast! { struct S; }\n#[derive(Debug)]\nstruct S { a: [u8; 2] }\nfn f() -> bool { !(x) }\n";
         assert_eq!(
             holes(Lang::Rust, tables),
