@@ -459,6 +459,28 @@ mod tests {
         SessionStore::open_in(base, Path::new("/some/root"), "t").unwrap()
     }
 
+    /// Write `content` to `f` and record a read of it: whole, or `range`.
+    fn read_as(
+        s: &SessionStore,
+        f: &Path,
+        content: &str,
+        range: Option<(u64, u64)>,
+    ) -> fs::Metadata {
+        if !f.exists() || fs::read_to_string(f).unwrap() != content {
+            fs::write(f, content).unwrap();
+        }
+        let m = fs::metadata(f).unwrap();
+        s.record_read(ReadEvidence::of(
+            f,
+            content.as_bytes(),
+            &m,
+            range.is_none(),
+            range,
+        ))
+        .unwrap();
+        m
+    }
+
     #[test]
     fn json_documents_round_trip_across_store_instances() {
         let d = tempfile::tempdir().unwrap();
@@ -513,10 +535,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let s = store(d.path());
         let f = d.path().join("f.txt");
-        fs::write(&f, "a\n").unwrap();
-        let m = fs::metadata(&f).unwrap();
-        s.record_read(ReadEvidence::of(&f, b"a\n", &m, true, None))
-            .unwrap();
+        let m = read_as(&s, &f, "a\n", None);
         let doc = s.dir().join(EVIDENCE_FILE);
         fs::write(&doc, "{not json").unwrap();
         let e = s.evidence(&f).unwrap_err();
@@ -567,10 +586,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let s = store(d.path());
         let f = d.path().join("f.txt");
-        fs::write(&f, "a\n").unwrap();
-        let m = fs::metadata(&f).unwrap();
-        s.record_read(ReadEvidence::of(&f, b"a\n", &m, true, None))
-            .unwrap();
+        let m = read_as(&s, &f, "a\n", None);
         let doc = s.dir().join(EVIDENCE_FILE);
         let ino = fs::metadata(&doc).unwrap().ino();
         s.record_read(ReadEvidence::of(&f, b"a\n", &m, true, None))
@@ -588,10 +604,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let s = store(d.path());
         let f = d.path().join("f.txt");
-        fs::write(&f, "a\n").unwrap();
-        let m = fs::metadata(&f).unwrap();
-        s.record_read(ReadEvidence::of(&f, b"a\n", &m, true, None))
-            .unwrap();
+        let m = read_as(&s, &f, "a\n", None);
         s.record_read(ReadEvidence::of(&f, b"a\n", &m, false, Some((1, 1))))
             .unwrap();
         assert!(s.evidence(&f).unwrap().unwrap().full);
@@ -602,10 +615,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let s = store(d.path());
         let f = d.path().join("f.txt");
-        fs::write(&f, "a\n").unwrap();
-        let m = fs::metadata(&f).unwrap();
-        s.record_read(ReadEvidence::of(&f, b"a\n", &m, true, None))
-            .unwrap();
+        let m = read_as(&s, &f, "a\n", None);
         fs::write(&f, "bb\n").unwrap();
         let m2 = fs::metadata(&f).unwrap();
         s.record_read(ReadEvidence::of(&f, b"bb\n", &m2, false, Some((1, 1))))
