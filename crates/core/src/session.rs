@@ -535,7 +535,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let s = store(d.path());
         let f = d.path().join("f.txt");
-        let m = read_as(&s, &f, "a\n", None);
+        read_as(&s, &f, "a\n", None);
         let doc = s.dir().join(EVIDENCE_FILE);
         fs::write(&doc, "{not json").unwrap();
         let e = s.evidence(&f).unwrap_err();
