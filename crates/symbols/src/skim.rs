@@ -692,7 +692,7 @@ const JS_KEYWORDS: &[&[u8]] = &[
 ];
 
 /// Words whose presence in a JavaScript or TypeScript body may mean a
-/// definition there (`type` is common as a name: only conservative).
+/// definition there, unless used as a name (see [`names_a_value`]).
 const JS_DEFINING: &[&[u8]] = &[
     b"function",
     b"class",
@@ -704,6 +704,16 @@ const JS_DEFINING: &[&[u8]] = &[
     b"abstract",
     b"type",
 ];
+
+/// A word followed (past spaces and line breaks) by one of `:.,)]=;?` is a
+/// name (`x.type`, `{ type: 1 }`, `module.exports`, `(type) =>`), not the
+/// keyword that starts a declaration; `.type` before it is checked by the
+/// caller.
+fn names_a_value(b: &[u8], after: usize) -> bool {
+    b.get(after..)
+        .and_then(|rest| rest.iter().find(|c| !c.is_ascii_whitespace()))
+        .is_some_and(|c| matches!(c, b':' | b'.' | b',' | b')' | b']' | b'=' | b';' | b'?'))
+}
 
 /// Skip a JavaScript regex literal at `i` (on its `/`).
 fn skip_regex(b: &[u8], i: usize) -> usize {
@@ -888,6 +898,9 @@ fn scripts(b: &[u8]) -> Vec<(usize, usize)> {
                     pending = Some(stack.len());
                 }
                 if JS_DEFINING.contains(&w)
+                    && is_ident(c)
+                    && prev != b'.'
+                    && !names_a_value(b, i + len)
                     && let Some(top) = stack.last_mut()
                 {
                     top.3 = true;
@@ -955,7 +968,7 @@ mod tests {
             .filter_map(|p| Some((Lang::from_path(&p)?, std::fs::read_to_string(&p).ok()?)))
             .collect();
         assert!(cases.len() >= 11);
-        let tricky: [(Lang, &str); 11] = [
+        let tricky: [(Lang, &str); 12] = [
             (
                 Lang::JavaScript,
                 "function f(a) {\n  const re = /[}]/g;\n  const t = `x${ {a: 1}.a }}`;\n  return a / 2;\n}\nconst g = (x) => {\n  const o = { m() { return 1; } };\n  return o;\n};\nclass C { run() { if (x) { y(); } } }\n",
@@ -963,6 +976,10 @@ mod tests {
             (
                 Lang::TypeScript,
                 "export function f(): number {\n  const o: { m(): void } = { m() {} };\n  return 1;\n}\nnamespace N {\n  export const k = () => { return 2; };\n  function h<T>(x: T): T { return x; }\n}\nfunction g() {\n  const v = { ['k']() { return 1; }, gen<T>(x: T) { return x; } };\n  type Local = string;\n}\n",
+            ),
+            (
+                Lang::TypeScript,
+                "function f(o) {\n  if (o.type) { return o.module; }\n  type\n  T = string;\n  enum E { A }\n  return { type: 1 };\n}\nconst g = () => { interface I { m(): void } };\n",
             ),
             (
                 Lang::Tsx,
@@ -1015,6 +1032,15 @@ mod tests {
         assert_eq!(
             holes(Lang::TypeScript, js),
             [" return /}/.test(`${a}}`); ", " x.y(); ", " z(); "]
+        );
+        // Defining words used as names do not keep a body.
+        let names = "function f(t) { return { type: t.type, module: module.exports, $type: 1 }; }\nfunction g() { type T = 1; }\nfunction h() { x.map((type) => type); }\n";
+        assert_eq!(
+            holes(Lang::TypeScript, names),
+            [
+                " return { type: t.type, module: module.exports, $type: 1 }; ",
+                " x.map((type) => type); "
+            ]
         );
     }
 
