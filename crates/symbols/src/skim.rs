@@ -666,6 +666,7 @@ impl CommentRun {
 /// JavaScript and TypeScript words after which `/` starts a regex, and
 /// before `(` a statement rather than a method (`if (…) {`).
 const JS_KEYWORDS: &[&[u8]] = &[
+    // First those after which `function` starts an expression.
     b"return",
     b"typeof",
     b"instanceof",
@@ -676,10 +677,10 @@ const JS_KEYWORDS: &[&[u8]] = &[
     b"void",
     b"throw",
     b"case",
-    b"do",
-    b"else",
     b"yield",
     b"await",
+    b"do",
+    b"else",
     b"if",
     b"for",
     b"while",
@@ -690,6 +691,9 @@ const JS_KEYWORDS: &[&[u8]] = &[
     b"super",
     b"import",
 ];
+
+/// Keywords after which `function` starts an expression.
+const JS_BEFORE_VALUE: &[&[u8]] = JS_KEYWORDS.split_at(12).0;
 
 /// Words whose presence in a JavaScript or TypeScript body may mean a
 /// definition there, unless used as a name (see [`names_a_value`]).
@@ -763,6 +767,7 @@ fn scripts(b: &[u8]) -> Vec<(usize, usize)> {
     // followed a plain name (a call or a method head).
     let mut prev = 0u8;
     let mut keyword = false;
+    let mut last: &[u8] = b"";
     let mut after_call = false;
     // For each open `(`: did it follow a plain name?
     let mut paren_named: Vec<bool> = Vec::new();
@@ -897,14 +902,23 @@ fn scripts(b: &[u8]) -> Vec<(usize, usize)> {
                 if w == b"function" {
                     pending = Some(stack.len());
                 }
+                // A function expression defines nothing itself (a definition
+                // in its body keeps that body, and so this one).
+                let expression = w == b"function"
+                    && (matches!(
+                        prev,
+                        b'=' | b'(' | b',' | b':' | b'?' | b'[' | b'!' | b'&' | b'|' | b'A'
+                    ) || (keyword && JS_BEFORE_VALUE.contains(&last)));
                 if JS_DEFINING.contains(&w)
                     && is_ident(c)
                     && prev != b'.'
+                    && !expression
                     && !names_a_value(b, i + len)
                     && let Some(top) = stack.last_mut()
                 {
                     top.3 = true;
                 }
+                last = w;
                 keyword = JS_KEYWORDS.contains(&w);
                 token = b'a';
                 i += len.max(1);
@@ -968,7 +982,7 @@ mod tests {
             .filter_map(|p| Some((Lang::from_path(&p)?, std::fs::read_to_string(&p).ok()?)))
             .collect();
         assert!(cases.len() >= 11);
-        let tricky: [(Lang, &str); 12] = [
+        let tricky: [(Lang, &str); 13] = [
             (
                 Lang::JavaScript,
                 "function f(a) {\n  const re = /[}]/g;\n  const t = `x${ {a: 1}.a }}`;\n  return a / 2;\n}\nconst g = (x) => {\n  const o = { m() { return 1; } };\n  return o;\n};\nclass C { run() { if (x) { y(); } } }\n",
@@ -980,6 +994,10 @@ mod tests {
             (
                 Lang::TypeScript,
                 "function f(o) {\n  if (o.type) { return o.module; }\n  type\n  T = string;\n  enum E { A }\n  return { type: 1 };\n}\nconst g = () => { interface I { m(): void } };\n",
+            ),
+            (
+                Lang::JavaScript,
+                "function a() { x(function () { function b() {} }); return !function () {}; }\nfunction c() { if (y) function d() {} return typeof function () { class E {} }; }\nvar f = async function () { async function g() {} };\n",
             ),
             (
                 Lang::Tsx,
@@ -1041,6 +1059,12 @@ mod tests {
                 " return { type: t.type, module: module.exports, $type: 1 }; ",
                 " x.map((type) => type); "
             ]
+        );
+        // Nor does a function expression, unless its own body keeps a definition.
+        let expressions = "function f() { return g(function () { return 1; }); }\nfunction h() { g(function () { function inner() {} }); }\n";
+        assert_eq!(
+            holes(Lang::JavaScript, expressions),
+            [" return g(function () { return 1; }); "]
         );
     }
 
