@@ -1,5 +1,6 @@
 //! The six supported languages: file extensions, grammars and the compiled
-//! definition queries (one `.scm` file per language under `queries/`).
+//! definition queries (one `.scm` file per language under `queries/`, the
+//! spec of the extractor's rule tables).
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -121,9 +122,11 @@ impl Lang {
         }
     }
 
-    /// The compiled definition query, built once per process. An error here
-    /// means a `.scm` file does not fit its grammar (a build defect, caught by
-    /// the tests), reported as a message rather than a panic.
+    /// The compiled definition query, built once per process: the spec of
+    /// the extractor's rule tables (`rules.rs`), which the tests check the
+    /// tables against. An error here means a `.scm` file does not fit its
+    /// grammar (a build defect, caught by the tests), reported as a message
+    /// rather than a panic.
     pub fn query(self) -> Result<&'static Query, String> {
         static QUERIES: [OnceLock<Result<Query, String>>; 6] = [
             OnceLock::new(),
