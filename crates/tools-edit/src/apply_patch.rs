@@ -29,7 +29,7 @@ pub struct ApplyPatchArgs {
 
 pub struct ApplyPatch;
 
-fn parse(args: &ApplyPatchArgs) -> ToolResult<patch::Patch> {
+fn parse(args: &ApplyPatchArgs) -> ToolResult<patch::Patch<'_>> {
     if args.patch.len() > MAX_PATCH_BYTES {
         return Err(ToolError::too_large(format!(
             "the patch is {} bytes; at most {MAX_PATCH_BYTES}",
@@ -41,13 +41,14 @@ fn parse(args: &ApplyPatchArgs) -> ToolResult<patch::Patch> {
 
 /// The result of applying a patch, for callers that are not the tool (bench).
 pub fn apply(ctx: &Context, patch_text: &str) -> ToolResult<ToolOutput> {
-    let p = parse(&ApplyPatchArgs {
+    let args = ApplyPatchArgs {
         patch: patch_text.to_string(),
-    })?;
+    };
+    let p = parse(&args)?;
     run_patch(ctx, &p)
 }
 
-fn run_patch(ctx: &Context, p: &patch::Patch) -> ToolResult<ToolOutput> {
+fn run_patch(ctx: &Context, p: &patch::Patch<'_>) -> ToolResult<ToolOutput> {
     let ws = workspace(ctx)?;
     let guard = MutationGuard::acquire(&ws, ctx)?;
     let mut tx = Transaction::new();

@@ -34,30 +34,30 @@ fn line_eq(tier: Tier, f: &str, p: &str) -> bool {
 }
 use wrench_core::{ToolError, ToolResult};
 
-/// A parsed patch.
+/// A parsed patch: slices of the patch text (parsing copies no line).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Patch {
-    pub ops: Vec<Op>,
+pub struct Patch<'a> {
+    pub ops: Vec<Op<'a>>,
 }
 
 /// One file operation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Op {
+pub enum Op<'a> {
     Add {
-        path: String,
-        lines: Vec<String>,
+        path: &'a str,
+        lines: Vec<&'a str>,
     },
     Delete {
-        path: String,
+        path: &'a str,
     },
     Update {
-        path: String,
-        move_to: Option<String>,
-        chunks: Vec<Chunk>,
+        path: &'a str,
+        move_to: Option<&'a str>,
+        chunks: Vec<Chunk<'a>>,
     },
 }
 
-impl Op {
+impl Op<'_> {
     pub fn path(&self) -> &str {
         match self {
             Op::Add { path, .. } | Op::Delete { path } | Op::Update { path, .. } => path,
@@ -67,10 +67,10 @@ impl Op {
 
 /// One `@@` hunk of an Update.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Chunk {
+pub struct Chunk<'a> {
     /// `@@ text` headers, outermost first.
-    pub anchors: Vec<String>,
-    pub lines: Vec<HunkLine>,
+    pub anchors: Vec<&'a str>,
+    pub lines: Vec<HunkLine<'a>>,
     /// `*** End of File`: the hunk ends at the end of the file.
     pub eof: bool,
     /// 1-based line of the patch where the hunk starts.
@@ -78,10 +78,10 @@ pub struct Chunk {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HunkLine {
-    Context(String),
-    Remove(String),
-    Add(String),
+pub enum HunkLine<'a> {
+    Context(&'a str),
+    Remove(&'a str),
+    Add(&'a str),
 }
 
 fn bad(line: usize, msg: impl std::fmt::Display) -> ToolError {
@@ -109,11 +109,16 @@ fn unwrap_heredoc(lines: &[&str]) -> Option<(usize, usize)> {
 }
 
 /// Parse a patch. Errors are `invalid_args` naming the patch line.
-pub fn parse(text: &str) -> ToolResult<Patch> {
-    let all: Vec<&str> = text
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect();
+pub fn parse(text: &str) -> ToolResult<Patch<'_>> {
+    let mut all: Vec<&str> =
+        Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
+    let mut start = 0;
+    for i in memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len())) {
+        // '\n' is ASCII: both ends are char boundaries.
+        let l = text.get(start..i).unwrap_or_default();
+        all.push(l.strip_suffix('\r').unwrap_or(l));
+        start = i + 1;
+    }
     let (lo, hi) = unwrap_heredoc(&all).unwrap_or((0, all.len()));
     let lines = &all[lo..hi];
     let num = |i: usize| lo + i + 1;
@@ -145,7 +150,7 @@ pub fn parse(text: &str) -> ToolResult<Patch> {
             let mut content = Vec::new();
             while i < end && !is_marker(lines[i]) {
                 match lines[i].strip_prefix('+') {
-                    Some(c) => content.push(c.to_string()),
+                    Some(c) => content.push(c),
                     None => {
                         return Err(bad(
                             num(i),
@@ -204,7 +209,7 @@ pub fn parse(text: &str) -> ToolResult<Patch> {
                     match &mut cur {
                         Some(c) if c.lines.is_empty() => {
                             if !anchor.is_empty() {
-                                c.anchors.push(anchor.to_string());
+                                c.anchors.push(anchor);
                             }
                         }
                         _ => {
@@ -215,7 +220,7 @@ pub fn parse(text: &str) -> ToolResult<Patch> {
                                 anchors: if anchor.is_empty() {
                                     vec![]
                                 } else {
-                                    vec![anchor.to_string()]
+                                    vec![anchor]
                                 },
                                 at: num(i),
                                 ..Chunk::default()
@@ -226,10 +231,10 @@ pub fn parse(text: &str) -> ToolResult<Patch> {
                     continue;
                 }
                 let hl = match raw.chars().next() {
-                    Some(' ') => HunkLine::Context(raw[1..].to_string()),
-                    Some('-') => HunkLine::Remove(raw[1..].to_string()),
-                    Some('+') => HunkLine::Add(raw[1..].to_string()),
-                    None => HunkLine::Context(String::new()),
+                    Some(' ') => HunkLine::Context(&raw[1..]),
+                    Some('-') => HunkLine::Remove(&raw[1..]),
+                    Some('+') => HunkLine::Add(&raw[1..]),
+                    None => HunkLine::Context(""),
                     Some(_) => {
                         return Err(bad(
                             num(i),
@@ -293,12 +298,12 @@ fn is_marker(raw: &str) -> bool {
     t.starts_with("*** ") && !t.starts_with("*** End of File")
 }
 
-fn nonempty_path(p: &str, line: usize) -> ToolResult<String> {
+fn nonempty_path(p: &str, line: usize) -> ToolResult<&str> {
     let p = p.trim();
     if p.is_empty() {
         return Err(bad(line, "the section names no path"));
     }
-    Ok(p.to_string())
+    Ok(p)
 }
 
 /// The tiers hunks are located with, in order.
@@ -405,7 +410,7 @@ pub fn apply_chunks<'t>(
         let old_of = |h: &'t [HunkLine]| -> Vec<&'t str> {
             h.iter()
                 .filter_map(|l| match l {
-                    HunkLine::Context(s) | HunkLine::Remove(s) => Some(s.as_str()),
+                    HunkLine::Context(s) | HunkLine::Remove(s) => Some(*s),
                     HunkLine::Add(_) => None,
                 })
                 .collect()
@@ -541,11 +546,16 @@ fn hunk_miss(
 mod tests {
     use super::*;
 
-    fn upd(body: &str) -> String {
-        format!("*** Begin Patch\n*** Update File: f.txt\n{body}*** End Patch\n")
+    /// An Update patch of `body`; leaked so the parsed chunks (which borrow
+    /// the patch text) can outlive the call.
+    fn upd(body: &str) -> &'static str {
+        Box::leak(
+            format!("*** Begin Patch\n*** Update File: f.txt\n{body}*** End Patch\n")
+                .into_boxed_str(),
+        )
     }
 
-    fn chunks(p: &str) -> Vec<Chunk> {
+    fn chunks(p: &str) -> Vec<Chunk<'_>> {
         match parse(p).unwrap().ops.remove(0) {
             Op::Update { chunks, .. } => chunks,
             o => panic!("{o:?}"),
@@ -559,8 +569,8 @@ mod tests {
         assert_eq!(
             p.ops[0],
             Op::Add {
-                path: "a.txt".into(),
-                lines: vec!["hi".into()]
+                path: "a.txt",
+                lines: vec!["hi"]
             }
         );
         match &p.ops[2] {
@@ -568,7 +578,7 @@ mod tests {
                 move_to, chunks, ..
             } => {
                 assert_eq!(move_to.as_deref(), Some("d/c.txt"));
-                assert_eq!(chunks[0].anchors, vec!["fn x".to_string()]);
+                assert_eq!(chunks[0].anchors, vec!["fn x"]);
                 assert!(chunks[0].eof);
                 assert_eq!(chunks[0].lines.len(), 3);
             }
@@ -586,7 +596,7 @@ mod tests {
         ] {
             assert_eq!(
                 parse(p).unwrap().ops,
-                vec![Op::Delete { path: "x".into() }],
+                vec![Op::Delete { path: "x" }],
                 "{p:?}"
             );
         }
@@ -620,36 +630,36 @@ mod tests {
 
     #[test]
     fn hunks_apply_in_order_and_keep_crlf_per_line() {
-        let c = chunks(&upd("@@\n a\n-b\n+B\n@@\n c\n-d\n+D\n+E\n"));
+        let c = chunks(upd("@@\n a\n-b\n+B\n@@\n c\n-d\n+D\n+E\n"));
         let r = apply_chunks("a\r\nb\r\nc\nd\nz\n", &c, "f").unwrap();
         assert_eq!(r.text, "a\r\nB\r\nc\nD\nE\nz\n");
     }
 
     #[test]
     fn anchor_narrows_the_search() {
-        let c = chunks(&upd("@@ fn two\n-    x\n+    y\n"));
+        let c = chunks(upd("@@ fn two\n-    x\n+    y\n"));
         let r = apply_chunks("fn one\n    x\nfn two\n    x\n", &c, "f").unwrap();
         assert_eq!(r.text, "fn one\n    x\nfn two\n    y\n");
     }
 
     #[test]
     fn end_of_file_pins_the_hunk_to_the_end() {
-        let c = chunks(&upd("@@\n-x\n+y\n*** End of File\n"));
+        let c = chunks(upd("@@\n-x\n+y\n*** End of File\n"));
         let r = apply_chunks("x\nmid\nx\n", &c, "f").unwrap();
         assert_eq!(r.text, "x\nmid\ny\n");
     }
 
     #[test]
     fn missing_final_newline_is_kept() {
-        let c = chunks(&upd("@@\n-b\n+c\n"));
+        let c = chunks(upd("@@\n-b\n+c\n"));
         assert_eq!(apply_chunks("a\nb", &c, "f").unwrap().text, "a\nc");
-        let add = chunks(&upd("@@\n+tail\n"));
+        let add = chunks(upd("@@\n+tail\n"));
         assert_eq!(apply_chunks("a\nb", &add, "f").unwrap().text, "a\nb\ntail");
     }
 
     #[test]
     fn lenient_tiers_locate_whitespace_and_unicode_drift() {
-        let c = chunks(&upd("@@\n-  say(\"hi\")\n+  say(\"bye\")\n"));
+        let c = chunks(upd("@@\n-  say(\"hi\")\n+  say(\"bye\")\n"));
         let r = apply_chunks("    say(\u{201C}hi\u{201D})  \n", &c, "f").unwrap();
         assert_eq!(r.text, "  say(\"bye\")\n");
         assert_eq!(r.tier, Tier::Unicode);
@@ -657,7 +667,7 @@ mod tests {
 
     #[test]
     fn unmatched_hunk_shows_the_closest_lines() {
-        let c = chunks(&upd("@@\n-let a = 1;\n+let a = 2;\n"));
+        let c = chunks(upd("@@\n-let a = 1;\n+let a = 2;\n"));
         let e = apply_chunks("fn main() {\n    let a = 10;\n}\n", &c, "f.rs").unwrap_err();
         assert_eq!(e.kind, wrench_core::ErrorKind::NoMatch);
         assert!(
