@@ -258,26 +258,16 @@ impl SessionStore {
         // A re-read of an unchanged file adds nothing: seen without the
         // lock (the document is replaced by rename, so a read of it is
         // always whole), nothing is written.
-        let adds_nothing = self.with_evidence(|_, cache| {
-            Ok(cache.map.get(&ev.path).is_some_and(|old| {
-                let mut merged = old.clone();
-                merged.merge(ev.clone());
-                merged == *old
-            }))
-        })?;
-        if adds_nothing {
+        if self.with_evidence(|_, cache| Ok(folded(&cache.map, &ev).is_none()))? {
             return Ok(());
         }
-        self.update_evidence(|m| match m.get_mut(&ev.path) {
-            Some(old) => {
-                let before = old.clone();
-                old.merge(ev);
-                *old != before
-            }
-            None => {
-                m.insert(ev.path.clone(), ev);
+        // Folded again under the lock: the document may have changed.
+        self.update_evidence(|m| match folded(m, &ev) {
+            Some(new) => {
+                m.insert(ev.path.clone(), new);
                 true
             }
+            None => false,
         })
     }
 
@@ -349,6 +339,21 @@ impl SessionStore {
         }
         r
     }
+}
+
+/// `m`'s entry for `ev`'s path with `ev` merged in, when that differs from
+/// the entry (None: the read adds nothing).
+fn folded(m: &EvidenceMap, ev: &ReadEvidence) -> Option<ReadEvidence> {
+    let old = m.get(&ev.path);
+    let new = match old {
+        Some(o) => {
+            let mut n = o.clone();
+            n.merge(ev.clone());
+            n
+        }
+        None => ev.clone(),
+    };
+    (old != Some(&new)).then_some(new)
 }
 
 fn create_private_dir(d: &Path) -> ToolResult<()> {

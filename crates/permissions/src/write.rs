@@ -594,10 +594,6 @@ impl Workspace {
         let mut parent_fd: Option<File> = None;
         while dir_real.is_none() {
             let prefix: PathBuf = comps[..existing].iter().collect();
-            let r = Resolved {
-                abs: self.root().join(&prefix),
-                rel: prefix.clone(),
-            };
             // The common case: no symlink on the way, so the real path is
             // the lexical one and needs no readlink.
             if let Ok(f) =
@@ -607,9 +603,13 @@ impl Workspace {
                 parent_fd = Some(f);
                 continue;
             }
+            let r = Resolved {
+                abs: self.root().join(&prefix),
+                rel: prefix,
+            };
             match self.open_beneath(&r, p, libc::O_PATH | libc::O_DIRECTORY) {
                 Ok(f) => {
-                    dir_real = Some(self.real_of_fd(&f, p)?);
+                    dir_real = Some(self.real_rel_of(&f, p)?);
                     parent_fd = Some(f);
                 }
                 Err(e) if e.kind == wrench_core::ErrorKind::NotFound && existing > 0 => {
@@ -642,7 +642,7 @@ impl Workspace {
                     rel: real_rel.clone(),
                 };
                 match self.open_beneath(&r, p, libc::O_PATH) {
-                    Ok(f) => real_rel = self.real_of_fd(&f, p)?,
+                    Ok(f) => real_rel = self.real_rel_of(&f, p)?,
                     Err(e) if e.kind == wrench_core::ErrorKind::NotFound => {
                         return Err(ToolError::denied(format!(
                             "{} is a dangling symlink (its target does not exist); wrench will not create files through it. Remove the link or write to the real path",
@@ -664,20 +664,6 @@ impl Workspace {
             real_rel,
             exists,
         })
-    }
-
-    fn real_of_fd(&self, f: &File, given: &str) -> ToolResult<PathBuf> {
-        let real = std::fs::read_link(format!("/proc/self/fd/{}", f.as_raw_fd()))
-            .map_err(|e| ToolError::from_io(given, &e))?;
-        real.strip_prefix(self.root())
-            .map(Path::to_path_buf)
-            .map_err(|_| {
-                ToolError::denied(format!(
-                    "path {given:?} leads to {}, outside the workspace root {}",
-                    real.display(),
-                    self.root().display()
-                ))
-            })
     }
 
     /// Open the directory `rel` (a real, root-relative path) for changes,
