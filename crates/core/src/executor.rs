@@ -305,7 +305,6 @@ async fn run_gated(tool: &dyn DynTool, args: ParsedArgs, ctx: &Context) -> ToolR
     r
 }
 
-/// Redact every string inside a JSON value, in place.
 /// Replace `s` by its scrubbed text only when a secret was found.
 fn scrub_in_place(r: &Redactor, s: &mut String) {
     if let std::borrow::Cow::Owned(new) = r.scrub(s) {
@@ -313,6 +312,7 @@ fn scrub_in_place(r: &Redactor, s: &mut String) {
     }
 }
 
+/// Redact every string inside a JSON value, in place.
 pub fn scrub_value(r: &Redactor, v: &mut Value) {
     match v {
         Value::String(s) => scrub_in_place(r, s),

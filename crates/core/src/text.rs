@@ -155,17 +155,24 @@ pub fn decode(bytes: &[u8], what: &str) -> ToolResult<Decoded> {
         });
     }
     // Without a NUL byte in the sniffed head, the text is neither BOM-less
-    // UTF-16 nor binary: skip both checks (the common case, one memchr).
-    let nul_free = !bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0);
-    if nul_free {
-        return match std::str::from_utf8(bytes) {
-            Ok(t) => Ok(Decoded {
-                text: t.to_string(),
-                encoding: Encoding::Utf8,
-            }),
-            Err(e) => legacy(bytes, what, e),
-        };
+    // UTF-16 nor binary: both checks are skipped (the common case, one memchr).
+    if bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0)
+        && let Some(d) = nul_sniff(bytes, what)?
+    {
+        return Ok(d);
     }
+    match std::str::from_utf8(bytes) {
+        Ok(t) => Ok(Decoded {
+            text: t.to_string(),
+            encoding: Encoding::Utf8,
+        }),
+        Err(e) => legacy(bytes, what, e),
+    }
+}
+
+/// Bytes with a NUL in their head: BOM-less UTF-16 (decoded), binary
+/// (refused), or neither (None: decode them as UTF-8).
+fn nul_sniff(bytes: &[u8], what: &str) -> ToolResult<Option<Decoded>> {
     if let Some(enc) = bomless_utf16(bytes) {
         let f = if enc == Encoding::Utf16Le {
             u16::from_le_bytes
@@ -175,10 +182,10 @@ pub fn decode(bytes: &[u8], what: &str) -> ToolResult<Decoded> {
         if let Ok(text) = utf16(bytes, what, f)
             && !text.contains('\0')
         {
-            return Ok(Decoded {
+            return Ok(Some(Decoded {
                 text,
                 encoding: enc,
-            });
+            }));
         }
     }
     if looks_binary(bytes) {
@@ -186,13 +193,7 @@ pub fn decode(bytes: &[u8], what: &str) -> ToolResult<Decoded> {
             "{what} looks like a binary file (it has NUL bytes); it cannot be shown as text"
         )));
     }
-    match std::str::from_utf8(bytes) {
-        Ok(t) => Ok(Decoded {
-            text: t.to_string(),
-            encoding: Encoding::Utf8,
-        }),
-        Err(e) => legacy(bytes, what, e),
-    }
+    Ok(None)
 }
 
 /// Not UTF-8: accept a legacy encoding only when chardetng is confident and

@@ -305,7 +305,7 @@ pub(crate) fn text_output(
     f: &Loaded,
     enc: Encoding,
     content: &str,
-    w: Window,
+    mut w: Window,
     continuation: bool,
 ) -> ToolResult<ToolOutput> {
     let full = w.first == 1 && w.last >= w.total;
@@ -318,7 +318,8 @@ pub(crate) fn text_output(
             .join("\n")
     });
     let next = (w.last < w.total).then_some(w.last + 1);
-    let mut text = w.text.clone();
+    // The numbered text moves into the output; the view needs only the counts.
+    let mut text = std::mem::take(&mut w.text);
     if let (Some(m), true) = (next, continuation) {
         text.push_str(&format!("… {} more lines; offset={m}\n", w.total - w.last));
     }
