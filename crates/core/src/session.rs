@@ -61,7 +61,7 @@ impl ReadEvidence {
     ) -> Self {
         ReadEvidence {
             path: path.to_path_buf(),
-            sha256: sha256_hex(bytes),
+            sha256: file_digest(bytes, meta),
             mtime_ns: mtime_ns(meta),
             len: meta.len(),
             full,
@@ -70,10 +70,19 @@ impl ReadEvidence {
     }
 
     /// True when `bytes`/`meta` are still what was read.
+    /// Always hashes `bytes` (never the digest cache): this is the check
+    /// that stands between a write and a file changed since it was read.
     pub fn matches(&self, bytes: &[u8], meta: &fs::Metadata) -> bool {
-        self.len == meta.len()
-            && self.mtime_ns == mtime_ns(meta)
-            && self.sha256 == sha256_hex(bytes)
+        if self.len != meta.len() || self.mtime_ns != mtime_ns(meta) {
+            return false;
+        }
+        if self.sha256 == sha256_hex(bytes) {
+            return true;
+        }
+        // Same size and time, other content: whatever digest was remembered
+        // for this file must not be trusted again.
+        DIGESTS.forget(meta);
+        false
     }
 
     /// Fold a newer read of the same file into this one. A different digest
@@ -112,6 +121,86 @@ pub fn merge_ranges(mut r: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
 /// sha256 of bytes, lowercase hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
+}
+
+/// sha256 (hex) of a whole file's `bytes` as just read with metadata `meta`.
+///
+/// Re-reading an unchanged file is the common case (a model reads the same
+/// file many times), so digests are remembered per file identity (device,
+/// inode) together with its size, mtime and ctime, and reused while all of
+/// those are the same. A digest is remembered only when the file's mtime and
+/// ctime are over [`RACY_SECS`] older than the clock when it was computed
+/// (git's racy-clean rule): any later write then moves ctime, which no
+/// process can set back. What the cache cannot see (a write through a
+/// shared mmap to a page already dirty) makes the evidence older than the
+/// file, never newer: [`ReadEvidence::matches`] hashes the real bytes before
+/// any write, refuses, and drops the remembered digest.
+pub fn file_digest(bytes: &[u8], meta: &fs::Metadata) -> String {
+    if let Some(d) = DIGESTS.get(bytes.len(), meta) {
+        return d;
+    }
+    let d = sha256_hex(bytes);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128);
+    DIGESTS.put(bytes.len(), meta, &d, now);
+    d
+}
+
+/// See [`file_digest`]: seconds a file's times must lie in the past before
+/// its digest is remembered.
+pub const RACY_SECS: i128 = 2;
+const DIGEST_CACHE_MAX: usize = 4096;
+
+/// What a remembered digest is valid for: size, mtime ns, ctime ns.
+type Stamp = (u64, i128, i128);
+
+/// (device, inode) -> (stamp, digest).
+struct DigestCache(Mutex<std::collections::HashMap<(u64, u64), (Stamp, String)>>);
+
+static DIGESTS: std::sync::LazyLock<DigestCache> =
+    std::sync::LazyLock::new(|| DigestCache(Mutex::new(std::collections::HashMap::new())));
+
+fn ctime_ns(meta: &fs::Metadata) -> i128 {
+    use std::os::unix::fs::MetadataExt;
+    i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec())
+}
+
+impl DigestCache {
+    fn key(meta: &fs::Metadata) -> (u64, u64) {
+        use std::os::unix::fs::MetadataExt;
+        (meta.dev(), meta.ino())
+    }
+
+    fn get(&self, len: usize, meta: &fs::Metadata) -> Option<String> {
+        if len as u64 != meta.len() {
+            return None;
+        }
+        let g = self.0.lock().ok()?;
+        let (stamp, d) = g.get(&Self::key(meta))?;
+        (*stamp == (meta.len(), mtime_ns(meta), ctime_ns(meta))).then(|| d.clone())
+    }
+
+    /// Remember `digest` if the file's times are settled at `now_ns`.
+    fn put(&self, len: usize, meta: &fs::Metadata, digest: &str, now_ns: i128) {
+        let (m, c) = (mtime_ns(meta), ctime_ns(meta));
+        let settled = now_ns - RACY_SECS * 1_000_000_000;
+        if len as u64 != meta.len() || m >= settled || c >= settled {
+            return;
+        }
+        if let Ok(mut g) = self.0.lock() {
+            if g.len() >= DIGEST_CACHE_MAX {
+                g.clear();
+            }
+            g.insert(Self::key(meta), ((meta.len(), m, c), digest.to_string()));
+        }
+    }
+
+    fn forget(&self, meta: &fs::Metadata) {
+        if let Ok(mut g) = self.0.lock() {
+            g.remove(&Self::key(meta));
+        }
+    }
 }
 
 /// Modification time of `meta` in nanoseconds since the epoch (0 when unknown).
@@ -613,6 +702,64 @@ mod tests {
         s.record_read(ReadEvidence::of(&f, b"a\n", &m, false, Some((1, 1))))
             .unwrap();
         assert!(s.evidence(&f).unwrap().unwrap().full);
+    }
+
+    fn new_cache() -> DigestCache {
+        DigestCache(Mutex::new(std::collections::HashMap::new()))
+    }
+
+    #[test]
+    fn a_digest_is_reused_only_while_size_times_and_inode_stay() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("f.txt");
+        fs::write(&f, "aaaa\n").unwrap();
+        let m = fs::metadata(&f).unwrap();
+        let c = new_cache();
+        let later = ctime_ns(&m).max(mtime_ns(&m)) + (RACY_SECS + 1) * 1_000_000_000;
+        c.put(5, &m, "d1", later);
+        assert_eq!(c.get(5, &m).as_deref(), Some("d1"));
+        // Partial bytes never use the cache.
+        assert_eq!(c.get(4, &m), None);
+        // Same length, new content: the times moved, the digest is not reused.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        fs::write(&f, "bbbb\n").unwrap();
+        let m2 = fs::metadata(&f).unwrap();
+        assert_eq!(m2.len(), m.len());
+        assert_eq!(c.get(5, &m2), None);
+        // A file put in place by rename is another inode.
+        let g = d.path().join("g.txt");
+        fs::write(&g, "aaaa\n").unwrap();
+        fs::rename(&g, &f).unwrap();
+        assert_eq!(c.get(5, &fs::metadata(&f).unwrap()), None);
+    }
+
+    #[test]
+    fn a_digest_of_a_file_changed_in_the_last_seconds_is_not_remembered() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("f.txt");
+        fs::write(&f, "a\n").unwrap();
+        let m = fs::metadata(&f).unwrap();
+        let c = new_cache();
+        c.put(2, &m, "d1", ctime_ns(&m) + 1_000_000_000);
+        assert_eq!(c.get(2, &m), None);
+    }
+
+    #[test]
+    fn a_remembered_digest_that_proves_wrong_is_dropped_by_the_write_check() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("f.txt");
+        fs::write(&f, "real\n").unwrap();
+        let m = fs::metadata(&f).unwrap();
+        // As if the content changed under an unchanged stat after it was hashed.
+        let later = ctime_ns(&m) + (RACY_SECS + 1) * 1_000_000_000;
+        DIGESTS.put(5, &m, &sha256_hex(b"old!\n"), later);
+        let ev = ReadEvidence::of(&f, b"real\n", &m, true, None);
+        assert_eq!(ev.sha256, sha256_hex(b"old!\n"));
+        // The write check hashes the real bytes: refused, and forgotten.
+        assert!(!ev.matches(b"real\n", &m));
+        let again = ReadEvidence::of(&f, b"real\n", &m, true, None);
+        assert_eq!(again.sha256, sha256_hex(b"real\n"));
+        assert!(again.matches(b"real\n", &m));
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub mod client;
 pub mod config;
 pub mod proxy;
 pub mod server;
+pub mod stdio;
 
 pub use config::{McpConfig, RemoteTool, ServerDef};
 pub use proxy::{RememberingAsker, UseCapability, proxy_name};

@@ -432,7 +432,7 @@ impl Progress for ProgressSink {
 /// Serve over stdio until the client closes the connection.
 pub async fn serve_stdio(server: WrenchServer) -> ToolResult<()> {
     let running = server
-        .serve(rmcp::transport::io::stdio_pipes())
+        .serve(crate::stdio::stdio())
         .await
         .map_err(|e| ToolError::io(format!("MCP session did not start: {e}")))?;
     let r = running.waiting().await;

@@ -65,6 +65,29 @@ impl Tool for Count {
     }
 }
 
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct SayArgs {
+    /// What to say back.
+    text: String,
+}
+
+/// Returns its text: a tool result of any size and content.
+struct Say;
+
+#[async_trait::async_trait]
+impl Tool for Say {
+    type Args = SayArgs;
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new::<SayArgs>("say", Effect::ReadOnly, "Say the text back.")
+    }
+    fn access(&self, _a: &SayArgs, _c: &Context) -> Access {
+        Access::Independent
+    }
+    async fn run(&self, a: SayArgs, _auth: Authorized, _c: &Context) -> ToolResult<ToolOutput> {
+        Ok(ToolOutput::text(a.text))
+    }
+}
+
 struct Client {
     w: tokio::io::WriteHalf<tokio::io::DuplexStream>,
     r: BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
@@ -117,11 +140,14 @@ async fn start_with(structured: bool) -> Client {
         dropped: dropped.clone(),
     })
     .unwrap();
+    reg.register(Say).unwrap();
     let server = WrenchServer::new(Executor::new(Arc::new(reg), ctx), structured).unwrap();
     let (ours, theirs) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
         use rmcp::ServiceExt;
-        if let Ok(running) = server.serve(theirs).await {
+        let (r, w) = tokio::io::split(theirs);
+        let transport = wrench_mcp::stdio::LineTransport::new(r, w);
+        if let Ok(running) = server.serve(transport).await {
             let _ = running.waiting().await;
         }
     });
@@ -189,6 +215,43 @@ async fn with_structured_content_a_call_returns_text_and_typed_data() {
         r["result"]["structuredContent"]["error"]["kind"],
         "invalid_args"
     );
+}
+
+#[tokio::test]
+async fn a_long_text_result_arrives_byte_for_byte() {
+    let mut c = start().await;
+    // Long enough for the fast escaper, with every kind of escape in it.
+    let mut text = String::new();
+    for i in 0..400 {
+        text.push_str(&format!(
+            "{i:>6}\tlet s = \"q\\\\ü\u{1}\u{1f}\u{7f}\";\r\n\u{8}\u{c}😀\n"
+        ));
+    }
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "say", "arguments": {"text": text}}}))
+        .await;
+    let r = c.until_response(2).await.pop().unwrap();
+    let got = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(got.len(), text.len());
+    assert!(got == text, "the text came back changed");
+}
+
+#[tokio::test]
+async fn a_malformed_request_gets_invalid_request_under_its_id_and_the_session_goes_on() {
+    let mut c = start().await;
+    // Not JSON: ignored (answering it could start an error storm).
+    c.w.write_all(b"this is not json\n").await.unwrap();
+    // JSON, but not a request we can read: answered under its id.
+    c.send(json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": 7}))
+        .await;
+    let r = c.until_response(9).await.pop().unwrap();
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    // An unknown notification gets no answer; the next call still works.
+    c.send(json!({"jsonrpc": "2.0", "method": "x/unknown", "params": 1}))
+        .await;
+    c.send(json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": "say", "arguments": {"text": "still here"}}}))
+        .await;
+    let r = c.until_response(10).await.pop().unwrap();
+    assert_eq!(r["result"]["content"][0]["text"], "still here");
 }
 
 #[tokio::test]

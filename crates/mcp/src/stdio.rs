@@ -1,0 +1,497 @@
+//! The stdio transport of `wrench mcp serve`: newline-delimited JSON-RPC on
+//! the process's standard streams, as rmcp's own `AsyncRwTransport` does it,
+//! with one difference on the way out. A tool result's large text (a whole
+//! file from `read`, a long grep) is escaped by [`escape_json_str`], which
+//! skips eight plain bytes at a time, instead of serde_json's byte-at-a-time
+//! escaper; that escaper was the largest single cost of serving a read.
+//!
+//! Everything else is rmcp's: the message types and their serde impls, the
+//! non-blocking pipes (`stdio_pipes`), and the service loop that drives this
+//! transport.
+
+use rmcp::RoleServer;
+use rmcp::model::{ContentBlock, ErrorCode, ErrorData, JsonRpcMessage, RequestId, ServerResult};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::transport::io::{StdioReader, StdioWriter};
+use std::sync::Arc;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::Mutex;
+
+/// The longest incoming line (one message) kept; longer ones are dropped.
+pub const MAX_LINE: usize = 16 * 1024 * 1024;
+/// Texts at least this long are escaped by [`escape_json_str`].
+const SPLICE_MIN: usize = 1024;
+
+/// Newline-delimited JSON-RPC over a reader and a writer (stdio in
+/// production, a duplex pipe in tests).
+pub struct LineTransport<R, W> {
+    read: BufReader<R>,
+    line: Vec<u8>,
+    /// Dropping the rest of an oversized line.
+    discarding: bool,
+    write: Arc<Mutex<Option<W>>>,
+    splice: Splicer,
+}
+
+/// The transport on the process's standard streams (non-blocking pipes when
+/// both are pipes, see `rmcp::transport::io::stdio_pipes`).
+pub fn stdio() -> LineTransport<StdioReader, StdioWriter> {
+    let (r, w) = rmcp::transport::io::stdio_pipes();
+    LineTransport::new(r, w)
+}
+
+impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
+    pub fn new(read: R, write: W) -> Self {
+        LineTransport {
+            read: BufReader::with_capacity(64 * 1024, read),
+            line: Vec::new(),
+            discarding: false,
+            write: Arc::new(Mutex::new(Some(write))),
+            splice: Splicer::new(),
+        }
+    }
+
+    /// One whole line into `self.line` (without its newline); None at EOF
+    /// or on a read error. Cancel-safe: a partial line stays in `self.line`.
+    async fn read_line(&mut self) -> Option<()> {
+        loop {
+            let avail = self.read.fill_buf().await.ok()?;
+            if avail.is_empty() {
+                return None;
+            }
+            let nl = memchr::memchr(b'\n', avail);
+            let take = nl.map_or(avail.len(), |i| i + 1);
+            let body = &avail[..nl.unwrap_or(avail.len())];
+            if !self.discarding {
+                if self.line.len() + body.len() > MAX_LINE {
+                    self.line.clear();
+                    self.discarding = true;
+                } else {
+                    self.line.extend_from_slice(body);
+                }
+            }
+            self.read.consume(take);
+            if nl.is_some() {
+                if std::mem::take(&mut self.discarding) {
+                    eprintln!(
+                        "wrench mcp: dropped an incoming message over {MAX_LINE} bytes (the line limit)"
+                    );
+                    continue;
+                }
+                return Some(());
+            }
+        }
+    }
+}
+
+fn closed() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::NotConnected, "the transport is closed")
+}
+
+/// What one incoming line is.
+enum Parsed {
+    Message(Box<RxJsonRpcMessage<RoleServer>>),
+    /// Nothing to do (blank, unparsable JSON, or a notification we cannot read).
+    Skip,
+    /// Well-formed JSON that is not a message we know: answer Invalid Request.
+    Invalid(Option<RequestId>),
+}
+
+fn parse_line(line: &[u8]) -> Parsed {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Parsed::Skip;
+    }
+    match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line) {
+        Ok(m) => Parsed::Message(Box::new(m)),
+        Err(e) if e.is_syntax() || e.is_eof() => Parsed::Skip,
+        Err(_) => {
+            let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else {
+                return Parsed::Skip;
+            };
+            match v.get("id") {
+                // A notification gets no answer, not even an error (JSON-RPC 2.0).
+                None if v.get("method").is_some() => Parsed::Skip,
+                None => Parsed::Invalid(None),
+                Some(id) => Parsed::Invalid(serde_json::from_value(id.clone()).ok()),
+            }
+        }
+    }
+}
+
+impl<R, W> Transport<RoleServer> for LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let encoded = self.splice.encode(item);
+        let lock = self.write.clone();
+        async move {
+            let bytes = encoded?;
+            let mut g = lock.lock().await;
+            let w = g.as_mut().ok_or_else(closed)?;
+            w.write_all(&bytes).await?;
+            w.flush().await
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            self.read_line().await?;
+            let parsed = parse_line(&self.line);
+            self.line.clear();
+            match parsed {
+                Parsed::Message(m) => return Some(*m),
+                Parsed::Skip => {}
+                Parsed::Invalid(id) => {
+                    // Written by its own task: `receive` runs inside the
+                    // service loop's select! and may be dropped at any await.
+                    let err = ErrorData::new(ErrorCode::INVALID_REQUEST, "Invalid request", None);
+                    let send = self.send(TxJsonRpcMessage::<RoleServer>::error(err, id));
+                    tokio::spawn(async move {
+                        if let Err(e) = send.await {
+                            eprintln!("wrench mcp: could not answer an invalid request: {e}");
+                        }
+                    });
+                }
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        let w = self.write.lock().await.take();
+        if let Some(mut w) = w {
+            w.shutdown().await?;
+        }
+        Ok(())
+    }
+}
+
+/// Serializes outgoing messages, escaping a tool result's long texts with
+/// [`escape_json_str`]: each long text is swapped for a placeholder made
+/// unguessable by a per-process nonce, the message is serialized by serde,
+/// and each placeholder is replaced by the escaped text.
+struct Splicer {
+    nonce: String,
+}
+
+impl Splicer {
+    fn new() -> Self {
+        use std::hash::{BuildHasher, Hasher};
+        let mut nonce = String::new();
+        for i in 0..2u64 {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u64(i ^ u64::from(std::process::id()));
+            nonce.push_str(&format!("{:016x}", h.finish()));
+        }
+        Splicer { nonce }
+    }
+
+    fn placeholder(&self, i: usize) -> String {
+        format!("wrench-splice-{}-{i}", self.nonce)
+    }
+
+    /// One message as a line of JSON (with its newline).
+    fn encode(&self, mut item: TxJsonRpcMessage<RoleServer>) -> std::io::Result<Vec<u8>> {
+        let mut texts: Vec<String> = Vec::new();
+        if let JsonRpcMessage::Response(r) = &mut item
+            && let ServerResult::CallToolResult(c) = &mut r.result
+        {
+            for b in &mut c.content {
+                if let ContentBlock::Text(t) = b
+                    && t.text.len() >= SPLICE_MIN
+                {
+                    let p = self.placeholder(texts.len());
+                    texts.push(std::mem::replace(&mut t.text, p));
+                }
+            }
+        }
+        let size: usize = texts.iter().map(|t| t.len() + t.len() / 8).sum();
+        let mut out = Vec::with_capacity(size + 512);
+        serde_json::to_writer(&mut out, &item)?;
+        if !texts.is_empty() {
+            match self.splice(&out, &texts, size) {
+                Some(spliced) => out = spliced,
+                None => {
+                    // A placeholder was not where it should be: put the texts
+                    // back and let serde escape them.
+                    restore(&mut item, texts);
+                    out.clear();
+                    serde_json::to_writer(&mut out, &item)?;
+                }
+            }
+        }
+        out.push(b'\n');
+        Ok(out)
+    }
+
+    /// `out` with each quoted placeholder, in order and exactly once,
+    /// replaced by its escaped text.
+    fn splice(&self, out: &[u8], texts: &[String], size: usize) -> Option<Vec<u8>> {
+        let mut res = Vec::with_capacity(out.len() + size + 16);
+        let mut from = 0;
+        for (i, t) in texts.iter().enumerate() {
+            let quoted = format!("\"{}\"", self.placeholder(i));
+            let at = from + memchr::memmem::find(&out[from..], quoted.as_bytes())?;
+            res.extend_from_slice(&out[from..at]);
+            escape_json_str(&mut res, t);
+            from = at + quoted.len();
+        }
+        res.extend_from_slice(&out[from..]);
+        Some(res)
+    }
+}
+
+fn restore(item: &mut TxJsonRpcMessage<RoleServer>, texts: Vec<String>) {
+    let mut texts = texts.into_iter();
+    if let JsonRpcMessage::Response(r) = item
+        && let ServerResult::CallToolResult(c) = &mut r.result
+    {
+        for b in &mut c.content {
+            if let ContentBlock::Text(t) = b
+                && t.text.starts_with("wrench-splice-")
+                && let Some(orig) = texts.next()
+            {
+                t.text = orig;
+            }
+        }
+    }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// High bit set in the lowest byte of `w` (little-endian) that JSON must
+/// escape: a control character, `"` or `\`. Bytes above the lowest flagged
+/// one may be flagged falsely (borrows); the lowest one is exact.
+#[inline]
+fn escape_mask(w: u64) -> u64 {
+    let ctl = w.wrapping_sub(ONES * 0x20) & !w;
+    let q = w ^ (ONES * u64::from(b'"'));
+    let q = q.wrapping_sub(ONES) & !q;
+    let b = w ^ (ONES * u64::from(b'\\'));
+    let b = b.wrapping_sub(ONES) & !b;
+    (ctl | q | b) & HIGHS
+}
+
+/// For each byte, what JSON writes for it inside a string (the byte itself,
+/// or `\n`-style or `\u00xx` escapes as serde_json writes them) and how
+/// many of the eight bytes count.
+const ESCAPES: ([[u8; 8]; 256], [u8; 256]) = {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut seq = [[0u8; 8]; 256];
+    let mut len = [1u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        let short = match b {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'\n' => b'n',
+            b'\t' => b't',
+            b'\r' => b'r',
+            0x08 => b'b',
+            0x0C => b'f',
+            _ => 0,
+        };
+        if short != 0 {
+            seq[c] = [b'\\', short, 0, 0, 0, 0, 0, 0];
+            len[c] = 2;
+        } else if b < 0x20 {
+            seq[c] = [
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 0xF) as usize],
+                0,
+                0,
+            ];
+            len[c] = 6;
+        } else {
+            seq[c][0] = b;
+        }
+        c += 1;
+    }
+    (seq, len)
+};
+
+/// Append `s` to `out` as a quoted JSON string, byte for byte what
+/// serde_json writes (`\b \t \n \f \r \" \\`, other controls as `\u00xx`).
+///
+/// Eight bytes are stored per step whatever they hold, and the output
+/// position advances only past the plain ones; an escape is one table
+/// lookup and one eight-byte store. No branch depends on which escape it is.
+pub fn escape_json_str(out: &mut Vec<u8>, s: &str) {
+    // Input is taken in blocks; before each, the output gets room for the
+    // block's worst case (every byte a six-byte escape) plus a word of slack,
+    // so the inner loop works on plain slices.
+    const BLOCK: usize = 2048;
+    let b = s.as_bytes();
+    let start = out.len();
+    out.resize(start + b.len() + b.len() / 8 + 64, 0);
+    out[start] = b'"';
+    let mut pos = start + 1;
+    for block in b.chunks(BLOCK) {
+        let need = pos + block.len() * 6 + 16;
+        if out.len() < need {
+            out.resize(need.max(out.len() + out.len() / 2), 0);
+        }
+        pos += escape_block(&mut out[pos..], block);
+    }
+    if out.len() == pos {
+        out.push(0);
+    }
+    out[pos] = b'"';
+    out.truncate(pos + 1);
+}
+
+/// Escape `b` into `dst`, which has room for `6 * b.len() + 8` bytes;
+/// returns the bytes written.
+#[inline]
+fn escape_block(dst: &mut [u8], b: &[u8]) -> usize {
+    let (seq, len) = (&ESCAPES.0, &ESCAPES.1);
+    let mut pos = 0;
+    let mut i = 0;
+    while i + 8 <= b.len() {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&b[i..i + 8]);
+        dst[pos..pos + 8].copy_from_slice(&a);
+        let m = escape_mask(u64::from_le_bytes(a));
+        if m == 0 {
+            pos += 8;
+            i += 8;
+            continue;
+        }
+        let k = (m.trailing_zeros() / 8) as usize;
+        pos += k;
+        i += k;
+        let c = usize::from(b[i]);
+        dst[pos..pos + 8].copy_from_slice(&seq[c]);
+        pos += usize::from(len[c]);
+        i += 1;
+    }
+    while i < b.len() {
+        let c = usize::from(b[i]);
+        dst[pos..pos + 8].copy_from_slice(&seq[c]);
+        pos += usize::from(len[c]);
+        i += 1;
+    }
+    pos
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use rmcp::model::{CallToolResult, JsonRpcResponse, JsonRpcVersion2_0, NumberOrString};
+
+    fn escaped(s: &str) -> String {
+        let mut v = Vec::new();
+        escape_json_str(&mut v, s);
+        String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn escapes_like_serde_json() {
+        for s in [
+            "",
+            "plain",
+            "a\"b\\c\nd\te\rf\u{8}g\u{c}h\u{0}i\u{1f}j\u{7f}k",
+            "ünïcödé \u{2028} \u{1F600} and \"quotes\" after eight bytes",
+            "\"\"\"\"\"\"\"\"\"\\\\\\\\\\\\\\\\\n\n\n\n\n\n\n\n\n",
+            "1234567\"",
+            "12345678\"",
+        ] {
+            assert_eq!(escaped(s), serde_json::to_string(s).unwrap(), "{s:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn escape_matches_serde_json_on_any_text(s in "(?s).{0,300}") {
+            prop_assert_eq!(escaped(&s), serde_json::to_string(&s).unwrap());
+        }
+
+        #[test]
+        fn escape_matches_serde_json_on_ascii_with_controls(v in proptest::collection::vec(0u8..0x80, 0..300)) {
+            let s = String::from_utf8(v).unwrap();
+            prop_assert_eq!(escaped(&s), serde_json::to_string(&s).unwrap());
+        }
+    }
+
+    fn response(texts: &[&str]) -> TxJsonRpcMessage<RoleServer> {
+        let content = texts.iter().map(|t| ContentBlock::text(*t)).collect();
+        JsonRpcMessage::Response(JsonRpcResponse {
+            jsonrpc: JsonRpcVersion2_0,
+            id: NumberOrString::Number(7),
+            result: ServerResult::CallToolResult(CallToolResult::success(content)),
+        })
+    }
+
+    #[test]
+    fn encoded_tool_result_is_what_serde_writes() {
+        let long = "line \"one\"\tx\n".repeat(200);
+        let long2 = "\\ two \u{1}\n".repeat(300);
+        let s = Splicer::new();
+        for texts in [
+            vec!["short"],
+            vec![long.as_str()],
+            vec![long.as_str(), "short", long2.as_str()],
+        ] {
+            let got = s.encode(response(&texts)).unwrap();
+            let mut want = serde_json::to_vec(&response(&texts)).unwrap();
+            want.push(b'\n');
+            assert_eq!(
+                String::from_utf8(got).unwrap(),
+                String::from_utf8(want).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn a_text_containing_a_placeholder_shape_is_still_sent_intact() {
+        let s = Splicer::new();
+        // Looks like a placeholder but has the wrong nonce: sent as text.
+        let fake = format!(
+            "\"wrench-splice-{}-0\" {}",
+            "0".repeat(32),
+            "x".repeat(2000)
+        );
+        let got = s.encode(response(&[&fake, &"y".repeat(3000)])).unwrap();
+        let mut want = serde_json::to_vec(&response(&[&fake, &"y".repeat(3000)])).unwrap();
+        want.push(b'\n');
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn malformed_lines_are_skipped_or_answered_by_id() {
+        assert!(matches!(parse_line(b"not json"), Parsed::Skip));
+        assert!(matches!(parse_line(b"  \r"), Parsed::Skip));
+        // A notification nobody knows: no answer.
+        assert!(matches!(
+            parse_line(br#"{"jsonrpc":"2.0","method":"x/unknown","params":7}"#),
+            Parsed::Skip | Parsed::Message(_)
+        ));
+        // A request whose params do not fit: Invalid Request to its id.
+        match parse_line(br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":7}"#) {
+            Parsed::Invalid(Some(NumberOrString::Number(5))) => {}
+            Parsed::Invalid(other) => panic!("answered the wrong id: {other:?}"),
+            _ => panic!("a malformed request must be answered"),
+        }
+        // A BOM and a CR are tolerated.
+        assert!(matches!(
+            parse_line(b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r"),
+            Parsed::Message(_)
+        ));
+    }
+}
