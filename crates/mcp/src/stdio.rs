@@ -10,7 +10,10 @@
 //! transport.
 
 use rmcp::RoleServer;
-use rmcp::model::{ContentBlock, ErrorCode, ErrorData, JsonRpcMessage, RequestId, ServerResult};
+use rmcp::model::{
+    CallToolRequest, ClientRequest, ContentBlock, ErrorCode, ErrorData, JsonRpcMessage,
+    JsonRpcRequest, RequestId, ServerResult,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::io::{StdioReader, StdioWriter};
@@ -104,7 +107,7 @@ fn parse_line(line: &[u8]) -> Parsed {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Parsed::Skip;
     }
-    match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line) {
+    match parse_message(line) {
         Ok(m) => Parsed::Message(Box::new(m)),
         Err(e) if e.is_syntax() || e.is_eof() => Parsed::Skip,
         Err(_) => {
@@ -119,6 +122,41 @@ fn parse_line(line: &[u8]) -> Parsed {
             }
         }
     }
+}
+
+/// The top-level keys that decide a message's shape, and its method.
+#[derive(serde::Deserialize)]
+struct Probe<'a> {
+    #[serde(borrow)]
+    method: Option<std::borrow::Cow<'a, str>>,
+    id: Option<serde::de::IgnoredAny>,
+    result: Option<serde::de::IgnoredAny>,
+    error: Option<serde::de::IgnoredAny>,
+}
+
+/// One incoming message. rmcp's `ClientRequest` is an untagged union of
+/// 22 request types, so a `tools/call` is tried against 13 others first,
+/// each failure building an error; that was most of the cost of reading a
+/// request. A request that is a `tools/call` (method and id, neither result
+/// nor error, as rmcp's own shape check demands) is read as one directly;
+/// anything else, or a `tools/call` that does not read as one, takes the
+/// general path, so the outcome is the same as rmcp's.
+fn parse_message(line: &[u8]) -> serde_json::Result<RxJsonRpcMessage<RoleServer>> {
+    if memchr::memmem::find(line, b"tools/call").is_some()
+        && let Ok(p) = serde_json::from_slice::<Probe>(line)
+        && p.method.as_deref() == Some("tools/call")
+        && p.id.is_some()
+        && p.result.is_none()
+        && p.error.is_none()
+        && let Ok(r) = serde_json::from_slice::<JsonRpcRequest<CallToolRequest>>(line)
+    {
+        return Ok(JsonRpcMessage::Request(JsonRpcRequest {
+            jsonrpc: r.jsonrpc,
+            id: r.id,
+            request: ClientRequest::from(r.request),
+        }));
+    }
+    serde_json::from_slice(line)
 }
 
 impl<R, W> Transport<RoleServer> for LineTransport<R, W>
@@ -471,6 +509,29 @@ mod tests {
         let mut want = serde_json::to_vec(&response(&[&fake, &"y".repeat(3000)])).unwrap();
         want.push(b'\n');
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_tools_call_reads_the_same_by_the_direct_path_as_by_rmcps() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read","arguments":{"path":"f.txt"}}}"#,
+            r#"{"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t1"}},"id":"s","jsonrpc":"2.0"}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"tools/call"}}"#,
+            // Not a tools/call or not a request: the general path decides.
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"x"},"result":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":7}"#,
+            r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","method":"ping"}"#,
+        ] {
+            let fast = parse_message(line.as_bytes());
+            let general = serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line.as_bytes());
+            match (fast, general) {
+                (Ok(a), Ok(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{line}"),
+                (Err(_), Err(_)) => {}
+                (a, b) => panic!("{line}: direct {a:?} vs general {b:?}"),
+            }
+        }
     }
 
     #[test]

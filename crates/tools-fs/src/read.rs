@@ -249,8 +249,11 @@ pub(crate) fn load(ws: &Workspace, p: &str, ranged: bool) -> ToolResult<Loaded> 
             "{shown} has {len} bytes, over the {READ_WHOLE_FILE_MAX_BYTES}-byte limit for a whole-file read; pass offset and limit to read a part (e.g. offset=1, limit=500), or use `grep` to find the lines you need"
         )));
     }
+    // Sized from the metadata already in hand; through `Take` so std does
+    // not stat and seek again for a size hint (and a file growing while it
+    // is read stops at the limit).
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-    f.read_to_end(&mut bytes)
+    std::io::Read::read_to_end(&mut (&mut f).take(READ_MAX_FILE_BYTES), &mut bytes)
         .map_err(|e| ToolError::from_io(&shown, &e))?;
     let rel = ws.real_rel_of(&f, p)?;
     Ok(Loaded {
