@@ -3,8 +3,11 @@
 # `wrench mcp serve`'s read versus @modelcontextprotocol/server-filesystem's
 # read_text_file, measured by ../shared/bench/mcp_latency.py with the same
 # client in one run (both the Python SDK client and the raw JSON-RPC client).
+# The two servers take turns, ROUNDS times per client, so that a machine
+# whose speed drifts (a shared VM) weighs on both alike; the ratio reported
+# is the median of the rounds' ratios.
 #
-# usage: tests/mcp/bench.sh [--calls N] WRENCH_BIN [FILE]
+# usage: tests/mcp/bench.sh [--calls N] [--rounds R] WRENCH_BIN [FILE]
 #   FILE defaults to crates/core/src/executor.rs; it is copied into a temp dir
 #   that serves as both servers' root.
 # Needs: python3 with `mcp`, node, target/ci-node (bash .ci/install.sh).
@@ -13,7 +16,14 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 ws="$(cd "$here/../.." && pwd)"
 CALLS=1000
-if [ "${1:-}" = "--calls" ]; then CALLS="$2"; shift 2; fi
+ROUNDS=3
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --calls) CALLS="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
+    *) break ;;
+  esac
+done
 [ $# -ge 1 ] || { sed -n '2,12p' "$0"; exit 1; }
 WRENCH="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 FILE="${2:-$ws/crates/core/src/executor.rs}"
@@ -29,23 +39,32 @@ root="$(cd "$tmp/root" && pwd -P)"
 export WRENCH_STATE_DIR="$tmp/state" WRENCH_CONFIG="$tmp/config.toml"
 : > "$WRENCH_CONFIG"
 for client in sdk raw; do
-  echo "== client: $client, $CALLS sequential reads of $(wc -c < "$root/file.txt") bytes"
-  echo "-- wrench mcp serve: read"
-  python3 "$LAT" --client "$client" --starts 3 --list-calls 10 --calls "$CALLS" \
-    --server "$WRENCH mcp serve --root $root" --call "read:{\"path\":\"file.txt\"}" \
-    --json "$tmp/wrench-$client.json"
-  echo "-- server-filesystem: read_text_file"
-  python3 "$LAT" --client "$client" --starts 3 --list-calls 10 --calls "$CALLS" \
-    --server "node $FS $root" --call "read_text_file:{\"path\":\"$root/file.txt\"}" \
-    --json "$tmp/fs-$client.json"
-  python3 - "$tmp/wrench-$client.json" "$tmp/fs-$client.json" "$client" <<'PY'
-import json, sys
+  echo "== client: $client, $CALLS sequential reads of $(wc -c < "$root/file.txt") bytes, $ROUNDS rounds"
+  for r in $(seq 1 "$ROUNDS"); do
+    echo "-- round $r: wrench mcp serve: read"
+    python3 "$LAT" --client "$client" --starts 3 --list-calls 10 --calls "$CALLS" \
+      --server "$WRENCH mcp serve --root $root" --call "read:{\"path\":\"file.txt\"}" \
+      --json "$tmp/wrench-$client-$r.json"
+    echo "-- round $r: server-filesystem: read_text_file"
+    python3 "$LAT" --client "$client" --starts 3 --list-calls 10 --calls "$CALLS" \
+      --server "node $FS $root" --call "read_text_file:{\"path\":\"$root/file.txt\"}" \
+      --json "$tmp/fs-$client-$r.json"
+  done
+  python3 - "$tmp" "$client" "$ROUNDS" <<'PY'
+import json, statistics, sys
+tmp, client, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 def med(p):
     d = json.load(open(p))
     return next(r for r in d["rows"] if r.get("measure") == "call")["median"]
 try:
-    w, f = med(sys.argv[1]), med(sys.argv[2])
-    print(f"== {sys.argv[3]}: median wrench {w*1e3:.3f} ms, server-filesystem {f*1e3:.3f} ms, ratio {w/f:.3f} (goal <= 0.2)")
+    pairs = [(med(f"{tmp}/wrench-{client}-{r}.json"), med(f"{tmp}/fs-{client}-{r}.json"))
+             for r in range(1, rounds + 1)]
+    for i, (w, f) in enumerate(pairs, 1):
+        print(f"   round {i}: wrench {w*1e3:.3f} ms, server-filesystem {f*1e3:.3f} ms, ratio {w/f:.3f}")
+    ratio = statistics.median(w / f for w, f in pairs)
+    w = statistics.median(w for w, _ in pairs)
+    f = statistics.median(f for _, f in pairs)
+    print(f"== {client}: median wrench {w*1e3:.3f} ms, server-filesystem {f*1e3:.3f} ms, ratio {ratio:.3f} (median of {rounds} rounds; goal <= 0.2)")
 except Exception as e:
     print(f"(could not compare the JSON results: {e})")
 PY

@@ -531,7 +531,8 @@ fn bench_symbols(root: &Path, dir: &Path, hf: Option<&str>, runs: usize) -> Resu
 }
 
 /// 1,000 sequential reads of one file through `wrench mcp serve` versus the
-/// reference filesystem server (tests/mcp/bench.sh; needs .ci/install.sh's
+/// reference filesystem server, the two taking turns for three rounds per
+/// client (tests/mcp/bench.sh; needs .ci/install.sh's
 /// node modules and the Python `mcp` SDK).
 fn bench_mcp(root: &Path, wrench: &Path) -> Result<(), String> {
     let script = root.join("tests/mcp/bench.sh");
@@ -552,8 +553,12 @@ fn bench_mcp(root: &Path, wrench: &Path) -> Result<(), String> {
         return Ok(());
     }
     println!();
-    for l in text.lines().filter(|l| l.starts_with("== ")) {
-        println!("mcp {}", l.trim_start_matches("== "));
+    for l in text.lines() {
+        if let Some(head) = l.strip_prefix("== ") {
+            println!("mcp {head}");
+        } else if l.trim_start().starts_with("round ") {
+            println!("mcp   {}", l.trim_start());
+        }
     }
     Ok(())
 }
