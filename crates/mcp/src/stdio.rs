@@ -23,6 +23,8 @@ use tokio::sync::Mutex;
 
 /// The longest incoming line (one message) kept; longer ones are dropped.
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
+/// A line buffer grown past this is released after its message.
+const KEEP_LINE_CAPACITY: usize = 1 << 20;
 /// Texts at least this long are escaped by [`escape_json_str`].
 const SPLICE_MIN: usize = 1024;
 
@@ -68,7 +70,7 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
             let body = &avail[..nl.unwrap_or(avail.len())];
             if !self.discarding {
                 if self.line.len() + body.len() > MAX_LINE {
-                    self.line.clear();
+                    self.line = Vec::new();
                     self.discarding = true;
                 } else {
                     self.line.extend_from_slice(body);
@@ -185,7 +187,12 @@ where
         loop {
             self.read_line().await?;
             let parsed = parse_line(&self.line);
-            self.line.clear();
+            // A rare huge message does not pin its buffer for the session.
+            if self.line.capacity() > KEEP_LINE_CAPACITY {
+                self.line = Vec::new();
+            } else {
+                self.line.clear();
+            }
             match parsed {
                 Parsed::Message(m) => return Some(*m),
                 Parsed::Skip => {}
@@ -255,36 +262,44 @@ impl Splicer {
         let size: usize = texts.iter().map(|t| t.len() + t.len() / 8).sum();
         let mut out = Vec::with_capacity(size + 512);
         serde_json::to_writer(&mut out, &item)?;
-        if !texts.is_empty() {
-            match self.splice(&out, &texts, size) {
-                Some(spliced) => out = spliced,
-                None => {
-                    // A placeholder was not where it should be: put the texts
-                    // back and let serde escape them.
-                    restore(&mut item, texts);
-                    out.clear();
-                    serde_json::to_writer(&mut out, &item)?;
-                }
-            }
+        if !texts.is_empty() && !self.splice(&mut out, &texts) {
+            // A placeholder was not where it should be: put the texts back
+            // and let serde escape them.
+            restore(&mut item, texts);
+            out.clear();
+            serde_json::to_writer(&mut out, &item)?;
         }
         out.push(b'\n');
         Ok(out)
     }
 
-    /// `out` with each quoted placeholder, in order and exactly once,
-    /// replaced by its escaped text.
-    fn splice(&self, out: &[u8], texts: &[String], size: usize) -> Option<Vec<u8>> {
-        let mut res = Vec::with_capacity(out.len() + size + 16);
+    /// Replace each quoted placeholder in `out`, in order and exactly once,
+    /// by its escaped text, in place: only what follows the first
+    /// placeholder (the small tail of the message) is moved. False, with
+    /// `out` untouched, when a placeholder is not found.
+    fn splice(&self, out: &mut Vec<u8>, texts: &[String]) -> bool {
+        let mut spans = Vec::with_capacity(texts.len());
         let mut from = 0;
-        for (i, t) in texts.iter().enumerate() {
+        for i in 0..texts.len() {
             let quoted = format!("\"{}\"", self.placeholder(i));
-            let at = from + memchr::memmem::find(&out[from..], quoted.as_bytes())?;
-            res.extend_from_slice(&out[from..at]);
-            escape_json_str(&mut res, t);
-            from = at + quoted.len();
+            let Some(at) = memchr::memmem::find(&out[from..], quoted.as_bytes()) else {
+                return false;
+            };
+            spans.push((from + at, quoted.len()));
+            from += at + quoted.len();
         }
-        res.extend_from_slice(&out[from..]);
-        Some(res)
+        let Some(&(first, _)) = spans.first() else {
+            return true;
+        };
+        let tail = out.split_off(first);
+        let mut cur = 0;
+        for ((at, len), t) in spans.into_iter().zip(texts) {
+            out.extend_from_slice(&tail[cur..at - first]);
+            escape_json_str(out, t);
+            cur = at - first + len;
+        }
+        out.extend_from_slice(&tail[cur..]);
+        true
     }
 }
 
@@ -373,7 +388,7 @@ pub fn escape_json_str(out: &mut Vec<u8>, s: &str) {
     // Input is taken in blocks; before each, the output gets room for the
     // block's worst case (every byte a six-byte escape) plus a word of slack,
     // so the inner loop works on plain slices.
-    const BLOCK: usize = 2048;
+    const BLOCK: usize = 256;
     let b = s.as_bytes();
     let start = out.len();
     out.resize(start + b.len() + b.len() / 8 + 64, 0);
@@ -532,6 +547,62 @@ mod tests {
                 (a, b) => panic!("{line}: direct {a:?} vs general {b:?}"),
             }
         }
+    }
+
+    #[tokio::test]
+    async fn a_line_over_the_limit_is_dropped_and_the_next_one_is_read() {
+        use tokio::io::AsyncWriteExt;
+        let (mut client, server) = tokio::io::duplex(1 << 16);
+        let (r, w) = tokio::io::split(server);
+        let mut t = LineTransport::new(r, w);
+        let writer = tokio::spawn(async move {
+            // Over MAX_LINE, arriving in many reads, then a small request.
+            let chunk = vec![b'x'; 1 << 20];
+            for _ in 0..(MAX_LINE >> 20) + 1 {
+                client.write_all(&chunk).await.unwrap();
+            }
+            client
+                .write_all(b"\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+                .await
+                .unwrap();
+            client
+        });
+        let m = Transport::<RoleServer>::receive(&mut t).await.unwrap();
+        assert!(matches!(m, JsonRpcMessage::Request(r) if r.id == NumberOrString::Number(1)));
+        assert!(
+            t.line.capacity() <= KEEP_LINE_CAPACITY,
+            "the dropped line's buffer was kept"
+        );
+        drop(writer.await.unwrap());
+        // The peer closed: the session ends.
+        assert!(Transport::<RoleServer>::receive(&mut t).await.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_request_longer_than_the_read_buffer_arrives_whole() {
+        use tokio::io::AsyncWriteExt;
+        let (mut client, server) = tokio::io::duplex(1 << 12);
+        let (r, w) = tokio::io::split(server);
+        let mut t = LineTransport::new(r, w);
+        let text = "é\"\\\n".repeat(100_000);
+        let line = serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": 2,
+            "method": "tools/call", "params": {"name": "say", "arguments": {"text": text}}}))
+        .unwrap();
+        let writer = tokio::spawn(async move {
+            client.write_all(&line).await.unwrap();
+            client.write_all(b"\n").await.unwrap();
+            client
+        });
+        let m = Transport::<RoleServer>::receive(&mut t).await.unwrap();
+        let JsonRpcMessage::Request(r) = m else {
+            panic!("not a request")
+        };
+        let ClientRequest::CallToolRequest(c) = r.request else {
+            panic!("not a tools/call")
+        };
+        let args = c.params.arguments.unwrap();
+        assert_eq!(args["text"].as_str().unwrap(), text);
+        drop(writer.await.unwrap());
     }
 
     #[test]
