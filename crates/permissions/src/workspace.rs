@@ -125,6 +125,24 @@ impl Workspace {
         Ok((f, r))
     }
 
+    /// [`Workspace::open_read`] plus the file's real path relative to the
+    /// root. A path reached without following any symlink (openat2 with
+    /// RESOLVE_NO_SYMLINKS) is its own real path, so the readlink of
+    /// [`Workspace::real_rel_of`] is needed only when a symlink was followed
+    /// (or the fast open failed for any other reason, which the usual path
+    /// then reports).
+    pub fn open_read_real(&self, p: &str) -> ToolResult<(File, Resolved, PathBuf)> {
+        let r = self.resolve(p)?;
+        let fd = self.root_fd.as_raw_fd();
+        if let Ok(f) = openat2_resolve(fd, &r.rel, libc::O_RDONLY, libc::RESOLVE_NO_SYMLINKS) {
+            let rel = r.rel.clone();
+            return Ok((f, r, rel));
+        }
+        let f = self.open_beneath(&r, p, libc::O_RDONLY)?;
+        let rel = self.real_rel_of(&f, p)?;
+        Ok((f, r, rel))
+    }
+
     /// An `O_PATH` handle of an existing in-root path (following in-root
     /// symlinks), for its metadata and real path without a second open.
     pub fn open_path(&self, p: &str) -> ToolResult<(File, Resolved)> {
@@ -234,6 +252,12 @@ fn outside(given: &str, abs: &Path, root: &Path) -> ToolError {
 
 /// `openat2(dirfd, rel, {flags, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS})`.
 pub fn openat2_beneath(dirfd: i32, rel: &Path, flags: i32) -> std::io::Result<File> {
+    openat2_resolve(dirfd, rel, flags, 0)
+}
+
+/// `openat2` beneath `dirfd` (RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) with
+/// `extra` resolve flags.
+fn openat2_resolve(dirfd: i32, rel: &Path, flags: i32, extra: u64) -> std::io::Result<File> {
     let rel = if rel.as_os_str().is_empty() {
         Path::new(".")
     } else {
@@ -248,7 +272,7 @@ pub fn openat2_beneath(dirfd: i32, rel: &Path, flags: i32) -> std::io::Result<Fi
     // SAFETY: open_how is plain data; zeroed is a valid value.
     let mut how: libc::open_how = unsafe { std::mem::zeroed() };
     how.flags = (flags | libc::O_CLOEXEC) as u64;
-    how.resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS;
+    how.resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS | extra;
     // SAFETY: the pointers are valid for the call; the size matches the struct.
     let fd = unsafe {
         libc::syscall(
@@ -405,6 +429,32 @@ mod tests {
         assert_eq!(read(&ws, "rel-link").unwrap(), "inside");
         assert_eq!(read(&ws, "abs-link").unwrap(), "inside");
         assert_eq!(ws.real_rel("abs-link").unwrap(), PathBuf::from("src/a.txt"));
+    }
+
+    #[test]
+    fn open_read_real_names_the_real_file_with_or_without_symlinks() {
+        let (d, ws) = setup();
+        symlink("src", ws.root().join("srcdir")).unwrap();
+        symlink(ws.root().join("src/a.txt"), ws.root().join("abs-link")).unwrap();
+        for (given, real) in [
+            ("src/a.txt", "src/a.txt"),
+            ("./src//a.txt", "src/a.txt"),
+            ("srcdir/a.txt", "src/a.txt"),
+            ("abs-link", "src/a.txt"),
+        ] {
+            let (_f, _r, rel) = ws.open_read_real(given).unwrap();
+            assert_eq!(rel, PathBuf::from(real), "{given}");
+        }
+        // Refusals and errors are those of open_read.
+        symlink(d.path().join("secret.txt"), ws.root().join("out")).unwrap();
+        assert_eq!(
+            ws.open_read_real("out").unwrap_err().kind,
+            ErrorKind::Denied
+        );
+        assert_eq!(
+            ws.open_read_real("nope.txt").unwrap_err().kind,
+            ErrorKind::NotFound
+        );
     }
 
     #[test]

@@ -223,7 +223,7 @@ pub(crate) struct Loaded {
 
 /// Open and read a regular file through the workspace, within the size caps.
 pub(crate) fn load(ws: &Workspace, p: &str, ranged: bool) -> ToolResult<Loaded> {
-    let (mut f, r) = ws.open_read(p)?;
+    let (mut f, r, rel) = ws.open_read_real(p)?;
     let meta = f
         .metadata()
         .map_err(|e| ToolError::from_io(r.display_rel(), &e))?;
@@ -255,7 +255,6 @@ pub(crate) fn load(ws: &Workspace, p: &str, ranged: bool) -> ToolResult<Loaded> 
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     std::io::Read::read_to_end(&mut (&mut f).take(READ_MAX_FILE_BYTES), &mut bytes)
         .map_err(|e| ToolError::from_io(&shown, &e))?;
-    let rel = ws.real_rel_of(&f, p)?;
     Ok(Loaded {
         shown,
         abs: ws.root().join(rel),
