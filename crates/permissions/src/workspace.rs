@@ -257,7 +257,12 @@ pub fn openat2_beneath(dirfd: i32, rel: &Path, flags: i32) -> std::io::Result<Fi
 
 /// `openat2` beneath `dirfd` (RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) with
 /// `extra` resolve flags.
-fn openat2_resolve(dirfd: i32, rel: &Path, flags: i32, extra: u64) -> std::io::Result<File> {
+pub(crate) fn openat2_resolve(
+    dirfd: i32,
+    rel: &Path,
+    flags: i32,
+    extra: u64,
+) -> std::io::Result<File> {
     let rel = if rel.as_os_str().is_empty() {
         Path::new(".")
     } else {

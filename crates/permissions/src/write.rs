@@ -18,7 +18,7 @@
 //! whether they exist yet or not, and also when an innocent-looking symlink
 //! leads to one.
 
-use crate::workspace::{Resolved, Workspace};
+use crate::workspace::{Resolved, Workspace, openat2_resolve};
 use std::ffi::{CString, OsStr, OsString};
 use std::fs::{File, Metadata};
 use std::io::Write;
@@ -101,38 +101,11 @@ fn last_err(what: &str) -> std::io::Error {
 /// `openat2` with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS: for real paths,
 /// which have no symlinks unless one was swapped in since they were found.
 fn open_no_symlinks(dirfd: i32, rel: &Path, flags: i32) -> std::io::Result<File> {
-    let rel = if rel.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        rel
-    };
-    let c = CString::new(rel.as_os_str().as_bytes())
-        .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
-    // SAFETY: open_how is plain data; zeroed is a valid value.
-    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
-    how.flags = (flags | libc::O_CLOEXEC) as u64;
-    how.resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS | libc::RESOLVE_NO_SYMLINKS;
-    // SAFETY: the pointers are valid for the call; the size matches the struct.
-    let fd = unsafe {
-        libc::syscall(
-            libc::SYS_openat2,
-            dirfd,
-            c.as_ptr(),
-            &how as *const libc::open_how,
-            std::mem::size_of::<libc::open_how>(),
-        )
-    };
-    if fd < 0 {
-        let e = std::io::Error::last_os_error();
-        if e.raw_os_error() == Some(libc::ENOSYS) {
-            // Old kernel: walk component by component with O_NOFOLLOW.
-            return walk_nofollow(dirfd, rel, flags);
-        }
-        return Err(e);
+    match openat2_resolve(dirfd, rel, flags, libc::RESOLVE_NO_SYMLINKS) {
+        // Old kernel: walk component by component with O_NOFOLLOW.
+        Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => walk_nofollow(dirfd, rel, flags),
+        r => r,
     }
-    let fd = i32::try_from(fd).map_err(|_| std::io::Error::from_raw_os_error(libc::EBADF))?;
-    // SAFETY: fd is a fresh, valid descriptor we own.
-    Ok(unsafe { File::from_raw_fd(fd) })
 }
 
 fn walk_nofollow(dirfd: i32, rel: &Path, flags: i32) -> std::io::Result<File> {
