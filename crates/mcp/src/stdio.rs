@@ -1,9 +1,14 @@
 //! The stdio transport of `wrench mcp serve`: newline-delimited JSON-RPC on
-//! the process's standard streams, as rmcp's own `AsyncRwTransport` does it,
-//! with one difference on the way out. A tool result's large text (a whole
-//! file from `read`, a long grep) is escaped by [`escape_json_str`], which
-//! skips eight plain bytes at a time, instead of serde_json's byte-at-a-time
-//! escaper; that escaper was the largest single cost of serving a read.
+//! the process's standard streams, as rmcp's own `AsyncRwTransport` does it
+//! (line limit, BOM and CR tolerance, unparsable lines ignored, ill-formed
+//! requests answered with Invalid Request), with two differences that halve
+//! the transport's share of a call:
+//!
+//! - out: a tool result's long texts (a whole file from `read`, a long grep)
+//!   are escaped by [`escape_json_str`], eight plain bytes at a time, instead
+//!   of serde_json's escaper, which was the largest single cost of a read;
+//! - in: a `tools/call` request is read as one directly instead of through
+//!   rmcp's 22-way untagged `ClientRequest` (see `parse_message`).
 //!
 //! Everything else is rmcp's: the message types and their serde impls, the
 //! non-blocking pipes (`stdio_pipes`), and the service loop that drives this
