@@ -185,7 +185,8 @@ impl DigestCache {
     fn put(&self, len: usize, meta: &fs::Metadata, digest: &str, now_ns: i128) {
         let (m, c) = (mtime_ns(meta), ctime_ns(meta));
         let settled = now_ns - RACY_SECS * 1_000_000_000;
-        if len as u64 != meta.len() || m >= settled || c >= settled {
+        // A filesystem that reports no times (0) cannot show a change.
+        if len as u64 != meta.len() || m >= settled || c >= settled || m == 0 || c == 0 {
             return;
         }
         if let Ok(mut g) = self.0.lock() {
