@@ -270,12 +270,31 @@ impl Splicer {
         if !texts.is_empty() && !self.splice(&mut out, &texts) {
             // A placeholder was not where it should be: put the texts back
             // and let serde escape them.
-            restore(&mut item, texts);
+            self.restore(&mut item, texts);
             out.clear();
             serde_json::to_writer(&mut out, &item)?;
         }
         out.push(b'\n');
         Ok(out)
+    }
+
+    /// Put the texts taken out by `encode` back where their placeholders
+    /// are: only a text equal to the next placeholder is replaced.
+    fn restore(&self, item: &mut TxJsonRpcMessage<RoleServer>, texts: Vec<String>) {
+        let mut texts = texts.into_iter().enumerate().peekable();
+        if let JsonRpcMessage::Response(r) = item
+            && let ServerResult::CallToolResult(c) = &mut r.result
+        {
+            for b in &mut c.content {
+                if let ContentBlock::Text(t) = b
+                    && let Some((i, _)) = texts.peek()
+                    && t.text == self.placeholder(*i)
+                    && let Some((_, orig)) = texts.next()
+                {
+                    t.text = orig;
+                }
+            }
+        }
     }
 
     /// Replace each quoted placeholder in `out`, in order and exactly once,
@@ -305,22 +324,6 @@ impl Splicer {
         }
         out.extend_from_slice(&tail[cur..]);
         true
-    }
-}
-
-fn restore(item: &mut TxJsonRpcMessage<RoleServer>, texts: Vec<String>) {
-    let mut texts = texts.into_iter();
-    if let JsonRpcMessage::Response(r) = item
-        && let ServerResult::CallToolResult(c) = &mut r.result
-    {
-        for b in &mut c.content {
-            if let ContentBlock::Text(t) = b
-                && t.text.starts_with("wrench-splice-")
-                && let Some(orig) = texts.next()
-            {
-                t.text = orig;
-            }
-        }
     }
 }
 
@@ -608,6 +611,22 @@ mod tests {
         let args = c.params.arguments.unwrap();
         assert_eq!(args["text"].as_str().unwrap(), text);
         drop(writer.await.unwrap());
+    }
+
+    #[test]
+    fn restore_puts_back_only_the_placeholders() {
+        let s = Splicer::new();
+        let mut item = response(&["wrench-splice-not-mine", &s.placeholder(0), "short"]);
+        s.restore(&mut item, vec!["the long text".to_string()]);
+        assert_eq!(
+            serde_json::to_value(&item).unwrap(),
+            serde_json::to_value(response(&[
+                "wrench-splice-not-mine",
+                "the long text",
+                "short"
+            ]))
+            .unwrap()
+        );
     }
 
     #[test]
