@@ -125,20 +125,21 @@ impl Workspace {
         Ok((f, r))
     }
 
-    /// [`Workspace::open_read`] plus the file's real path relative to the
-    /// root. A path reached without following any symlink (openat2 with
+    /// Open an existing in-root path with `flags` (following in-root
+    /// symlinks) and return its real path relative to the root too. A path
+    /// reached without following any symlink (openat2 with
     /// RESOLVE_NO_SYMLINKS) is its own real path, so the readlink of
     /// [`Workspace::real_rel_of`] is needed only when a symlink was followed
     /// (or the fast open failed for any other reason, which the usual path
     /// then reports).
-    pub fn open_read_real(&self, p: &str) -> ToolResult<(File, Resolved, PathBuf)> {
+    pub fn open_real(&self, p: &str, flags: i32) -> ToolResult<(File, Resolved, PathBuf)> {
         let r = self.resolve(p)?;
         let fd = self.root_fd.as_raw_fd();
-        if let Ok(f) = openat2_resolve(fd, &r.rel, libc::O_RDONLY, libc::RESOLVE_NO_SYMLINKS) {
+        if let Ok(f) = openat2_resolve(fd, &r.rel, flags, libc::RESOLVE_NO_SYMLINKS) {
             let rel = r.rel.clone();
             return Ok((f, r, rel));
         }
-        let f = self.open_beneath(&r, p, libc::O_RDONLY)?;
+        let f = self.open_beneath(&r, p, flags)?;
         let rel = self.real_rel_of(&f, p)?;
         Ok((f, r, rel))
     }
@@ -163,9 +164,7 @@ impl Workspace {
     /// The real (symlink-free) path of an existing in-root path, as relative to
     /// the root. Refused when it leads out.
     pub fn real_rel(&self, p: &str) -> ToolResult<PathBuf> {
-        let r = self.resolve(p)?;
-        let f = self.open_beneath(&r, p, libc::O_PATH)?;
-        self.real_rel_of(&f, p)
+        Ok(self.open_real(p, libc::O_PATH)?.2)
     }
 
     /// The real path, relative to the root, of `f`: a file this workspace
@@ -437,7 +436,7 @@ mod tests {
     }
 
     #[test]
-    fn open_read_real_names_the_real_file_with_or_without_symlinks() {
+    fn open_real_names_the_real_file_with_or_without_symlinks() {
         let (d, ws) = setup();
         symlink("src", ws.root().join("srcdir")).unwrap();
         symlink(ws.root().join("src/a.txt"), ws.root().join("abs-link")).unwrap();
@@ -447,17 +446,18 @@ mod tests {
             ("srcdir/a.txt", "src/a.txt"),
             ("abs-link", "src/a.txt"),
         ] {
-            let (_f, _r, rel) = ws.open_read_real(given).unwrap();
+            let (_f, _r, rel) = ws.open_real(given, libc::O_RDONLY).unwrap();
             assert_eq!(rel, PathBuf::from(real), "{given}");
+            assert_eq!(ws.real_rel(given).unwrap(), PathBuf::from(real), "{given}");
         }
         // Refusals and errors are those of open_read.
         symlink(d.path().join("secret.txt"), ws.root().join("out")).unwrap();
         assert_eq!(
-            ws.open_read_real("out").unwrap_err().kind,
+            ws.open_real("out", libc::O_RDONLY).unwrap_err().kind,
             ErrorKind::Denied
         );
         assert_eq!(
-            ws.open_read_real("nope.txt").unwrap_err().kind,
+            ws.open_real("nope.txt", libc::O_PATH).unwrap_err().kind,
             ErrorKind::NotFound
         );
     }

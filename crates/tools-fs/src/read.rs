@@ -223,7 +223,7 @@ pub(crate) struct Loaded {
 
 /// Open and read a regular file through the workspace, within the size caps.
 pub(crate) fn load(ws: &Workspace, p: &str, ranged: bool) -> ToolResult<Loaded> {
-    let (mut f, r, rel) = ws.open_read_real(p)?;
+    let (mut f, r, rel) = ws.open_real(p, libc::O_RDONLY)?;
     let meta = f
         .metadata()
         .map_err(|e| ToolError::from_io(r.display_rel(), &e))?;

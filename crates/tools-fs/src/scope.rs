@@ -40,11 +40,10 @@ pub struct Start {
 /// Resolve a caller-given path to a [`Start`]: confined (`denied` otherwise),
 /// existing (`not_found` otherwise), symlinks resolved to their in-root target.
 pub fn start(ws: &Workspace, p: &str) -> ToolResult<Start> {
-    let (f, r) = ws.open_path(p)?;
+    let (f, r, rel) = ws.open_real(p, libc::O_PATH)?;
     let meta = f
         .metadata()
         .map_err(|e| ToolError::from_io(r.display_rel(), &e))?;
-    let rel = ws.real_rel_of(&f, p)?;
     Ok(Start {
         abs: ws.root().join(&rel),
         rel,
