@@ -140,11 +140,34 @@ pub fn file_digest(bytes: &[u8], meta: &fs::Metadata) -> String {
         return d;
     }
     let d = sha256_hex(bytes);
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i128);
-    DIGESTS.put(bytes.len(), meta, &d, now);
+    DIGESTS.put(bytes.len(), meta, &d, now_ns());
     d
+}
+
+#[cfg(test)]
+thread_local! {
+    /// A test's clock (None: the system's).
+    static TEST_NOW: std::cell::Cell<Option<i128>> = const { std::cell::Cell::new(None) };
+}
+
+fn now_ns() -> i128 {
+    #[cfg(test)]
+    if let Some(t) = TEST_NOW.with(std::cell::Cell::get) {
+        return t;
+    }
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// True when `meta`'s mtime and ctime lie over [`RACY_SECS`] before `now_ns`
+/// (git's racy-clean rule): a later write then moves ctime, so size and
+/// times that are still the same mean content that is still the same.
+/// A filesystem that reports no times (0) cannot show a change: never.
+fn settled(meta: &fs::Metadata, now_ns: i128) -> bool {
+    let (m, c) = (mtime_ns(meta), ctime_ns(meta));
+    let before = now_ns - RACY_SECS * 1_000_000_000;
+    m < before && c < before && m != 0 && c != 0
 }
 
 /// See [`file_digest`]: seconds a file's times must lie in the past before
@@ -183,17 +206,15 @@ impl DigestCache {
 
     /// Remember `digest` if the file's times are settled at `now_ns`.
     fn put(&self, len: usize, meta: &fs::Metadata, digest: &str, now_ns: i128) {
-        let (m, c) = (mtime_ns(meta), ctime_ns(meta));
-        let settled = now_ns - RACY_SECS * 1_000_000_000;
-        // A filesystem that reports no times (0) cannot show a change.
-        if len as u64 != meta.len() || m >= settled || c >= settled || m == 0 || c == 0 {
+        if len as u64 != meta.len() || !settled(meta, now_ns) {
             return;
         }
         if let Ok(mut g) = self.0.lock() {
             if g.len() >= DIGEST_CACHE_MAX {
                 g.clear();
             }
-            g.insert(Self::key(meta), ((meta.len(), m, c), digest.to_string()));
+            let stamp = (meta.len(), mtime_ns(meta), ctime_ns(meta));
+            g.insert(Self::key(meta), (stamp, digest.to_string()));
         }
     }
 
@@ -221,8 +242,9 @@ pub struct SessionStore {
     workspace_dir: PathBuf,
     dir: PathBuf,
     /// The evidence document as this process last read or wrote it, shared
-    /// by clones: a long-lived server re-reads the bytes on every call (other
-    /// processes may have changed them) but parses them only when they differ.
+    /// by clones: a long-lived server checks on every call whether other
+    /// processes changed it (one `statx` once it is settled, else a read),
+    /// and parses it only when its bytes differ.
     evidence: Arc<Mutex<Option<EvidenceCache>>>,
 }
 
@@ -231,6 +253,25 @@ pub struct SessionStore {
 struct EvidenceCache {
     bytes: Vec<u8>,
     map: EvidenceMap,
+    /// Set when the bytes were read from a file whose times were settled
+    /// (see [`settled`]): that file, held open so that its inode number
+    /// cannot be given to another file, and its (dev, ino, size, mtime,
+    /// ctime). While the document's path still shows exactly these, its
+    /// bytes are the cached ones and need not be read again.
+    seen: Option<(File, DocStamp)>,
+}
+
+type DocStamp = (u64, u64, u64, i128, i128);
+
+fn doc_stamp(meta: &fs::Metadata) -> DocStamp {
+    use std::os::unix::fs::MetadataExt;
+    (
+        meta.dev(),
+        meta.ino(),
+        meta.len(),
+        mtime_ns(meta),
+        ctime_ns(meta),
+    )
 }
 
 const EVIDENCE_FILE: &str = "evidence.json";
@@ -383,6 +424,8 @@ impl SessionStore {
                 if bytes != cache.bytes {
                     replace_file(p, &bytes)?;
                     cache.bytes = bytes;
+                    // Another file now: read (once) before it is trusted.
+                    cache.seen = None;
                 }
             }
             Ok(())
@@ -399,29 +442,50 @@ impl SessionStore {
         self.with_evidence(|_, cache| Ok(cache.map.get(path).cloned()))
     }
 
-    /// Run `f` on the evidence document as it is on disk now: its bytes are
-    /// read on every call, and parsed only when they differ from the cached
-    /// ones. An absent document is an empty map. When `f` fails, the cache
-    /// is dropped: it may no longer match the bytes on disk.
+    /// Run `f` on the evidence document as it is on disk now. Its bytes
+    /// are read again unless one `statx` shows the very file read last time,
+    /// unchanged and settled (see [`EvidenceCache::seen`]); they are parsed
+    /// only when they differ from the cached ones. An absent document is an
+    /// empty map. When `f` fails, the cache is dropped: it may no longer
+    /// match the bytes on disk.
     fn with_evidence<R>(
         &self,
         f: impl FnOnce(&Path, &mut EvidenceCache) -> ToolResult<R>,
     ) -> ToolResult<R> {
         let p = self.dir.join(EVIDENCE_FILE);
-        let bytes = read_doc(&p)?.unwrap_or_default();
         let mut guard = self
             .evidence
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let unchanged = match guard.as_ref().and_then(|c| c.seen.as_ref()) {
+            Some((_, stamp)) => fs::metadata(&p).is_ok_and(|m| doc_stamp(&m) == *stamp),
+            None => false,
+        };
         let cache = match guard.take() {
-            Some(c) if c.bytes == bytes => c,
-            _ => EvidenceCache {
-                map: match bytes.is_empty() {
-                    true => EvidenceMap::new(),
-                    false => parse_doc(&p, &bytes)?,
-                },
-                bytes,
-            },
+            Some(c) if unchanged => c,
+            old => {
+                let (bytes, file) = match read_doc_file(&p)? {
+                    Some((b, file, meta)) => {
+                        let seen = settled(&meta, now_ns()).then(|| (file, doc_stamp(&meta)));
+                        (b, seen)
+                    }
+                    None => (Vec::new(), None),
+                };
+                match old {
+                    Some(mut c) if c.bytes == bytes => {
+                        c.seen = file;
+                        c
+                    }
+                    _ => EvidenceCache {
+                        map: match bytes.is_empty() {
+                            true => EvidenceMap::new(),
+                            false => parse_doc(&p, &bytes)?,
+                        },
+                        bytes,
+                        seen: file,
+                    },
+                }
+            }
         };
         let r = f(&p, guard.insert(cache));
         if r.is_err() {
@@ -488,6 +552,20 @@ fn lock_file(p: &Path) -> ToolResult<FileLock> {
 /// to a power cut only means "read it again". Readers never see a torn file.
 fn replace_file(path: &Path, bytes: &[u8]) -> ToolResult<()> {
     replace_via_temp(path, bytes, false)
+}
+
+/// A session document's bytes, the open file and its metadata (None when
+/// absent).
+fn read_doc_file(p: &Path) -> ToolResult<Option<(Vec<u8>, File, fs::Metadata)>> {
+    let err = |e: std::io::Error| ToolError::from_io(p.display(), &e);
+    let mut file = match File::open(p) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(err(e)),
+    };
+    let meta = file.metadata().map_err(err)?;
+    let bytes = crate::text::read_sized(&mut file, meta.len(), u64::MAX).map_err(err)?;
+    Ok(Some((bytes, file, meta)))
 }
 
 /// A session document's bytes (None when absent).
@@ -602,6 +680,21 @@ mod tests {
 
     #[test]
     fn a_warm_store_sees_evidence_another_process_wrote_or_removed() {
+        warm_store_sees_another_process();
+    }
+
+    #[test]
+    fn a_settled_evidence_document_still_shows_other_processes_changes() {
+        settle_all();
+        warm_store_sees_another_process();
+    }
+
+    /// From now on in this test, every file's times look settled.
+    fn settle_all() {
+        TEST_NOW.with(|c| c.set(Some(now_ns() + 3600 * 1_000_000_000)));
+    }
+
+    fn warm_store_sees_another_process() {
         let d = tempfile::tempdir().unwrap();
         let (warm, other) = (store(d.path()), store(d.path()));
         let (f, g) = (d.path().join("f.txt"), d.path().join("g.txt"));
@@ -610,11 +703,14 @@ mod tests {
         let (mf, mg) = (fs::metadata(&f).unwrap(), fs::metadata(&g).unwrap());
         warm.record_read(ReadEvidence::of(&f, b"a\n", &mf, true, None))
             .unwrap();
+        // Loaded twice: a second load may trust the document's stamp.
+        assert!(warm.evidence(&f).unwrap().is_some());
         assert!(warm.evidence(&f).unwrap().is_some());
         // Another store (as another process would) adds g and drops f.
         other
             .record_read(ReadEvidence::of(&g, b"b\n", &mg, true, None))
             .unwrap();
+        assert!(warm.evidence(&g).unwrap().is_some());
         other.forget(&f).unwrap();
         assert!(warm.evidence(&f).unwrap().is_none());
         assert!(warm.evidence(&g).unwrap().is_some());
@@ -623,6 +719,30 @@ mod tests {
             .unwrap();
         let m = other.evidence_map().unwrap();
         assert_eq!(m.keys().collect::<Vec<_>>(), vec![&f, &g]);
+    }
+
+    #[test]
+    fn a_settled_evidence_document_changed_in_place_is_read_again() {
+        settle_all();
+        let d = tempfile::tempdir().unwrap();
+        let s = store(d.path());
+        let f = d.path().join("f.txt");
+        read_as(&s, &f, "a\n", None);
+        assert!(s.evidence(&f).unwrap().is_some());
+        assert!(s.evidence(&f).unwrap().is_some());
+        // Rewritten in place (same inode, same size), as an editor or a
+        // script might; past the timestamp granularity of older kernels.
+        let doc = s.dir().join(EVIDENCE_FILE);
+        let before = fs::metadata(&doc).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let empty = format!("{{}}{}", " ".repeat(before.len() as usize - 2));
+        let mut w = OpenOptions::new().write(true).open(&doc).unwrap();
+        w.write_all(empty.as_bytes()).unwrap();
+        drop(w);
+        let after = fs::metadata(&doc).unwrap();
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!((after.ino(), after.len()), (before.ino(), before.len()));
+        assert!(s.evidence(&f).unwrap().is_none());
     }
 
     #[test]

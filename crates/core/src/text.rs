@@ -131,6 +131,35 @@ fn bomless_utf16(bytes: &[u8]) -> Option<Encoding> {
     }
 }
 
+/// All of `r`'s bytes, at most `max`, into a buffer sized from `expect`
+/// (the file's size from metadata already in hand): a file of that size
+/// arrives in one read, and one more read sees its end. std's
+/// `read_to_end` either stats and seeks again for a size hint (`File`) or
+/// starts with 8 KiB reads (any other reader).
+pub fn read_sized(r: &mut impl std::io::Read, expect: u64, max: u64) -> std::io::Result<Vec<u8>> {
+    let cap = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    let max = cap(max);
+    let mut buf = vec![0u8; cap(expect.saturating_add(1)).min(max)];
+    let mut n = 0;
+    loop {
+        if n == buf.len() {
+            if n >= max {
+                break;
+            }
+            // Grown past `expect`: double, up to `max`.
+            buf.resize(n.saturating_mul(2).max(8192).min(max), 0);
+        }
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(n);
+    Ok(buf)
+}
+
 /// Decode `bytes`; refuse binary and undecodable content with kind `binary`,
 /// naming what was detected.
 pub fn decode(bytes: &[u8], what: &str) -> ToolResult<Decoded> {
@@ -336,6 +365,43 @@ pub fn try_encode(text: &str, enc: Encoding, what: &str) -> ToolResult<Vec<u8>> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Hands out at most `step` bytes per read, like a pipe or a file
+    /// growing under the reader.
+    struct Trickle<'a>(&'a [u8], usize);
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let k = buf.len().min(self.1).min(self.0.len());
+            buf[..k].copy_from_slice(&self.0[..k]);
+            self.0 = &self.0[k..];
+            Ok(k)
+        }
+    }
+
+    #[test]
+    fn read_sized_reads_everything_whatever_the_expected_size() {
+        let data: Vec<u8> = (0..20_000u32).map(|i| (i % 251) as u8).collect();
+        for expect in [0, 1, 100, 19_999, 20_000, 20_001, 1 << 20] {
+            for step in [1 << 20, 4096, 7] {
+                let got = read_sized(&mut Trickle(&data, step), expect, u64::MAX).unwrap();
+                assert_eq!(got, data, "expect {expect}, step {step}");
+            }
+        }
+    }
+
+    #[test]
+    fn read_sized_stops_at_the_limit() {
+        let data = vec![b'x'; 10_000];
+        for expect in [0, 5_000, 10_000] {
+            let got = read_sized(&mut Trickle(&data, 3000), expect, 6_000).unwrap();
+            assert_eq!(got.len(), 6_000, "expect {expect}");
+        }
+        assert!(
+            read_sized(&mut Trickle(&data, 10), 10, 0)
+                .unwrap()
+                .is_empty()
+        );
+    }
 
     #[test]
     fn every_supported_encoding_round_trips() {

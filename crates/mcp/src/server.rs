@@ -305,7 +305,9 @@ impl ServerHandler for WrenchServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        Ok(self.run_call(request, context).await.into())
+        // Boxed: rmcp moves its request future several times on its way
+        // into a task, and a call's future is kilobytes.
+        Ok(Box::pin(self.run_call(request, context)).await.into())
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {

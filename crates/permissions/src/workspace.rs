@@ -36,6 +36,8 @@ impl Resolved {
 pub struct Workspace {
     root: PathBuf,
     root_fd: Arc<File>,
+    /// Device and inode of `root_fd`, read once when it was opened.
+    root_id: (u64, u64),
 }
 
 /// Workspaces this process opened, by the root path as given: a long-lived
@@ -53,8 +55,8 @@ impl Workspace {
         if let Some(i) = opened.iter().position(|(p, _)| p == root) {
             let ws = &opened[i].1;
             use std::os::unix::fs::MetadataExt;
-            if let (Ok(a), Ok(b)) = (ws.root_fd.metadata(), std::fs::metadata(root))
-                && (a.dev(), a.ino()) == (b.dev(), b.ino())
+            if let Ok(b) = std::fs::metadata(root)
+                && ws.root_id == (b.dev(), b.ino())
             {
                 return Ok(ws.clone());
             }
@@ -73,15 +75,18 @@ impl Workspace {
             .map_err(|e| ToolError::from_io(format!("workspace root {}", root.display()), &e))?;
         let dir = File::open(&canon)
             .map_err(|e| ToolError::from_io(format!("workspace root {}", canon.display()), &e))?;
-        if !dir.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+        let meta = dir.metadata().ok().filter(Metadata::is_dir);
+        let Some(meta) = meta else {
             return Err(ToolError::invalid_args(format!(
                 "workspace root {} is not a directory; pass --root DIR",
                 canon.display()
             )));
-        }
+        };
+        use std::os::unix::fs::MetadataExt;
         Ok(Workspace {
             root: canon,
             root_fd: Arc::new(dir),
+            root_id: (meta.dev(), meta.ino()),
         })
     }
 

@@ -6,7 +6,6 @@ use base64::Engine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fs::Metadata;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use wrench_core::text::{self, Encoding};
 use wrench_core::{
@@ -167,8 +166,8 @@ impl Tool for Read {
                 "offset is 1-based: the first line is offset 1",
             ));
         }
-        let (meta, _) = ws.metadata(&args.path)?;
-        if meta.is_dir() {
+        let ranged = args.offset.is_some() || args.limit.is_some();
+        let Opened::File(file) = load_file_or_dir(&ws, &args.path, ranged)? else {
             let depth = args.depth.unwrap_or(1);
             if !(1..=READ_MAX_DEPTH).contains(&depth) {
                 return Err(ToolError::invalid_args(format!(
@@ -176,9 +175,7 @@ impl Tool for Read {
                 )));
             }
             return read_dir(&ws, &args.path, depth);
-        }
-        let ranged = args.offset.is_some() || args.limit.is_some();
-        let file = load(&ws, &args.path, ranged)?;
+        };
         if let Some(mime) = image_mime(&file.bytes) {
             return image(&file, mime);
         }
@@ -223,15 +220,31 @@ pub(crate) struct Loaded {
 
 /// Open and read a regular file through the workspace, within the size caps.
 pub(crate) fn load(ws: &Workspace, p: &str, ranged: bool) -> ToolResult<Loaded> {
-    let (mut f, r, rel) = ws.open_real(p, libc::O_RDONLY)?;
+    match load_file_or_dir(ws, p, ranged)? {
+        Opened::File(f) => Ok(*f),
+        Opened::Dir(shown) => Err(ToolError::invalid_args(format!(
+            "{shown} is a directory; use `read` without a line range or `ls` to list it"
+        ))),
+    }
+}
+
+/// What [`load_file_or_dir`] found.
+pub(crate) enum Opened {
+    File(Box<Loaded>),
+    /// A directory (as shown in messages).
+    Dir(String),
+}
+
+/// [`load`], or the directory `p` is: one open either way (non-blocking, so
+/// that a FIFO is refused rather than waited on).
+pub(crate) fn load_file_or_dir(ws: &Workspace, p: &str, ranged: bool) -> ToolResult<Opened> {
+    let (mut f, r, rel) = ws.open_real(p, libc::O_RDONLY | libc::O_NONBLOCK)?;
     let meta = f
         .metadata()
         .map_err(|e| ToolError::from_io(r.display_rel(), &e))?;
     let shown = r.display_rel();
     if meta.is_dir() {
-        return Err(ToolError::invalid_args(format!(
-            "{shown} is a directory; use `read` without a line range or `ls` to list it"
-        )));
+        return Ok(Opened::Dir(shown));
     }
     if !meta.is_file() {
         return Err(ToolError::unsupported(format!(
@@ -249,18 +262,16 @@ pub(crate) fn load(ws: &Workspace, p: &str, ranged: bool) -> ToolResult<Loaded> 
             "{shown} has {len} bytes, over the {READ_WHOLE_FILE_MAX_BYTES}-byte limit for a whole-file read; pass offset and limit to read a part (e.g. offset=1, limit=500), or use `grep` to find the lines you need"
         )));
     }
-    // Sized from the metadata already in hand; through `Take` so std does
-    // not stat and seek again for a size hint (and a file growing while it
-    // is read stops at the limit).
-    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-    std::io::Read::read_to_end(&mut (&mut f).take(READ_MAX_FILE_BYTES), &mut bytes)
+    // Sized from the metadata already in hand (a file growing while it is
+    // read stops at the limit).
+    let bytes = wrench_core::text::read_sized(&mut f, len, READ_MAX_FILE_BYTES)
         .map_err(|e| ToolError::from_io(&shown, &e))?;
-    Ok(Loaded {
+    Ok(Opened::File(Box::new(Loaded {
         shown,
         abs: ws.root().join(rel),
         bytes,
         meta,
-    })
+    })))
 }
 
 /// Record evidence for the lines a view showed; the file's SHA-256 (hex).

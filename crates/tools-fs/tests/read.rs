@@ -315,3 +315,60 @@ async fn read_region_refuses_bad_ranges() {
         .await;
     assert_eq!(err.kind, ErrorKind::TooLarge);
 }
+
+#[tokio::test]
+async fn read_refuses_a_fifo_without_waiting_for_a_writer() {
+    let f = Fixture::new();
+    let p = f.write("placeholder", "");
+    let fifo = p.with_file_name("pipe");
+    let ok = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "mkfifo failed");
+    // Should a read wait for a writer, this one comes after five seconds
+    // (and says so) so that the test fails instead of hanging.
+    let unblocked = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (flag, path) = (unblocked.clone(), fifo.clone());
+    std::thread::spawn(move || {
+        use std::os::unix::fs::OpenOptionsExt;
+        for _ in 0..50 {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let w = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&path);
+        if w.is_ok() {
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    });
+    for (tool, args) in [
+        ("read", json!({"path": "pipe"})),
+        (
+            "read_region",
+            json!({"path": "pipe", "start_line": 1, "end_line": 2}),
+        ),
+    ] {
+        let e = f.error(tool, args).await;
+        let waited = unblocked.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(!waited, "{tool} waited for a writer on the FIFO");
+        assert_eq!(e.kind, ErrorKind::Unsupported, "{tool}: {}", e.message);
+        assert!(e.message.contains("not a regular file"), "{}", e.message);
+    }
+}
+
+#[tokio::test]
+async fn read_region_of_a_directory_says_to_list_it() {
+    let f = Fixture::new();
+    f.write("src/a.rs", "\n");
+    let e = f
+        .error(
+            "read_region",
+            json!({"path": "src", "start_line": 1, "end_line": 2}),
+        )
+        .await;
+    assert_eq!(e.kind, ErrorKind::InvalidArgs);
+    assert!(e.message.starts_with("src is a directory"), "{}", e.message);
+}
