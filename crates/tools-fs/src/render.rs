@@ -30,22 +30,8 @@ pub fn line_count(text: &str) -> u64 {
     if text.is_empty() {
         return 0;
     }
-    let n = memchr_count(text.as_bytes());
+    let n = memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64;
     if text.ends_with('\n') { n } else { n + 1 }
-}
-
-/// Newlines in `b`. Counted in blocks of 255 bytes into a byte-wide sum,
-/// which the compiler turns into wide vector compares; a `usize` count per
-/// byte would be widened to 64-bit lanes, several times slower.
-fn memchr_count(b: &[u8]) -> u64 {
-    b.chunks(255)
-        .map(|c| {
-            u64::from(
-                c.iter()
-                    .fold(0u8, |n, &x| n.wrapping_add(u8::from(x == b'\n'))),
-            )
-        })
-        .sum()
 }
 
 /// Number lines `first..` of `text`, at most `max_lines` of them and at most
@@ -69,40 +55,53 @@ pub fn number_lines(
     let mut num = LineNo::new(first);
     let end = first.saturating_add(max_lines);
     // The lines of `lines`, found with a vectorized newline search.
-    let body = text.strip_suffix('\n').unwrap_or(text);
+    let body = text.strip_suffix('\n').unwrap_or(text).as_bytes();
     let mut from = 0usize;
-    let breaks = memchr::memchr_iter(b'\n', body.as_bytes())
-        .chain(std::iter::once(body.len()))
-        .take_while(|_| !text.is_empty());
-    for (i, at) in breaks.enumerate() {
-        // '\n' is ASCII, so both ends are char boundaries.
+    let mut n = 0u64;
+    while !text.is_empty() && from <= body.len() {
+        let rest = body.get(from..).unwrap_or_default();
+        let at = memchr::memchr(b'\n', rest).map_or(body.len(), |i| from + i);
         let raw = body.get(from..at).unwrap_or_default();
         from = at + 1;
-        let n = i as u64 + 1;
+        n += 1;
         if n < first {
             continue;
         }
         if n >= end {
             break;
         }
-        let line = raw.strip_suffix('\r').unwrap_or(raw);
-        let (shown, cut) = cut_line(line, max_line_chars);
+        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
         let prefix = num.right_aligned();
-        let marker_len = cut.map_or(0, |more| MARKER_OVERHEAD + decimal_len(more as u64));
-        let entry_len = prefix.len() + 1 + shown.len() + marker_len + 1;
-        if last >= first && out.len() + entry_len > max_chars {
-            break;
+        if line.len() <= max_line_chars {
+            // The common case: a whole line, no marker.
+            let entry_len = prefix.len() + line.len() + 2;
+            if last >= first && out.len() + entry_len > max_chars {
+                break;
+            }
+            out.extend_from_slice(prefix);
+            out.push(b'\t');
+            out.extend_from_slice(line);
+            out.push(b'\n');
+        } else {
+            // '\n' and '\r' are ASCII, so the line is whole UTF-8.
+            let line = std::str::from_utf8(line).unwrap_or_default();
+            let (shown, cut) = cut_line(line, max_line_chars);
+            let marker_len = cut.map_or(0, |more| MARKER_OVERHEAD + decimal_len(more as u64));
+            let entry_len = prefix.len() + 1 + shown.len() + marker_len + 1;
+            if last >= first && out.len() + entry_len > max_chars {
+                break;
+            }
+            out.extend_from_slice(prefix);
+            out.push(b'\t');
+            out.extend_from_slice(shown.as_bytes());
+            if let Some(more) = cut {
+                cut_lines += 1;
+                out.extend_from_slice("… [line cut: ".as_bytes());
+                out.extend_from_slice(NumBuf::default().digits(more as u64).as_bytes());
+                out.extend_from_slice(b" more chars]");
+            }
+            out.push(b'\n');
         }
-        out.extend_from_slice(prefix);
-        out.push(b'\t');
-        out.extend_from_slice(shown.as_bytes());
-        if let Some(more) = cut {
-            cut_lines += 1;
-            out.extend_from_slice("… [line cut: ".as_bytes());
-            out.extend_from_slice(NumBuf::default().digits(more as u64).as_bytes());
-            out.extend_from_slice(b" more chars]");
-        }
-        out.push(b'\n');
         last = n;
         num.increment();
     }
@@ -319,10 +318,12 @@ mod tests {
     }
 
     #[test]
-    fn newlines_are_counted_across_block_edges() {
-        for len in [0usize, 1, 254, 255, 256, 510, 511, 1000] {
+    fn line_count_agrees_with_lines_at_any_length() {
+        for len in [0usize, 1, 31, 32, 33, 63, 64, 65, 255, 256, 1000] {
             let t = "\n".repeat(len);
-            assert_eq!(memchr_count(t.as_bytes()), len as u64);
+            assert_eq!(line_count(&t), len as u64);
+            let u = format!("{t}tail");
+            assert_eq!(line_count(&u), lines(&u).count() as u64);
         }
     }
 
