@@ -7,10 +7,16 @@
 # whose speed drifts (a shared VM) weighs on both alike; the ratio reported
 # is the median of the rounds' ratios.
 #
+# A third server runs in every round: tests/mcp/floor (mcp-floor), which does
+# no work and answers each call with the very bytes wrench answered. Its
+# ratio is the best any server can score with that client on this machine
+# at that moment; wrench's distance from it is what wrench itself costs.
+#
 # usage: tests/mcp/bench.sh [--calls N] [--rounds R] WRENCH_BIN [FILE]
 #   FILE defaults to crates/core/src/executor.rs; it is copied into a temp dir
 #   that serves as both servers' root.
-# Needs: python3 with `mcp`, node, target/ci-node (bash .ci/install.sh).
+# Needs: python3 with `mcp`, node, target/ci-node (bash .ci/install.sh),
+# cargo (the floor is built in release under target/mcp-floor).
 # Env: MCP_LATENCY (path of mcp_latency.py), WRENCH_NODE_MODULES.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -38,6 +44,34 @@ cp "$FILE" "$tmp/root/file.txt"
 root="$(cd "$tmp/root" && pwd -P)"
 export WRENCH_STATE_DIR="$tmp/state" WRENCH_CONFIG="$tmp/config.toml"
 : > "$WRENCH_CONFIG"
+cargo build --release --quiet --manifest-path "$here/floor/Cargo.toml" --target-dir "$ws/target/mcp-floor"
+FLOOR="$ws/target/mcp-floor/release/mcp-floor"
+# The floor's canned answer: the result wrench gives to the benched call.
+python3 - "$WRENCH" "$root" "$tmp/result.json" <<'PY'
+import json, subprocess, sys
+wrench, root, out = sys.argv[1:]
+msgs = [
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+     "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read", "arguments": {"path": "file.txt"}}},
+]
+p = subprocess.Popen([wrench, "mcp", "serve", "--root", root], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=root)
+for m in msgs:
+    p.stdin.write((json.dumps(m) + "\n").encode())
+    p.stdin.flush()
+    if "id" in m:
+        while True:
+            reply = json.loads(p.stdout.readline())
+            if reply.get("id") == m["id"]:
+                break
+p.stdin.close()
+p.wait()
+if "result" not in reply or reply["result"].get("isError"):
+    sys.exit(f"bench.sh: wrench did not read the file: {reply}")
+with open(out, "w") as f:
+    json.dump(reply["result"], f, separators=(",", ":"), ensure_ascii=False)
+PY
 for client in sdk raw; do
   echo "== client: $client, $CALLS sequential reads of $(wc -c < "$root/file.txt") bytes, $ROUNDS rounds"
   for r in $(seq 1 "$ROUNDS"); do
@@ -45,6 +79,10 @@ for client in sdk raw; do
     python3 "$LAT" --client "$client" --starts 3 --list-calls 10 --calls "$CALLS" \
       --server "$WRENCH mcp serve --root $root" --call "read:{\"path\":\"file.txt\"}" \
       --json "$tmp/wrench-$client-$r.json"
+    echo "-- round $r: mcp-floor (no work, wrench's answer bytes): read"
+    python3 "$LAT" --client "$client" --starts 3 --list-calls 10 --calls "$CALLS" \
+      --server "$FLOOR $tmp/result.json" --call "read:{\"path\":\"file.txt\"}" \
+      --json "$tmp/floor-$client-$r.json"
     echo "-- round $r: server-filesystem: read_text_file"
     python3 "$LAT" --client "$client" --starts 3 --list-calls 10 --calls "$CALLS" \
       --server "node $FS $root" --call "read_text_file:{\"path\":\"$root/file.txt\"}" \
@@ -57,14 +95,18 @@ def med(p):
     d = json.load(open(p))
     return next(r for r in d["rows"] if r.get("measure") == "call")["median"]
 try:
-    pairs = [(med(f"{tmp}/wrench-{client}-{r}.json"), med(f"{tmp}/fs-{client}-{r}.json"))
-             for r in range(1, rounds + 1)]
-    for i, (w, f) in enumerate(pairs, 1):
-        print(f"   round {i}: wrench {w*1e3:.3f} ms, server-filesystem {f*1e3:.3f} ms, ratio {w/f:.3f}")
-    ratio = statistics.median(w / f for w, f in pairs)
-    w = statistics.median(w for w, _ in pairs)
-    f = statistics.median(f for _, f in pairs)
-    print(f"== {client}: median wrench {w*1e3:.3f} ms, server-filesystem {f*1e3:.3f} ms, ratio {ratio:.3f} (median of {rounds} rounds; goal <= 0.2)")
+    rows = [(med(f"{tmp}/wrench-{client}-{r}.json"), med(f"{tmp}/fs-{client}-{r}.json"),
+             med(f"{tmp}/floor-{client}-{r}.json")) for r in range(1, rounds + 1)]
+    for i, (w, f, z) in enumerate(rows, 1):
+        print(f"   round {i}: wrench {w*1e3:.3f} ms, server-filesystem {f*1e3:.3f} ms, ratio {w/f:.3f}; "
+              f"floor {z*1e3:.3f} ms, ratio {z/f:.3f}")
+    ratio = statistics.median(w / f for w, f, _ in rows)
+    floor = statistics.median(z / f for _, f, z in rows)
+    w = statistics.median(r[0] for r in rows)
+    f = statistics.median(r[1] for r in rows)
+    z = statistics.median(r[2] for r in rows)
+    print(f"== {client}: median wrench {w*1e3:.3f} ms, server-filesystem {f*1e3:.3f} ms, ratio {ratio:.3f} "
+          f"(median of {rounds} rounds; goal <= 0.2); zero-work floor {z*1e3:.3f} ms, ratio {floor:.3f}")
 except Exception as e:
     print(f"(could not compare the JSON results: {e})")
 PY
