@@ -706,8 +706,31 @@ const PEM_WINDOW: usize = 64 * 1024;
 
 struct Rule {
     kind: &'static str,
-    re: Regex,
+    re: LazyRegex,
     check: Check,
+}
+
+/// A rule's regex, compiled the first time a text needs it. Most rules are
+/// gated by keywords that most texts never contain; compiling every rule
+/// up front cost each process (a one-shot `wrench read` too) ~25 ms.
+struct LazyRegex {
+    pattern: &'static str,
+    cell: OnceLock<Option<Regex>>,
+}
+
+impl LazyRegex {
+    fn new(pattern: &'static str) -> Self {
+        LazyRegex {
+            pattern,
+            cell: OnceLock::new(),
+        }
+    }
+
+    /// The compiled regex; None only for a pattern that does not compile
+    /// (a bug `every_rule_compiles` catches), whose rule then finds nothing.
+    fn get(&self) -> Option<&Regex> {
+        self.cell.get_or_init(|| compile(self.pattern)).as_ref()
+    }
 }
 
 struct Inner {
@@ -836,13 +859,10 @@ impl Redactor {
         let common_variants: Vec<String> =
             COMMON_WORDS.iter().flat_map(|k| case_variants(k)).collect();
         for spec in SPECS {
-            let Some(re) = compile(spec.pattern) else {
-                continue;
-            };
             let idx = rules.len();
             rules.push(Rule {
                 kind: spec.kind,
-                re,
+                re: LazyRegex::new(spec.pattern),
                 check: spec.check,
             });
             let variants: Vec<String> = if spec.pattern.starts_with("(?i)") {
@@ -1072,9 +1092,12 @@ impl Redactor {
             }
             _ => {}
         }
+        let Some(re) = rule.re.get() else {
+            return;
+        };
         let mut pos = 0;
         while pos <= text.len() {
-            let Some(caps) = rule.re.captures_at(text, pos) else {
+            let Some(caps) = re.captures_at(text, pos) else {
                 break;
             };
             let Some(whole) = caps.get(0) else {
@@ -1107,9 +1130,12 @@ impl Redactor {
         markers: &[(usize, usize)],
         out: &mut Vec<Raw>,
     ) {
+        let Some(re) = rule.re.get() else {
+            return;
+        };
         let mut pos = 0;
         while pos <= text.len() {
-            let Some(m) = rule.re.find_at(text, pos) else {
+            let Some(m) = re.find_at(text, pos) else {
                 break;
             };
             if m.start() < m.end() && !overlaps(markers, m.start(), m.end()) {
@@ -1138,9 +1164,12 @@ impl Redactor {
         out: &mut Vec<Raw>,
     ) {
         let cli = rule.check == Check::CliFlag;
+        let Some(re) = rule.re.get() else {
+            return;
+        };
         let mut pos = 0;
         while pos <= text.len() {
-            let Some(m) = rule.re.find_at(text, pos) else {
+            let Some(m) = re.find_at(text, pos) else {
                 break;
             };
             let parsed = if cli {
@@ -2754,6 +2783,13 @@ mod tests {
     #[test]
     fn every_rule_compiles() {
         assert_eq!(r().inner.rules.len(), SPECS.len());
+        for rule in &r().inner.rules {
+            assert!(
+                rule.re.get().is_some(),
+                "{} does not compile",
+                rule.re.pattern
+            );
+        }
         assert!(!r().inner.keyword_res.is_empty());
         for spec in SPECS {
             for k in spec.keywords {
