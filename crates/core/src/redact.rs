@@ -714,14 +714,14 @@ struct Rule {
 /// gated by keywords that most texts never contain; compiling every rule
 /// up front cost each process (a one-shot `wrench read` too) ~25 ms.
 struct LazyRegex {
-    pattern: &'static str,
+    pattern: Cow<'static, str>,
     cell: OnceLock<Option<Regex>>,
 }
 
 impl LazyRegex {
-    fn new(pattern: &'static str) -> Self {
+    fn new(pattern: impl Into<Cow<'static, str>>) -> Self {
         LazyRegex {
-            pattern,
+            pattern: pattern.into(),
             cell: OnceLock::new(),
         }
     }
@@ -729,7 +729,7 @@ impl LazyRegex {
     /// The compiled regex; None only for a pattern that does not compile
     /// (a bug `every_rule_compiles` catches), whose rule then finds nothing.
     fn get(&self) -> Option<&Regex> {
-        self.cell.get_or_init(|| compile(self.pattern)).as_ref()
+        self.cell.get_or_init(|| compile(&self.pattern)).as_ref()
     }
 }
 
@@ -746,10 +746,10 @@ struct Inner {
     common: Vec<usize>,
     /// Any of [`COMMON_WORDS`] (in its case variants).
     common_re: Option<Regex>,
-    marker_re: Option<Regex>,
-    pem_cont: Option<Regex>,
-    pem_end_at: Option<Regex>,
-    pem_end: Option<Regex>,
+    marker_re: LazyRegex,
+    pem_cont: LazyRegex,
+    pem_end_at: LazyRegex,
+    pem_end: LazyRegex,
     /// Recent texts that held no secret.
     clean: std::sync::Mutex<CleanCache>,
 }
@@ -928,18 +928,19 @@ impl Redactor {
         let common_alt: Vec<String> = common_variants.iter().map(|k| regex::escape(k)).collect();
         let common_re = compile(&common_alt.join("|"));
         let kinds_alt: Vec<String> = KINDS.iter().map(|k| regex::escape(k)).collect();
-        let marker_re = compile(&format!(
+        let marker_re = LazyRegex::new(format!(
             "{}(?:{})\\]",
             regex::escape(REDACTION_PREFIX),
             kinds_alt.join("|")
         ));
-        let pem_cont = compile(
+        let pem_cont = LazyRegex::new(
             r"\A(?:(?:\r?\n|\\r\\n|\\n)[ \t]*(?:[A-Za-z][A-Za-z0-9\-]*:[ \t][^\r\n\\]*|[A-Za-z0-9+/=]+)?[ \t]*)*",
         );
-        let pem_end_at = compile(
+        let pem_end_at = LazyRegex::new(
             r"\A(?:\s|\\[rn])*-{4,5} ?END[ A-Z0-9_\-]{0,100}PRIVATE KEY(?: BLOCK)? ?-{4,5}",
         );
-        let pem_end = compile(r"-{4,5} ?END[ A-Z0-9_\-]{0,100}PRIVATE KEY(?: BLOCK)? ?-{4,5}");
+        let pem_end =
+            LazyRegex::new(r"-{4,5} ?END[ A-Z0-9_\-]{0,100}PRIVATE KEY(?: BLOCK)? ?-{4,5}");
         Redactor {
             inner: Arc::new(Inner {
                 rules,
@@ -1075,7 +1076,7 @@ impl Redactor {
         if !text.contains(REDACTION_PREFIX) {
             return Vec::new();
         }
-        match &self.inner.marker_re {
+        match self.inner.marker_re.get() {
             Some(re) => re.find_iter(text).map(|m| (m.start(), m.end())).collect(),
             None => Vec::new(),
         }
@@ -1271,7 +1272,7 @@ impl Redactor {
         let rest = &text[hdr_end..];
         let cont = inner
             .pem_cont
-            .as_ref()
+            .get()
             .and_then(|re| re.find(rest))
             .map_or(0, |m| m.end());
         let mut after = hdr_end + cont;
@@ -1291,7 +1292,7 @@ impl Redactor {
         }
         if let Some(m) = inner
             .pem_end_at
-            .as_ref()
+            .get()
             .and_then(|re| re.find(&text[after..]))
         {
             return after + m.end();
@@ -1302,7 +1303,7 @@ impl Redactor {
         }
         if let Some(m) = inner
             .pem_end
-            .as_ref()
+            .get()
             .and_then(|re| re.find(&text[hdr_end..limit]))
         {
             let between = &text[hdr_end..hdr_end + m.start()];
@@ -2805,10 +2806,10 @@ mod tests {
             "NEUTRAL_WORDS unsorted"
         );
         assert!(r().inner.common_re.is_some());
-        assert!(r().inner.marker_re.is_some());
-        assert!(r().inner.pem_cont.is_some());
-        assert!(r().inner.pem_end_at.is_some());
-        assert!(r().inner.pem_end.is_some());
+        assert!(r().inner.marker_re.get().is_some());
+        assert!(r().inner.pem_cont.get().is_some());
+        assert!(r().inner.pem_end_at.get().is_some());
+        assert!(r().inner.pem_end.get().is_some());
     }
 
     // ---- more forms of the same formats -------------------------------------------------
