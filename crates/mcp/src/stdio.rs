@@ -5,7 +5,7 @@
 //! the transport's share of a call:
 //!
 //! - out: a tool result's long texts (a whole file from `read`, a long grep)
-//!   are escaped by [`escape_json_str`], eight plain bytes at a time, instead
+//!   are escaped by [`escape_json_str`], sixteen plain bytes at a time, instead
 //!   of serde_json's escaper, which was the largest single cost of a read;
 //! - in: a `tools/call` request is read as one directly instead of through
 //!   rmcp's 22-way untagged `ClientRequest` (see `parse_message`).
@@ -389,7 +389,7 @@ const ESCAPES: ([[u8; 8]; 256], [u8; 256]) = {
 /// Append `s` to `out` as a quoted JSON string, byte for byte what
 /// serde_json writes (`\b \t \n \f \r \" \\`, other controls as `\u00xx`).
 ///
-/// Eight bytes are stored per step whatever they hold, and the output
+/// Sixteen bytes (SSE2; eight elsewhere) are stored per step whatever they hold, and the output
 /// position advances only past the plain ones; an escape is one table
 /// lookup and one eight-byte store. No branch depends on which escape it is.
 pub fn escape_json_str(out: &mut Vec<u8>, s: &str) {
@@ -416,38 +416,74 @@ pub fn escape_json_str(out: &mut Vec<u8>, s: &str) {
     out.truncate(pos + 1);
 }
 
-/// Escape `b` into `dst`, which has room for `6 * b.len() + 8` bytes;
+/// Bit `i` set where byte `i` of `a` must be escaped in JSON: a control
+/// character, `"` or `\\`. Exact for every byte (SSE2, part of x86-64).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+fn escape_mask16(a: &[u8; 16]) -> u32 {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x,
+        _mm_set1_epi8,
+    };
+    let (mut lo, mut hi) = ([0u8; 8], [0u8; 8]);
+    lo.copy_from_slice(&a[..8]);
+    hi.copy_from_slice(&a[8..]);
+    let v = _mm_set_epi64x(i64::from_le_bytes(hi), i64::from_le_bytes(lo));
+    // max(v, 0x1f) == 0x1f exactly where v <= 0x1f (unsigned).
+    let ctl = _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
+    let q = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+    let bs = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+    (_mm_movemask_epi8(_mm_or_si128(ctl, _mm_or_si128(q, bs))) as u32) & 0xffff
+}
+
+/// Escape `b` into `dst`, which has room for `6 * b.len() + 16` bytes;
 /// returns the bytes written.
 #[inline]
 fn escape_block(dst: &mut [u8], b: &[u8]) -> usize {
-    let (seq, len) = (&ESCAPES.0, &ESCAPES.1);
-    let mut pos = 0;
-    let mut i = 0;
+    let (mut pos, mut i) = (0, 0);
+    // Sixteen bytes a step where SSE2 is there, then eight (SWAR), then one.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    while i + 16 <= b.len() {
+        let mut a = [0u8; 16];
+        a.copy_from_slice(&b[i..i + 16]);
+        dst[pos..pos + 16].copy_from_slice(&a);
+        // SAFETY: the loop is compiled only where the build enables SSE2
+        // (every x86-64 target does), the one feature escape_mask16 uses.
+        let m = unsafe { escape_mask16(&a) };
+        (pos, i) = advance(dst, b, (pos, i), m.trailing_zeros() as usize, 16);
+    }
     while i + 8 <= b.len() {
         let mut a = [0u8; 8];
         a.copy_from_slice(&b[i..i + 8]);
         dst[pos..pos + 8].copy_from_slice(&a);
         let m = escape_mask(u64::from_le_bytes(a));
-        if m == 0 {
-            pos += 8;
-            i += 8;
-            continue;
-        }
-        let k = (m.trailing_zeros() / 8) as usize;
-        pos += k;
-        i += k;
-        let c = usize::from(b[i]);
-        dst[pos..pos + 8].copy_from_slice(&seq[c]);
-        pos += usize::from(len[c]);
-        i += 1;
+        (pos, i) = advance(dst, b, (pos, i), (m.trailing_zeros() / 8) as usize, 8);
     }
     while i < b.len() {
-        let c = usize::from(b[i]);
-        dst[pos..pos + 8].copy_from_slice(&seq[c]);
-        pos += usize::from(len[c]);
-        i += 1;
+        (pos, i) = advance(dst, b, (pos, i), 0, 1);
     }
     pos
+}
+
+/// One step of [`escape_block`] over a window of `width` bytes at `i`,
+/// already copied to `pos`, whose first `plain` bytes need no escape: past
+/// the window if all are plain, else past the plain ones and the escape
+/// of the byte after them (the table gives a plain byte as itself).
+#[inline(always)]
+fn advance(
+    dst: &mut [u8],
+    b: &[u8],
+    (pos, i): (usize, usize),
+    plain: usize,
+    width: usize,
+) -> (usize, usize) {
+    if plain >= width {
+        return (pos + width, i + width);
+    }
+    let (pos, i) = (pos + plain, i + plain);
+    let c = usize::from(b[i]);
+    dst[pos..pos + 8].copy_from_slice(&ESCAPES.0[c]);
+    (pos + usize::from(ESCAPES.1[c]), i + 1)
 }
 
 #[cfg(test)]
