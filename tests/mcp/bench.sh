@@ -62,7 +62,10 @@ for m in msgs:
     p.stdin.flush()
     if "id" in m:
         while True:
-            reply = json.loads(p.stdout.readline())
+            line = p.stdout.readline()
+            if not line:
+                sys.exit(f"bench.sh: {wrench} mcp serve exited before answering {m['method']}")
+            reply = json.loads(line)
             if reply.get("id") == m["id"]:
                 break
 p.stdin.close()

@@ -389,9 +389,10 @@ const ESCAPES: ([[u8; 8]; 256], [u8; 256]) = {
 /// Append `s` to `out` as a quoted JSON string, byte for byte what
 /// serde_json writes (`\b \t \n \f \r \" \\`, other controls as `\u00xx`).
 ///
-/// Sixteen bytes (SSE2; eight elsewhere) are stored per step whatever they hold, and the output
-/// position advances only past the plain ones; an escape is one table
-/// lookup and one eight-byte store. No branch depends on which escape it is.
+/// Sixteen bytes (SSE2; eight elsewhere) are stored per step whatever they
+/// hold, and the output position advances only past the plain ones; an
+/// escape is one table lookup and one eight-byte store. No branch depends
+/// on which escape it is.
 pub fn escape_json_str(out: &mut Vec<u8>, s: &str) {
     // Input is taken in blocks; before each, the output gets room for the
     // block's worst case (every byte a six-byte escape) plus a word of slack,

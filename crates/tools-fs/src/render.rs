@@ -72,36 +72,32 @@ pub fn number_lines(
         }
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
         let prefix = num.right_aligned();
-        if line.len() <= max_line_chars {
-            // The common case: a whole line, no marker.
-            let entry_len = prefix.len() + line.len() + 2;
-            if last >= first && out.len() + entry_len > max_chars {
-                break;
-            }
-            out.extend_from_slice(prefix);
-            out.push(b'\t');
-            out.extend_from_slice(line);
-            out.push(b'\n');
+        let (shown, cut) = if line.len() <= max_line_chars {
+            // The common case: a whole line, no UTF-8 check, no cut search.
+            (line, None)
         } else {
             // '\n' and '\r' are ASCII, so the line is whole UTF-8.
-            let line = std::str::from_utf8(line).unwrap_or_default();
-            let (shown, cut) = cut_line(line, max_line_chars);
-            let marker_len = cut.map_or(0, |more| MARKER_OVERHEAD + decimal_len(more as u64));
-            let entry_len = prefix.len() + 1 + shown.len() + marker_len + 1;
-            if last >= first && out.len() + entry_len > max_chars {
-                break;
-            }
-            out.extend_from_slice(prefix);
-            out.push(b'\t');
-            out.extend_from_slice(shown.as_bytes());
-            if let Some(more) = cut {
-                cut_lines += 1;
-                out.extend_from_slice("… [line cut: ".as_bytes());
-                out.extend_from_slice(NumBuf::default().digits(more as u64).as_bytes());
-                out.extend_from_slice(b" more chars]");
-            }
-            out.push(b'\n');
+            let (shown, cut) = cut_line(
+                std::str::from_utf8(line).unwrap_or_default(),
+                max_line_chars,
+            );
+            (shown.as_bytes(), cut)
+        };
+        let marker_len = cut.map_or(0, |more| MARKER_OVERHEAD + decimal_len(more as u64));
+        let entry_len = prefix.len() + 1 + shown.len() + marker_len + 1;
+        if last >= first && out.len() + entry_len > max_chars {
+            break;
         }
+        out.extend_from_slice(prefix);
+        out.push(b'\t');
+        out.extend_from_slice(shown);
+        if let Some(more) = cut {
+            cut_lines += 1;
+            out.extend_from_slice("… [line cut: ".as_bytes());
+            out.extend_from_slice(NumBuf::default().digits(more as u64).as_bytes());
+            out.extend_from_slice(b" more chars]");
+        }
+        out.push(b'\n');
         last = n;
         num.increment();
     }
