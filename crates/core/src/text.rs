@@ -133,13 +133,19 @@ fn bomless_utf16(bytes: &[u8]) -> Option<Encoding> {
 
 /// All of `r`'s bytes, at most `max`, into a buffer sized from `expect`
 /// (the file's size from metadata already in hand): a file of that size
-/// arrives in one read, and one more read sees its end. std's
-/// `read_to_end` either stats and seeks again for a size hint (`File`) or
-/// starts with 8 KiB reads (any other reader).
+/// arrives in one read of `expect + 1` bytes. A regular file (what both
+/// callers pass) comes back short of a read only at its end, so a first
+/// read that returns exactly `expect` bytes is taken as the end the
+/// metadata gave, with no second read to see it. A file that has grown
+/// fills the extra byte and is read on to its real end; any other short
+/// count is read on until a read returns nothing. std's `read_to_end`
+/// either stats and seeks again for a size hint (`File`) or starts with
+/// 8 KiB reads (any other reader), and always makes that second read.
 pub fn read_sized(r: &mut impl std::io::Read, expect: u64, max: u64) -> std::io::Result<Vec<u8>> {
     let cap = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
     let max = cap(max);
-    let mut buf = vec![0u8; cap(expect.saturating_add(1)).min(max)];
+    let expect = cap(expect);
+    let mut buf = vec![0u8; expect.saturating_add(1).min(max)];
     let mut n = 0;
     loop {
         if n == buf.len() {
@@ -151,7 +157,13 @@ pub fn read_sized(r: &mut impl std::io::Read, expect: u64, max: u64) -> std::io:
         }
         match r.read(&mut buf[n..]) {
             Ok(0) => break,
-            Ok(k) => n += k,
+            Ok(k) => {
+                let first = n == 0;
+                n += k;
+                if first && n == expect && n < buf.len() {
+                    break;
+                }
+            }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
@@ -185,7 +197,7 @@ pub fn decode(bytes: &[u8], what: &str) -> ToolResult<Decoded> {
     }
     // Without a NUL byte in the sniffed head, the text is neither BOM-less
     // UTF-16 nor binary: both checks are skipped (the common case, one memchr).
-    if bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0)
+    if memchr::memchr(0, &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)]).is_some()
         && let Some(d) = nul_sniff(bytes, what)?
     {
         return Ok(d);
@@ -387,6 +399,32 @@ mod tests {
                 assert_eq!(got, data, "expect {expect}, step {step}");
             }
         }
+    }
+
+    #[test]
+    fn read_sized_makes_one_read_of_a_file_of_the_expected_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        std::fs::write(&p, vec![b'a'; 14_152]).unwrap();
+        struct Counted(std::fs::File, usize);
+        impl std::io::Read for Counted {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                self.1 += 1;
+                self.0.read(buf)
+            }
+        }
+        let mut f = Counted(std::fs::File::open(&p).unwrap(), 0);
+        let got = read_sized(&mut f, 14_152, u64::MAX).unwrap();
+        assert_eq!((got.len(), f.1), (14_152, 1));
+        // Grown since its size was taken: read on to the real end.
+        std::fs::write(&p, vec![b'b'; 20_000]).unwrap();
+        let mut f = Counted(std::fs::File::open(&p).unwrap(), 0);
+        assert_eq!(read_sized(&mut f, 14_152, u64::MAX).unwrap().len(), 20_000);
+        // Shrunk: the short read is not taken for the end until one returns 0.
+        std::fs::write(&p, vec![b'c'; 100]).unwrap();
+        let mut f = Counted(std::fs::File::open(&p).unwrap(), 0);
+        assert_eq!(read_sized(&mut f, 14_152, u64::MAX).unwrap().len(), 100);
+        assert_eq!(f.1, 2);
     }
 
     #[test]

@@ -71,7 +71,7 @@ pub fn number_lines(
             break;
         }
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let prefix = num.right_aligned();
+        let prefix = num.right_aligned_tab();
         let (shown, cut) = if line.len() <= max_line_chars {
             // The common case: a whole line, no UTF-8 check, no cut search.
             (line, None)
@@ -84,12 +84,11 @@ pub fn number_lines(
             (shown.as_bytes(), cut)
         };
         let marker_len = cut.map_or(0, |more| MARKER_OVERHEAD + decimal_len(more as u64));
-        let entry_len = prefix.len() + 1 + shown.len() + marker_len + 1;
+        let entry_len = prefix.len() + shown.len() + marker_len + 1;
         if last >= first && out.len() + entry_len > max_chars {
             break;
         }
         out.extend_from_slice(prefix);
-        out.push(b'\t');
         out.extend_from_slice(shown);
         if let Some(more) = cut {
             cut_lines += 1;
@@ -112,32 +111,35 @@ pub fn number_lines(
     }
 }
 
-/// A line number kept as right-aligned ASCII digits and counted up in
-/// place, so numbering a line costs no division and no UTF-8 check.
+/// A line number kept as right-aligned ASCII digits and a tab, counted up
+/// in place, so numbering a line costs no division and no UTF-8 check.
 struct LineNo {
-    /// Spaces, then the digits at the end.
-    buf: [u8; 26],
+    /// Spaces, then the digits, then the tab.
+    buf: [u8; 27],
     /// Index of the first digit.
     start: usize,
 }
 
 impl LineNo {
+    const TAB: usize = 26;
+
     fn new(n: u64) -> Self {
-        let mut buf = [b' '; 26];
+        let mut buf = [b' '; 27];
+        buf[Self::TAB] = b'\t';
         let mut digits = NumBuf::default();
         let d = digits.digits(n).as_bytes();
-        let start = buf.len() - d.len();
-        buf[start..].copy_from_slice(d);
+        let start = Self::TAB - d.len();
+        buf[start..Self::TAB].copy_from_slice(d);
         LineNo { buf, start }
     }
 
-    /// Like `{n:>6}`: at least six columns, wider numbers whole.
-    fn right_aligned(&self) -> &[u8] {
-        &self.buf[self.start.min(self.buf.len() - 6)..]
+    /// Like `{n:>6}\t`: at least six columns, wider numbers whole, a tab.
+    fn right_aligned_tab(&self) -> &[u8] {
+        &self.buf[self.start.min(Self::TAB - 6)..]
     }
 
     fn increment(&mut self) {
-        for i in (self.start..self.buf.len()).rev() {
+        for i in (self.start..Self::TAB).rev() {
             if self.buf[i] == b'9' {
                 self.buf[i] = b'0';
             } else {
@@ -260,9 +262,9 @@ mod tests {
         ] {
             if n < u64::MAX {
                 let mut l = LineNo::new(n);
-                assert_eq!(l.right_aligned(), format!("{n:>6}").as_bytes());
+                assert_eq!(l.right_aligned_tab(), format!("{n:>6}\t").as_bytes());
                 l.increment();
-                assert_eq!(l.right_aligned(), format!("{:>6}", n + 1).as_bytes());
+                assert_eq!(l.right_aligned_tab(), format!("{:>6}\t", n + 1).as_bytes());
             }
             assert_eq!(NumBuf::default().digits(n), n.to_string());
             assert_eq!(decimal_len(n), n.to_string().len());
