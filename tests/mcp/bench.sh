@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
 # bench.sh - side-by-side latency of 1,000 sequential reads of the same file:
 # `wrench mcp serve`'s read versus @modelcontextprotocol/server-filesystem's
-# read_text_file, measured by ../shared/bench/mcp_latency.py with the same
-# client in one run (both the Python SDK client and the raw JSON-RPC client).
-# The two servers take turns, ROUNDS times per client, so that a machine
-# whose speed drifts (a shared VM) weighs on both alike; the ratio reported
-# is the median of the rounds' ratios.
+# read_text_file, with the same client in one run, for three clients:
+#
+#   native  tests/mcp/client (mcp-client): a compiled raw JSON-RPC client
+#           that parses every answer whole with serde_json; its own cost per
+#           call is a few microseconds, so the figure is the servers';
+#   raw     ../shared/bench/mcp_latency.py's raw JSON-RPC client (Python);
+#   sdk     the same script with the official Python `mcp` SDK client.
+#
+# The Python clients spend tens of microseconds of their own per call
+# (json.loads of wrench's 18 KB answer alone takes ~70 us), the same for
+# every server, which weighs most on the fastest one.
+#
+# The servers take turns, ROUNDS times per client, so that a machine whose
+# speed drifts (a shared VM) weighs on all alike; the ratio reported is the
+# median of the rounds' ratios.
 #
 # A third server runs in every round: tests/mcp/floor (mcp-floor), which does
 # no work and answers each call with the very bytes wrench answered. Its
@@ -16,7 +26,8 @@
 #   FILE defaults to crates/core/src/executor.rs; it is copied into a temp dir
 #   that serves as both servers' root.
 # Needs: python3 with `mcp`, node, target/ci-node (bash .ci/install.sh),
-# cargo (the floor is built in release under target/mcp-floor).
+# cargo (the floor and the client are built in release under
+# target/mcp-floor and target/mcp-client).
 # Env: MCP_LATENCY (path of mcp_latency.py), WRENCH_NODE_MODULES.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -30,7 +41,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-[ $# -ge 1 ] || { sed -n '2,12p' "$0"; exit 1; }
+[ $# -ge 1 ] || { sed -n '2,32p' "$0"; exit 1; }
 WRENCH="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 FILE="${2:-$ws/crates/core/src/executor.rs}"
 LAT="${MCP_LATENCY:-$ws/../shared/bench/mcp_latency.py}"
@@ -46,6 +57,8 @@ export WRENCH_STATE_DIR="$tmp/state" WRENCH_CONFIG="$tmp/config.toml"
 : > "$WRENCH_CONFIG"
 cargo build --release --quiet --manifest-path "$here/floor/Cargo.toml" --target-dir "$ws/target/mcp-floor"
 FLOOR="$ws/target/mcp-floor/release/mcp-floor"
+cargo build --release --quiet --manifest-path "$here/client/Cargo.toml" --target-dir "$ws/target/mcp-client"
+NATIVE="$ws/target/mcp-client/release/mcp-client"
 # The floor's canned answer: the result wrench gives to the benched call.
 python3 - "$WRENCH" "$root" "$tmp/result.json" <<'PY'
 import json, subprocess, sys
@@ -75,21 +88,26 @@ if "result" not in reply or reply["result"].get("isError"):
 with open(out, "w") as f:
     json.dump(reply["result"], f, separators=(",", ":"), ensure_ascii=False)
 PY
-for client in sdk raw; do
+# One server, one client, one round: timings into $tmp/NAME-CLIENT-ROUND.json.
+measure() {
+  local name="$1" client="$2" r="$3" tool="$4" args="$5"
+  shift 5
+  if [ "$client" = native ]; then
+    "$NATIVE" --calls "$CALLS" --json "$tmp/$name-$client-$r.json" "$tool" "$args" -- "$@"
+  else
+    python3 "$LAT" --client "$client" --starts 3 --list-calls 10 --calls "$CALLS" \
+      --server "$*" --call "$tool:$args" --json "$tmp/$name-$client-$r.json"
+  fi
+}
+for client in native raw sdk; do
   echo "== client: $client, $CALLS sequential reads of $(wc -c < "$root/file.txt") bytes, $ROUNDS rounds"
   for r in $(seq 1 "$ROUNDS"); do
     echo "-- round $r: wrench mcp serve: read"
-    python3 "$LAT" --client "$client" --starts 3 --list-calls 10 --calls "$CALLS" \
-      --server "$WRENCH mcp serve --root $root" --call "read:{\"path\":\"file.txt\"}" \
-      --json "$tmp/wrench-$client-$r.json"
+    measure wrench "$client" "$r" read '{"path":"file.txt"}' "$WRENCH" mcp serve --root "$root"
     echo "-- round $r: mcp-floor (no work, wrench's answer bytes): read"
-    python3 "$LAT" --client "$client" --starts 3 --list-calls 10 --calls "$CALLS" \
-      --server "$FLOOR $tmp/result.json" --call "read:{\"path\":\"file.txt\"}" \
-      --json "$tmp/floor-$client-$r.json"
+    measure floor "$client" "$r" read '{"path":"file.txt"}' "$FLOOR" "$tmp/result.json"
     echo "-- round $r: server-filesystem: read_text_file"
-    python3 "$LAT" --client "$client" --starts 3 --list-calls 10 --calls "$CALLS" \
-      --server "node $FS $root" --call "read_text_file:{\"path\":\"$root/file.txt\"}" \
-      --json "$tmp/fs-$client-$r.json"
+    measure fs "$client" "$r" read_text_file "{\"path\":\"$root/file.txt\"}" node "$FS" "$root"
   done
   python3 - "$tmp" "$client" "$ROUNDS" <<'PY'
 import json, statistics, sys

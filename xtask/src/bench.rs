@@ -531,9 +531,10 @@ fn bench_symbols(root: &Path, dir: &Path, hf: Option<&str>, runs: usize) -> Resu
 }
 
 /// 1,000 sequential reads of one file through `wrench mcp serve` versus the
-/// reference filesystem server, the two taking turns for three rounds per
-/// client (tests/mcp/bench.sh; needs .ci/install.sh's
-/// node modules and the Python `mcp` SDK).
+/// reference filesystem server and a zero-work floor, taking turns for
+/// three rounds per client: compiled, Python raw, Python SDK
+/// (tests/mcp/bench.sh; needs .ci/install.sh's node modules and the
+/// Python `mcp` SDK).
 fn bench_mcp(root: &Path, wrench: &Path) -> Result<(), String> {
     let script = root.join("tests/mcp/bench.sh");
     let out = Command::new("bash")
