@@ -150,6 +150,12 @@ impl Client {
         }
     }
 
+    /// Close the server's input and wait for it to end.
+    fn close(&mut self) {
+        self.stdin = None;
+        let _ = self.child.wait();
+    }
+
     /// One tools/call: the size of the text it returned.
     fn call(&mut self, tool: &str, args: &Value) -> Result<usize, String> {
         let m = self.request("tools/call", json!({"name": tool, "arguments": args}))?;
@@ -167,14 +173,6 @@ impl Client {
                 .sum()
         });
         Ok(texts)
-    }
-}
-
-impl Client {
-    /// Close the server's input and wait for it to end.
-    fn close(&mut self) {
-        self.stdin = None;
-        let _ = self.child.wait();
     }
 }
 
