@@ -1,0 +1,726 @@
+//! The engine: prefilter, lazily compiled rules, merge, replace, clean cache.
+
+use crate::heuristics::*;
+use crate::rules::{Check, KINDS, specs};
+use crate::{Finding, REDACTION_PREFIX};
+use regex::{Captures, Regex};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+/// Words so common in code and prose (`key`, `token`, `pass`, ...) that scanning
+/// for every occurrence would cost more than the rules they enable: the rules whose
+/// keywords all contain one run as soon as any of them occurs (found by one
+/// early-exit search), and their own regexes, which start from these words, do the
+/// rest.
+pub(crate) const COMMON_WORDS: &[&str] = &[
+    "pass", "pwd", "secret", "token", "cred", "key", "auth", "cookie", "session", "salt", "hmac",
+    "jwt", "bearer",
+];
+
+/// Keywords per prefilter regex.
+pub(crate) const KEYWORD_CHUNK: usize = 48;
+
+/// At most this many find-and-replace passes in [`Redactor::scrub`]; real text needs
+/// one, and a second finds nothing.
+pub(crate) const MAX_PASSES: usize = 16;
+
+/// How far past a PEM header the END line is looked for.
+pub(crate) const PEM_WINDOW: usize = 64 * 1024;
+
+pub(crate) struct Rule {
+    pub(crate) kind: &'static str,
+    pub(crate) re: LazyRegex,
+    pub(crate) check: Check,
+}
+
+/// A rule's regex, compiled the first time a text needs it. Most rules are
+/// gated by keywords that most texts never contain; compiling every rule
+/// up front cost each process (a one-shot `wrench read` too) ~25 ms.
+pub(crate) struct LazyRegex {
+    pub(crate) pattern: Cow<'static, str>,
+    pub(crate) cell: OnceLock<Option<Regex>>,
+}
+
+impl LazyRegex {
+    pub(crate) fn new(pattern: impl Into<Cow<'static, str>>) -> Self {
+        LazyRegex {
+            pattern: pattern.into(),
+            cell: OnceLock::new(),
+        }
+    }
+
+    /// The compiled regex; None only for a pattern that does not compile
+    /// (a bug `every_rule_compiles` catches), whose rule then finds nothing.
+    pub(crate) fn get(&self) -> Option<&Regex> {
+        self.cell.get_or_init(|| compile(&self.pattern)).as_ref()
+    }
+}
+
+pub(crate) struct Inner {
+    pub(crate) rules: Vec<Rule>,
+    /// All keywords, longest first, in chunks of [`KEYWORD_CHUNK`].
+    pub(crate) keyword_res: Vec<Regex>,
+    /// Keyword variant -> the rules it enables (including the rules of every
+    /// variant it contains, since a match only reports one alternative).
+    pub(crate) keyword_rules: HashMap<String, Vec<usize>>,
+    /// Rules without keywords.
+    pub(crate) always: Vec<usize>,
+    /// Rules all of whose keywords contain one of [`COMMON_WORDS`].
+    pub(crate) common: Vec<usize>,
+    /// Any of [`COMMON_WORDS`] (in its case variants).
+    pub(crate) common_re: Option<Regex>,
+    pub(crate) marker_re: LazyRegex,
+    pub(crate) pem_cont: LazyRegex,
+    pub(crate) pem_end_at: LazyRegex,
+    pub(crate) pem_end: LazyRegex,
+    /// Recent texts that held no secret.
+    pub(crate) clean: std::sync::Mutex<CleanCache>,
+}
+
+/// Clean verdicts are remembered for texts up to this long: a long-lived
+/// server (MCP, batch) re-reads the same files and repeats the same names,
+/// paths and digests in structured output, and scanning with every rule
+/// costs ~7 ns a byte plus ~1-2 us a text, while a lookup costs a CRC and a
+/// compare of the whole text (~0.2 ns a byte). The compare makes a
+/// remembered verdict exact: a CRC collision only costs a scan.
+pub(crate) const CLEAN_CACHE_MAX_TEXT: usize = 1 << 20;
+/// Bytes of clean text remembered (oldest forgotten first).
+pub(crate) const CLEAN_CACHE_BYTES: usize = 16 << 20;
+/// Clean texts remembered (oldest forgotten first).
+pub(crate) const CLEAN_CACHE_ENTRIES: usize = 4096;
+
+/// Recent texts that held no secret, verbatim, by (length, CRC-32).
+#[derive(Default)]
+pub(crate) struct CleanCache {
+    pub(crate) map: HashMap<(usize, u32), Vec<Box<str>>>,
+    pub(crate) order: std::collections::VecDeque<(usize, u32)>,
+    pub(crate) bytes: usize,
+}
+
+pub(crate) fn clean_key(text: &str) -> (usize, u32) {
+    (text.len(), crc32fast::hash(text.as_bytes()))
+}
+
+impl CleanCache {
+    pub(crate) fn contains(&self, key: (usize, u32), text: &str) -> bool {
+        self.map
+            .get(&key)
+            .is_some_and(|v| v.iter().any(|t| **t == *text))
+    }
+
+    pub(crate) fn insert(&mut self, key: (usize, u32), text: &str) {
+        if text.len() > CLEAN_CACHE_MAX_TEXT || self.contains(key, text) {
+            return;
+        }
+        self.map.entry(key).or_default().push(text.into());
+        self.order.push_back(key);
+        self.bytes += text.len();
+        while self.bytes > CLEAN_CACHE_BYTES || self.order.len() > CLEAN_CACHE_ENTRIES {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            // The oldest text under a key is the first one pushed.
+            if let Some(v) = self.map.get_mut(&old) {
+                if !v.is_empty() {
+                    let t = v.remove(0);
+                    self.bytes -= t.len();
+                }
+                if v.is_empty() {
+                    self.map.remove(&old);
+                }
+            }
+        }
+    }
+}
+
+/// The secret redactor: built-in rules compiled once. Cloning is cheap (an `Arc`).
+#[derive(Clone)]
+pub struct Redactor {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Redactor")
+            .field("rules", &self.inner.rules.len())
+            .finish()
+    }
+}
+
+impl Default for Redactor {
+    fn default() -> Self {
+        Redactor::new()
+    }
+}
+
+pub(crate) fn compile(pattern: &str) -> Option<Regex> {
+    let compiled = Regex::new(pattern);
+    debug_assert!(
+        compiled.is_ok(),
+        "redaction pattern failed to compile: {pattern}"
+    );
+    compiled.ok()
+}
+
+/// A raw finding before merging: kind, span, and the rule's index (its priority).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Raw {
+    pub(crate) kind: &'static str,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) rule: usize,
+}
+
+impl Redactor {
+    /// Compiles the built-in rules. Build once and share (`Arc`, a static, or
+    /// [`Redactor::global`]); clones share the compiled rules.
+    pub fn new() -> Redactor {
+        let mut rules = Vec::new();
+        let mut keyword_rules: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut always = Vec::new();
+        let mut common = Vec::new();
+        let common_variants: Vec<String> =
+            COMMON_WORDS.iter().flat_map(|k| case_variants(k)).collect();
+        for spec in specs() {
+            let idx = rules.len();
+            rules.push(Rule {
+                kind: spec.kind,
+                re: LazyRegex::new(spec.pattern),
+                check: spec.check,
+            });
+            let variants: Vec<String> = if spec.pattern.starts_with("(?i)") {
+                spec.keywords
+                    .iter()
+                    .flat_map(|k| case_variants(k))
+                    .collect()
+            } else {
+                spec.keywords.iter().map(|k| (*k).to_string()).collect()
+            };
+            if variants.is_empty() {
+                always.push(idx);
+            } else if variants
+                .iter()
+                .all(|v| common_variants.iter().any(|c| v.contains(c.as_str())))
+            {
+                // Every keyword of the rule contains a common word: the rule runs
+                // whenever a common word occurs, which one early-exit search tells.
+                common.push(idx);
+            } else {
+                for variant in variants {
+                    keyword_rules.entry(variant).or_default().push(idx);
+                }
+            }
+        }
+        // A keyword that contains another keyword shadows it in a leftmost-first scan
+        // (longest alternatives first), so it must also enable the contained one's rules.
+        let keys: Vec<String> = keyword_rules.keys().cloned().collect();
+        let mut extra: Vec<(String, Vec<usize>)> = Vec::new();
+        for outer in &keys {
+            let mut add = Vec::new();
+            for inner in &keys {
+                if inner != outer
+                    && outer.contains(inner.as_str())
+                    && let Some(r) = keyword_rules.get(inner)
+                {
+                    add.extend_from_slice(r);
+                }
+            }
+            if !add.is_empty() {
+                extra.push((outer.clone(), add));
+            }
+        }
+        for (k, add) in extra {
+            if let Some(v) = keyword_rules.get_mut(&k) {
+                v.extend(add);
+            }
+        }
+        for v in keyword_rules.values_mut() {
+            v.sort_unstable();
+            v.dedup();
+        }
+        let mut sorted = keys;
+        sorted.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        // Chunks small enough for the regex crate's SIMD multi-literal search.
+        let keyword_res: Vec<Regex> = sorted
+            .chunks(KEYWORD_CHUNK)
+            .filter_map(|chunk| {
+                let alternation: Vec<String> = chunk.iter().map(|k| regex::escape(k)).collect();
+                compile(&alternation.join("|"))
+            })
+            .collect();
+        let common_alt: Vec<String> = common_variants.iter().map(|k| regex::escape(k)).collect();
+        let common_re = compile(&common_alt.join("|"));
+        let kinds_alt: Vec<String> = KINDS.iter().map(|k| regex::escape(k)).collect();
+        let marker_re = LazyRegex::new(format!(
+            "{}(?:{})\\]",
+            regex::escape(REDACTION_PREFIX),
+            kinds_alt.join("|")
+        ));
+        let pem_cont = LazyRegex::new(
+            r"\A(?:(?:\r?\n|\\r\\n|\\n)[ \t]*(?:[A-Za-z][A-Za-z0-9\-]*:[ \t][^\r\n\\]*|[A-Za-z0-9+/=]+)?[ \t]*)*",
+        );
+        let pem_end_at = LazyRegex::new(
+            r"\A(?:\s|\\[rn])*-{4,5} ?END[ A-Z0-9_\-]{0,100}PRIVATE KEY(?: BLOCK)? ?-{4,5}",
+        );
+        let pem_end =
+            LazyRegex::new(r"-{4,5} ?END[ A-Z0-9_\-]{0,100}PRIVATE KEY(?: BLOCK)? ?-{4,5}");
+        Redactor {
+            inner: Arc::new(Inner {
+                rules,
+                keyword_res,
+                keyword_rules,
+                always,
+                common,
+                common_re,
+                marker_re,
+                pem_cont,
+                pem_end_at,
+                pem_end,
+                clean: std::sync::Mutex::new(CleanCache::default()),
+            }),
+        }
+    }
+
+    /// The shared instance, built on first use.
+    pub fn global() -> &'static Redactor {
+        static GLOBAL: OnceLock<Redactor> = OnceLock::new();
+        GLOBAL.get_or_init(Redactor::new)
+    }
+
+    /// Every kind name a marker can carry, for docs.
+    pub fn kinds() -> Vec<&'static str> {
+        KINDS.to_vec()
+    }
+
+    /// Whether `text` holds anything [`Redactor::scrub`] would replace.
+    pub fn contains_secret(&self, text: &str) -> bool {
+        !self.find(text).is_empty()
+    }
+
+    /// Replaces each secret in `text` by `[REDACTED:<kind>]`. Text without secrets is
+    /// returned borrowed. Idempotent: scrubbing the result again changes nothing.
+    pub fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let lock = || {
+            self.inner
+                .clean
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        let key = clean_key(text);
+        if lock().contains(key, text) {
+            return Cow::Borrowed(text);
+        }
+        let findings = self.find(text);
+        if findings.is_empty() {
+            lock().insert(key, text);
+            return Cow::Borrowed(text);
+        }
+        let mut out = replace(text, &findings);
+        for _ in 1..MAX_PASSES {
+            let more = self.find(&out);
+            if more.is_empty() {
+                break;
+            }
+            out = replace(&out, &more);
+        }
+        Cow::Owned(out)
+    }
+
+    /// The secrets in `text`, merged (no two overlap) and sorted by position.
+    pub fn find(&self, text: &str) -> Vec<Finding> {
+        let inner = &*self.inner;
+        let active = self.active_rules(text);
+        if active.is_empty() {
+            return Vec::new();
+        }
+        let markers = self.markers(text);
+        let mut raw = Vec::new();
+        for idx in active {
+            self.scan_rule(idx, text, &markers, &mut raw);
+        }
+        if raw.is_empty() {
+            return Vec::new();
+        }
+        debug_assert!(raw.iter().all(|r| r.rule < inner.rules.len()));
+        merge(raw)
+    }
+
+    /// The rules whose keywords occur in `text`, in priority order.
+    fn active_rules(&self, text: &str) -> Vec<usize> {
+        let inner = &*self.inner;
+        let mut on = vec![false; inner.rules.len()];
+        let mut count = 0usize;
+        for &i in &inner.always {
+            if !on[i] {
+                on[i] = true;
+                count += 1;
+            }
+        }
+        if inner.common_re.as_ref().is_some_and(|re| re.is_match(text)) {
+            for &i in &inner.common {
+                if !on[i] {
+                    on[i] = true;
+                    count += 1;
+                }
+            }
+        }
+        let mut seen: Vec<&str> = Vec::new();
+        for kw in &inner.keyword_res {
+            if count == on.len() {
+                break;
+            }
+            for m in kw.find_iter(text) {
+                if count == on.len() {
+                    break;
+                }
+                let word = m.as_str();
+                if seen.contains(&word) {
+                    continue;
+                }
+                if let Some(rules) = inner.keyword_rules.get(word) {
+                    for &i in rules {
+                        if !on[i] {
+                            on[i] = true;
+                            count += 1;
+                        }
+                    }
+                }
+                seen.push(word);
+            }
+        }
+        on.iter()
+            .enumerate()
+            .filter_map(|(i, &b)| b.then_some(i))
+            .collect()
+    }
+
+    /// Spans of markers already in the text (known kinds only).
+    fn markers(&self, text: &str) -> Vec<(usize, usize)> {
+        if !text.contains(REDACTION_PREFIX) {
+            return Vec::new();
+        }
+        match self.inner.marker_re.get() {
+            Some(re) => re.find_iter(text).map(|m| (m.start(), m.end())).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    fn scan_rule(&self, idx: usize, text: &str, markers: &[(usize, usize)], out: &mut Vec<Raw>) {
+        let Some(rule) = self.inner.rules.get(idx) else {
+            return;
+        };
+        match rule.check {
+            Check::Group(0) => return self.scan_plain(idx, rule, text, markers, out),
+            Check::Assignment | Check::CliFlag => {
+                return self.scan_assignments(idx, rule, text, markers, out);
+            }
+            _ => {}
+        }
+        let Some(re) = rule.re.get() else {
+            return;
+        };
+        let mut pos = 0;
+        while pos <= text.len() {
+            let Some(caps) = re.captures_at(text, pos) else {
+                break;
+            };
+            let Some(whole) = caps.get(0) else {
+                break;
+            };
+            let retry = next_char(text, whole.start());
+            match self.accept(rule, text, &caps) {
+                Some((kind, guard, start, end))
+                    if start < end && !overlaps(markers, guard.min(start), end) =>
+                {
+                    out.push(Raw {
+                        kind,
+                        start,
+                        end,
+                        rule: idx,
+                    });
+                    pos = end.max(retry);
+                }
+                _ => pos = retry,
+            }
+        }
+    }
+
+    /// A rule whose whole match is the secret: no capture groups needed.
+    fn scan_plain(
+        &self,
+        idx: usize,
+        rule: &Rule,
+        text: &str,
+        markers: &[(usize, usize)],
+        out: &mut Vec<Raw>,
+    ) {
+        let Some(re) = rule.re.get() else {
+            return;
+        };
+        let mut pos = 0;
+        while pos <= text.len() {
+            let Some(m) = re.find_at(text, pos) else {
+                break;
+            };
+            if m.start() < m.end() && !overlaps(markers, m.start(), m.end()) {
+                out.push(Raw {
+                    kind: rule.kind,
+                    start: m.start(),
+                    end: m.end(),
+                    rule: idx,
+                });
+                pos = m.end();
+            } else {
+                pos = next_char(text, m.start());
+            }
+        }
+    }
+
+    /// The key/value rules: the regex only finds candidates (capture groups would
+    /// cost a slow engine on each of the many `key = ...` lines of ordinary code);
+    /// [`parse_assignment`] and [`parse_cli_flag`] take them apart.
+    fn scan_assignments(
+        &self,
+        idx: usize,
+        rule: &Rule,
+        text: &str,
+        markers: &[(usize, usize)],
+        out: &mut Vec<Raw>,
+    ) {
+        let cli = rule.check == Check::CliFlag;
+        let Some(re) = rule.re.get() else {
+            return;
+        };
+        let mut pos = 0;
+        while pos <= text.len() {
+            let Some(m) = re.find_at(text, pos) else {
+                break;
+            };
+            let parsed = if cli {
+                parse_cli_flag(text, m.start())
+            } else {
+                parse_assignment(text, m.start())
+            };
+            let mut retry = next_char(text, m.start());
+            if let Some(a) = parsed {
+                // A match starting inside a rejected key would start mid-word (and be
+                // refused for that); a key inside the value can still match.
+                retry = retry.max(a.key.1);
+                if let Some((kind, start, end)) = accept_assignment(text, &a, cli)
+                    && start < end
+                    && !overlaps(markers, a.key.0, end)
+                {
+                    out.push(Raw {
+                        kind,
+                        start,
+                        end,
+                        rule: idx,
+                    });
+                    retry = retry.max(end);
+                }
+            }
+            pos = retry;
+        }
+    }
+
+    /// Turns a match into `(kind, guard_start, start, end)`: the secret is
+    /// `start..end`; `guard_start..end` must not overlap an existing marker.
+    fn accept(
+        &self,
+        rule: &Rule,
+        text: &str,
+        caps: &Captures<'_>,
+    ) -> Option<(&'static str, usize, usize, usize)> {
+        match rule.check {
+            Check::Group(n) => {
+                let m = caps.get(n).or_else(|| caps.get(0))?;
+                Some((rule.kind, m.start(), m.start(), m.end()))
+            }
+            Check::Value(n) => {
+                let m = caps.get(n)?;
+                if is_placeholder(m.as_str()) {
+                    return None;
+                }
+                Some((rule.kind, m.start(), m.start(), m.end()))
+            }
+            Check::Pem => {
+                let m = caps.get(0)?;
+                let end = self.pem_extent(text, m.end());
+                Some((rule.kind, m.start(), m.start(), end))
+            }
+            Check::Discord => {
+                let id = caps.get(1)?;
+                if !decodes_to_digits(id.as_str()) {
+                    return None;
+                }
+                let m = caps.get(0)?;
+                Some((rule.kind, m.start(), m.start(), m.end()))
+            }
+            Check::AuthHeader => {
+                let m = caps.get(1)?;
+                let v = m.as_str();
+                let code = (is_member_path(v) || is_identifier(v))
+                    && !v.bytes().any(|b| b.is_ascii_digit())
+                    && !case_scrambled(v);
+                if is_placeholder(v) || is_auth_scheme(v) || code {
+                    return None;
+                }
+                Some((rule.kind, m.start(), m.start(), m.end()))
+            }
+            Check::Bearer => {
+                let m = caps.get(1)?;
+                let v = m.as_str();
+                if is_placeholder(v) || !looks_random(v) {
+                    return None;
+                }
+                Some((rule.kind, m.start(), m.start(), m.end()))
+            }
+            Check::CliUser => {
+                let m = caps.get(1)?;
+                let v = m.as_str();
+                if is_placeholder(v) || v.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                Some((rule.kind, m.start(), m.start(), m.end()))
+            }
+            Check::Assignment | Check::CliFlag => None,
+        }
+    }
+
+    /// Where a PEM private-key block that starts with a header ending at `hdr_end`
+    /// ends: through its END line when there is one, else through the key-looking
+    /// lines after the header (a truncated key is still redacted).
+    fn pem_extent(&self, text: &str, hdr_end: usize) -> usize {
+        let inner = &*self.inner;
+        let rest = &text[hdr_end..];
+        let cont = inner
+            .pem_cont
+            .get()
+            .and_then(|re| re.find(rest))
+            .map_or(0, |m| m.end());
+        let mut after = hdr_end + cont;
+        // Leave the line break that ends the last key line outside the block.
+        loop {
+            let head = &text[hdr_end..after];
+            if let Some(h) = head
+                .strip_suffix("\\n")
+                .or_else(|| head.strip_suffix("\\r"))
+            {
+                after = hdr_end + h.len();
+            } else if let Some(c) = head.chars().next_back().filter(|c| c.is_whitespace()) {
+                after -= c.len_utf8();
+            } else {
+                break;
+            }
+        }
+        if let Some(m) = inner
+            .pem_end_at
+            .get()
+            .and_then(|re| re.find(&text[after..]))
+        {
+            return after + m.end();
+        }
+        let mut limit = (hdr_end + PEM_WINDOW).min(text.len());
+        while !text.is_char_boundary(limit) {
+            limit -= 1;
+        }
+        if let Some(m) = inner
+            .pem_end
+            .get()
+            .and_then(|re| re.find(&text[hdr_end..limit]))
+        {
+            let between = &text[hdr_end..hdr_end + m.start()];
+            if !between.contains(|c: char| "{}()<>[]|&!?@$%^~`".contains(c)) {
+                return hdr_end + m.end();
+            }
+        }
+        after
+    }
+}
+
+/// The spellings a keyword is looked for in: as written when it has capitals, else
+/// lowercase, UPPERCASE and Capitalized (`password`, `PASSWORD`, `Password`), which
+/// covers snake, SCREAMING and camel case key names. A plain case-sensitive literal
+/// set keeps the prefilter on the regex crate's fast multi-literal search.
+pub(crate) fn case_variants(kw: &str) -> Vec<String> {
+    if kw.bytes().any(|b| b.is_ascii_uppercase()) {
+        return vec![kw.to_string()];
+    }
+    let mut capital = String::with_capacity(kw.len());
+    let mut first = true;
+    for c in kw.chars() {
+        if first && c.is_ascii_alphabetic() {
+            capital.push(c.to_ascii_uppercase());
+            first = false;
+        } else {
+            capital.push(c);
+        }
+    }
+    let mut v = vec![kw.to_string(), kw.to_ascii_uppercase(), capital];
+    v.sort();
+    v.dedup();
+    v
+}
+
+pub(crate) fn next_char(text: &str, at: usize) -> usize {
+    match text[at..].chars().next() {
+        Some(c) => at + c.len_utf8(),
+        None => at + 1,
+    }
+}
+
+pub(crate) fn overlaps(markers: &[(usize, usize)], start: usize, end: usize) -> bool {
+    // Markers are sorted; find the first whose end is past `start`.
+    let i = markers.partition_point(|&(_, e)| e <= start);
+    markers.get(i).is_some_and(|&(s, _)| s < end)
+}
+
+/// Merges overlapping raw findings into their union; kind of the longest member,
+/// then the earliest, then the highest-priority rule.
+pub(crate) fn merge(mut raw: Vec<Raw>) -> Vec<Finding> {
+    raw.sort_by(|a, b| {
+        a.start
+            .cmp(&b.start)
+            .then(b.end.cmp(&a.end))
+            .then(a.rule.cmp(&b.rule))
+    });
+    let mut out: Vec<Finding> = Vec::new();
+    let mut best_len = 0usize;
+    for r in raw {
+        let len = r.end - r.start;
+        if let Some(last) = out.last_mut()
+            && r.start < last.end
+        {
+            if r.end > last.end {
+                last.end = r.end;
+            }
+            if len > best_len {
+                best_len = len;
+                last.kind = r.kind;
+            }
+            continue;
+        }
+        best_len = len;
+        out.push(Finding {
+            kind: r.kind,
+            start: r.start,
+            end: r.end,
+        });
+    }
+    out
+}
+
+pub(crate) fn replace(text: &str, findings: &[Finding]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for f in findings {
+        out.push_str(&text[at..f.start]);
+        out.push_str(REDACTION_PREFIX);
+        out.push_str(f.kind);
+        out.push(']');
+        at = f.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}

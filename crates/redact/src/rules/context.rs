@@ -1,0 +1,90 @@
+//! Credentials in context: URL credentials, Authorization headers, bearer tokens,
+//! `-u user:pass`, `.netrc`, and key/value assignments (whose keys and values
+//! [`crate::heuristics`] classifies).
+
+use super::{Check, Spec};
+
+pub(crate) const SPECS: &[Spec] = &[
+    Spec {
+        kind: "url_credentials",
+        pattern: r#"(?-u:\b)[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@\[\]"'<>]*:([^\s/?#"'<>]+)@[A-Za-z0-9\[]"#,
+        keywords: &[],
+        check: Check::Value(1),
+    },
+    Spec {
+        kind: "authorization_header",
+        pattern: r#"(?i)(?-u:\b)(?:proxy-)?authorization(?:\\?["'])?:[ \t]*(?:\\?["'])?(?:(?:bearer|basic|token|bot|apikey|api-key|sso-key|key|digest|negotiate|ntlm)[ \t]+)?([a-z0-9\-._~+/=:]{8,})"#,
+        keywords: &["authorization"],
+        check: Check::AuthHeader,
+    },
+    Spec {
+        kind: "bearer_token",
+        pattern: r"(?i)(?-u:\b)bearer[ \t]+([a-z0-9\-._~+/]{16,}=*)",
+        keywords: &["bearer"],
+        check: Check::Bearer,
+    },
+    Spec {
+        kind: "cli_user_password",
+        pattern: r#"(?:^|[ \t])(?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']+:([^\s"']+)"#,
+        keywords: &[],
+        check: Check::CliUser,
+    },
+    Spec {
+        kind: "password_assignment",
+        pattern: r"(?:machine[ \t\r\n]+\S+|default)[ \t\r\n]+login[ \t\r\n]+\S+[ \t\r\n]+password[ \t\r\n]+(\S+)",
+        keywords: &["password"],
+        check: Check::Value(1),
+    },
+    Spec {
+        kind: "password_assignment",
+        // Candidates only: `parse_assignment` reads the operator and value.
+        pattern: concat!(
+            r"[A-Za-z0-9_.\-]*(?:pass|PASS|Pass|pwd|PWD|Pwd|secret|SECRET|Secret|token|TOKEN|Token|cred|CRED|Cred|key|KEY|Key|auth|AUTH|Auth|cookie|COOKIE|Cookie|session|SESSION|Session|salt|SALT|Salt|hmac|HMAC|Hmac|jwt|JWT|Jwt|bearer|BEARER|Bearer)",
+            r#"[A-Za-z0-9_.\-]*(?:\\?["'])?\]?[ \t]*[:=!?]"#,
+        ),
+        keywords: &[
+            "pass", "pwd", "secret", "token", "cred", "key", "auth", "cookie", "session", "salt",
+            "hmac", "jwt", "bearer",
+        ],
+        check: Check::Assignment,
+    },
+    Spec {
+        kind: "password_assignment",
+        // Candidates only: `parse_cli_flag` reads the value.
+        pattern: concat!(
+            r"(?:(?m:^)|[ \t])--?[A-Za-z0-9_\-]*(?:pass|PASS|Pass|pwd|PWD|Pwd|secret|SECRET|Secret|token|TOKEN|Token|cred|CRED|Cred|key|KEY|Key|auth|AUTH|Auth|cookie|COOKIE|Cookie|session|SESSION|Session|salt|SALT|Salt|hmac|HMAC|Hmac|jwt|JWT|Jwt|bearer|BEARER|Bearer)",
+            r"[A-Za-z0-9_\-]*(?:=|[ \t])",
+        ),
+        keywords: &[
+            "pass", "pwd", "secret", "token", "cred", "key", "auth", "cookie", "session", "salt",
+            "hmac", "jwt", "bearer",
+        ],
+        check: Check::CliFlag,
+    },
+];
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use crate::testkit::*;
+
+    format_tests! {
+        redacts_only_the_password_of_url_credentials: "url_credentials" => (
+            "DATABASE_URL=postgres://app:", format!("s3cr3t-{}", rnd(90, 12, ALNUM)), "@db.internal:5432/app"
+        );
+        redacts_basic_authorization_header_value: "authorization_header" => (
+            "Authorization: Basic ", b64(format!("admin:{}", rnd(91, 12, ALNUM)).as_bytes(), B64), "\r\nHost: x"
+        );
+        redacts_bare_bearer_token: "bearer_token" => (
+            "echo \"Bearer ", rnd(92, 40, ALNUM), "\""
+        );
+        redacts_curl_user_password: "cli_user_password" => (
+            "curl -u admin:", format!("hunter2-{}", rnd(93, 8, ALNUM)), " https://api.example.com"
+        );
+        redacts_password_assignment_in_env_file: "password_assignment" => (
+            "DB_USER=app\nDB_PASSWORD=", "hunter2".to_string(), "\nDB_HOST=localhost"
+        );
+        redacts_high_entropy_value_under_weak_key: "generic_secret" => (
+            r#"{"auths": {"ghcr.io": {"auth": ""#, b64(format!("user:{}", rnd(94, 16, ALNUM)).as_bytes(), B64), r#""}}}"#
+        );
+    }
+}

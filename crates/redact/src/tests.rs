@@ -1,0 +1,875 @@
+//! Cross-cutting tests: every kind tested, more forms, non-secrets, merge,
+//! cache, properties.
+
+use crate::engine::*;
+use crate::heuristics::*;
+use crate::rules::*;
+use crate::testkit::*;
+use proptest::prelude::*;
+use std::sync::Arc;
+
+#[test]
+fn every_kind_has_a_format_test() {
+    let kinds = Redactor::kinds();
+    let tested = tested_kinds();
+    assert!(kinds.len() >= 40, "only {} kinds", kinds.len());
+    for k in &kinds {
+        assert!(tested.contains(k), "kind {k} has no test");
+        assert!(
+            k.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+            "{k} is not snake_case"
+        );
+    }
+    for k in &tested {
+        assert!(kinds.contains(k));
+    }
+    let mut dedup = kinds.clone();
+    dedup.sort_unstable();
+    dedup.dedup();
+    assert_eq!(dedup.len(), kinds.len(), "duplicate kinds");
+    for spec in specs() {
+        assert!(
+            KINDS.contains(&spec.kind),
+            "{} missing from KINDS",
+            spec.kind
+        );
+    }
+}
+
+#[test]
+fn every_rule_compiles() {
+    assert_eq!(r().inner.rules.len(), specs().count());
+    for rule in &r().inner.rules {
+        assert!(
+            rule.re.get().is_some(),
+            "{} does not compile",
+            rule.re.pattern
+        );
+    }
+    assert!(!r().inner.keyword_res.is_empty());
+    for spec in specs() {
+        for k in spec.keywords {
+            let common = COMMON_WORDS.iter().any(|c| k.contains(c));
+            assert!(
+                common || k.len() >= 4,
+                "keyword {k:?} is too short for the prefilter"
+            );
+        }
+    }
+    assert!(
+        NEUTRAL_WORDS.windows(2).all(|w| w[0] < w[1]),
+        "NEUTRAL_WORDS unsorted"
+    );
+    assert!(r().inner.common_re.is_some());
+    assert!(r().inner.marker_re.get().is_some());
+    assert!(r().inner.pem_cont.get().is_some());
+    assert!(r().inner.pem_end_at.get().is_some());
+    assert!(r().inner.pem_end.get().is_some());
+}
+
+// ---- more forms of the same formats -------------------------------------------------
+
+#[test]
+fn redacts_every_pem_private_key_flavour_whole() {
+    for (i, label) in ["EC", "OPENSSH", "DSA", "ENCRYPTED", "PGP"]
+        .iter()
+        .enumerate()
+    {
+        let full = if *label == "PGP" {
+            format!("PGP {PK} BLOCK")
+        } else {
+            format!("{label} {PK}")
+        };
+        let headers = if *label == "PGP" {
+            "Version: GnuPG v2\nComment: Alice <alice@example.org>\n\n"
+        } else {
+            ""
+        };
+        let block = pem(&full, 4, 100 + i as u64, headers);
+        assert_redacted("private_key", "before\n", &block, "\nafter");
+    }
+    let pkcs8 = pem(PK, 3, 120, "");
+    assert_redacted("private_key", "", &pkcs8, "");
+    let legacy_encrypted = pem(
+        &format!("RSA {PK}"),
+        3,
+        130,
+        "Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0123456789ABCDEF0123456789ABCDEF\n\n",
+    );
+    assert_redacted("private_key", "x ", &legacy_encrypted, " y");
+}
+
+#[test]
+fn redacts_truncated_pem_private_key_through_its_key_lines() {
+    let head = format!(
+        "-----BEGIN OPENSSH {PK}-----\n{}\n{}",
+        rnd(140, 70, B64),
+        rnd(141, 70, B64)
+    );
+    let text = format!("$ head -3 id_ed25519\n{head}\n$ ls");
+    assert_eq!(
+        r().scrub(&text),
+        format!("$ head -3 id_ed25519\n{}\n$ ls", marker("private_key"))
+    );
+}
+
+#[test]
+fn redacts_pem_private_key_inside_yaml_block_and_string_concatenation() {
+    let yaml = format!(
+        "tls:\n  key: |\n    -----BEGIN RSA {PK}-----\n    {}\n    {}\n    -----END RSA {PK}-----\n  crt: x",
+        rnd(150, 64, B64),
+        rnd(151, 30, B64)
+    );
+    let out = r().scrub(&yaml);
+    assert_eq!(
+        out,
+        format!("tls:\n  key: |\n    {}\n  crt: x", marker("private_key"))
+    );
+    let go = format!(
+        "const k = \"-----BEGIN EC {PK}-----\\n\" +\n\t\"{}\\n\" +\n\t\"-----END EC {PK}-----\\n\"",
+        rnd(152, 64, B64)
+    );
+    let out = r().scrub(&go);
+    assert_eq!(out, format!("const k = \"{}\\n\"", marker("private_key")));
+}
+
+#[test]
+fn leaves_pem_parser_source_code_alone() {
+    let code = format!(
+        "const BEGIN: &str = \"-----BEGIN RSA {PK}-----\";\nfn parse(s: &str) -> Option<Key> {{ todo() }}\nconst END: &str = \"-----END RSA {PK}-----\";"
+    );
+    let out = r().scrub(&code);
+    // Only the header itself (and nothing of the code) is taken.
+    assert!(
+        out.contains("fn parse(s: &str) -> Option<Key> { todo() }"),
+        "{out}"
+    );
+}
+
+#[test]
+fn redacts_restricted_stripe_key_and_legacy_openai_key() {
+    let rk = format!("{}{}", concat!("rk_l", "ive_"), rnd(160, 40, ALNUM));
+    assert_redacted("stripe_secret_key", "k=", &rk, "");
+    let legacy = format!(
+        "{}{}{}{}",
+        "sk-",
+        rnd(161, 20, ALNUM),
+        concat!("T3Blbk", "FJ"),
+        rnd(162, 20, ALNUM)
+    );
+    assert_redacted("openai_api_key", "OPENAI: ", &legacy, "\n");
+}
+
+#[test]
+fn redacts_labelled_heroku_uuid_key_and_mailgun_new_key() {
+    let uuid = "3f2a9c1e-4b7d-4e8a-9c0f-1a2b3c4d5e6f";
+    assert_redacted("heroku_api_key", "HEROKU_API_KEY=", uuid, "\n");
+    let mg = format!(
+        "{}-{}-{}",
+        rnd(163, 32, HEX),
+        rnd(164, 8, HEX),
+        rnd(165, 8, HEX)
+    );
+    assert_redacted("mailgun_api_key", "MAILGUN_API_KEY=", &mg, "\n");
+}
+
+#[test]
+fn redacts_bearer_authorization_header_keeps_scheme() {
+    let tok = rnd(166, 40, ALNUM);
+    assert_redacted("authorization_header", "Authorization: Bearer ", &tok, "\n");
+    assert_redacted(
+        "authorization_header",
+        "curl -H \"authorization: token ",
+        &tok,
+        "\" https://api",
+    );
+    // A JWT in the header is reported as a JWT (the more specific kind).
+    assert_redacted("jwt", "Authorization: Bearer ", &jwt(), "\n");
+}
+
+#[test]
+fn redacts_url_credentials_for_many_schemes() {
+    for (before, pw, after) in [
+        (
+            "mongodb+srv://admin:",
+            "Pa55word1",
+            "@cluster0.example.net/db",
+        ),
+        ("redis://:", "r3dis-pass", "@cache:6379/0"),
+        ("amqp://guest:", "gu3st!x", "@rabbit:5672/"),
+        ("https://user:", "p@ss2024", "@example.com/path"),
+        ("mysql://root:", "toor1234", "@127.0.0.1:3306/app"),
+    ] {
+        assert_redacted("url_credentials", before, pw, after);
+    }
+}
+
+#[test]
+fn redacts_password_assignment_in_many_syntaxes_keeping_the_key() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("password=", "hunter2", ""),
+        ("export PGPASSWORD=", "correcthorse", "\n"),
+        ("passwd: ", "s3cret-pass", "\n"),
+        ("secret = \"", "my super secret", "\"\n"),
+        ("api_key = \"", "abc123def456", "\"\n"),
+        ("  token: ", "tok-1234-abcd", "\n"),
+        ("{\"password\": \"", "hunter2", "\", \"user\": \"bob\"}"),
+        ("{\\\"password\\\":\\\"", "hunter2", "\\\"}"),
+        ("[db]\npassword = ", "hunter2", "\nport = 5432"),
+        ("let password = \"", "hunter2", "\";"),
+        ("const API_KEY = '", "k-1234567890", "';"),
+        ("os.environ[\"API_KEY\"] = \"", "abc123xyz", "\""),
+        ("val password: String = \"", "hunter2", "\""),
+        ("client_secret: ", "Zx9-8Yw7", "\n"),
+        ("Password=", "Pa55w0rd", ";Database=app;"),
+        ("$password = '", "hunter2", "';"),
+        ("'password' => '", "hunter2", "',"),
+        ("mysql --user=app --password=", "hunter2", " app"),
+        ("docker login --password ", "hunter2x", " --username bob"),
+        (
+            "machine api.example.com login bob password ",
+            "hunter2",
+            "\n",
+        ),
+        ("SECRET_KEY_BASE=", "9f86d081884c7d659a2feaa0c55ad015", "\n"),
+        (
+            "https://api.example.com/v1?access_token=",
+            "a1b2c3d4e5",
+            "&page=2",
+        ),
+    ];
+    for (before, secret, after) in cases {
+        assert_redacted("password_assignment", before, secret, after);
+    }
+}
+
+// ---- things that are not secrets -----------------------------------------------------
+
+#[test]
+fn leaves_git_shas_and_hex_digests_alone() {
+    assert_untouched("commit 9fceb02d0ae598e95dc970b74767f19372d61af8\nAuthor: A <a@b.c>");
+    assert_untouched("md5 d41d8cd98f00b204e9800998ecf8427e  file");
+    assert_untouched("sha1 da39a3ee5e6b4b0d3255bfef95601890afd80709");
+    assert_untouched("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  empty.txt");
+    assert_untouched(&format!("sha512: {}", rnd(170, 128, HEX)));
+    assert_untouched(
+        "image@sha256:4bcff63911fcb4448bd4fdacec207030997caf25e9bea4045fa6c8c44de311d1",
+    );
+    assert_untouched("git log --oneline\n9fceb02 fix: key handling\n1a2b3c4 feat: token refresh");
+}
+
+#[test]
+fn leaves_uuids_alone() {
+    assert_untouched("request 123e4567-e89b-12d3-a456-426614174000 done");
+    assert_untouched(
+        "{\"id\": \"3f2a9c1e-4b7d-4e8a-9c0f-1a2b3c4d5e6f\", \"key\": \"3f2a9c1e-4b7d-4e8a-9c0f-1a2b3c4d5e6f\"}",
+    );
+}
+
+const PACKAGE_LOCK: &str = r#"{
+  "name": "web",
+  "version": "1.0.0",
+  "lockfileVersion": 3,
+  "requires": true,
+  "packages": {
+"": {
+  "name": "web",
+  "version": "1.0.0",
+  "dependencies": {
+    "js-tokens": "^4.0.0",
+    "safe-buffer": "^5.2.1"
+  }
+},
+"node_modules/js-tokens": {
+  "version": "4.0.0",
+  "resolved": "https://registry.npmjs.org/js-tokens/-/js-tokens-4.0.0.tgz",
+  "integrity": "sha512-RQ4EEU4UFBPi5mdIMKwveMLXYkGJJy9RbFhKr8P1GgTqhOCje3M2T3k3z3HzKahhnx7INptCpnj524Gog3KQEw==",
+  "license": "MIT"
+},
+"node_modules/safe-buffer": {
+  "version": "5.2.1",
+  "resolved": "https://registry.npmjs.org/safe-buffer/-/safe-buffer-5.2.1.tgz",
+  "integrity": "sha512-wwncLgIJzEw1kM+3X5XyAdQhhIeWENpD81vr95Jw8s4WB33dhFe2Rr/s6+urGuoWo2nkeSpQ/DC9RZaI6XQm9w==",
+  "funding": [
+    {
+      "type": "github",
+      "url": "https://github.com/sponsors/feross"
+    }
+  ]
+},
+"node_modules/keygrip": {
+  "version": "1.1.0",
+  "resolved": "https://registry.npmjs.org/keygrip/-/keygrip-1.1.0.tgz",
+  "integrity": "sha512-cm7WxyJyeuE3tDd+dMr9+Byeq2cDLNucYbcXh7+cTY8nocDuBO37s0Zg6Og9lhIz/jnM4+1GpNTzSoa/9BqaMw==",
+  "dependencies": {
+    "tsscmp": "1.0.6"
+  }
+},
+"node_modules/tsscmp": {
+  "version": "1.0.6",
+  "integrity": "sha1-cr2rdYIetrW5qmGnI79mNjUiUyk=",
+  "engines": {
+    "node": ">=0.6.x"
+  }
+}
+  }
+}
+"#;
+
+const CARGO_LOCK: &str = r#"# This file is automatically @generated by Cargo.
+# It is not intended for manual editing.
+version = 4
+
+[[package]]
+name = "aho-corasick"
+version = "1.1.5"
+source = "registry+https://github.com/rust-lang/crates.io-index"
+checksum = "c982642fa9e8606056828ee9a8505737230110bb1099153c79efe865c59d12ba"
+dependencies = [
+ "memchr",
+]
+
+[[package]]
+name = "async-trait"
+version = "0.1.92"
+source = "registry+https://github.com/rust-lang/crates.io-index"
+checksum = "82f6aeea286b8eb4dd3431a1be1b59d290ace00f5bfd8e2a159bc2a05e2c1667"
+dependencies = [
+ "proc-macro2",
+ "quote",
+ "syn",
+]
+
+[[package]]
+name = "base64"
+version = "0.22.1"
+source = "registry+https://github.com/rust-lang/crates.io-index"
+checksum = "72b3254f16251a8381aa12e40e3c4d2f0199f8c6508fbecb9d91f575e0fbb8c6"
+
+[[package]]
+name = "wrench-core"
+version = "0.1.0"
+dependencies = [
+ "async-trait",
+ "base64",
+]
+"#;
+
+#[test]
+fn package_lock_json_comes_back_byte_identical() {
+    assert_untouched(PACKAGE_LOCK);
+}
+
+#[test]
+fn cargo_lock_comes_back_byte_identical() {
+    assert_untouched(CARGO_LOCK);
+}
+
+#[test]
+fn leaves_other_lockfile_integrity_strings_alone() {
+    assert_untouched(
+        "requests==2.31.0 \\\n    --hash=sha256:58cd2187c01e70e6e26505bca751777aa9f2ee0b7f4300988b709f44e013003f \\\n    --hash=sha256:942c5a758f98d790eaed1a29cb6eefc7ffb0d1cf7af05c3d2791656dbd6ad1e1",
+    );
+    assert_untouched(
+        "golang.org/x/text v0.14.0 h1:ScX5w1eTa3QqT8oi6+ziP7dTV1S2+ALU0bI+0zXKWiQ=\ngolang.org/x/text v0.14.0/go.mod h1:18ZOQIKpY8NJVqYksKHtTdi31H5itFRjB5/qKTNYzSU=",
+    );
+    assert_untouched(
+        "js-tokens@^4.0.0:\n  version \"4.0.0\"\n  resolved \"https://registry.yarnpkg.com/js-tokens/-/js-tokens-4.0.0.tgz#19203fb59991df98e3a287050d4647cdeaf32499\"\n  integrity sha512-DQrfYKJ+YtHxcDhVmr7F5x1pMeivP1P66UyWWChkXchMzEfwrXSibUuYekb7h8ZajNiHdZB7j5TvKZKWUAfKyQ==",
+    );
+    assert_untouched("\"hashes\": [\"sha256:tfuTzPP/0+5gZOAgPdn5y/Af/CIzeUpJ4pfk5+mmgck=\"]");
+    assert_untouched(
+        "<script src=\"x.js\" integrity=\"sha384-gDeilS5PpoovBi9E7d1WgoQ2yR+blB9t9BKovmhYPyABF98avteCEWUM\" crossorigin=\"anonymous\"></script>",
+    );
+    assert_untouched(
+        "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345",
+    );
+}
+
+#[test]
+fn leaves_public_keys_and_certificates_alone() {
+    assert_untouched(&pem("PUBLIC KEY", 3, 180, ""));
+    assert_untouched(&pem("CERTIFICATE", 6, 181, ""));
+    assert_untouched(&format!(
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{} alice@laptop",
+        rnd(182, 43, B64)
+    ));
+    assert_untouched(&format!(
+        "public_key: \"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{}\"",
+        rnd(183, 43, B64)
+    ));
+}
+
+#[test]
+fn leaves_code_that_names_secrets_alone() {
+    for code in [
+        "let password = get_password();",
+        "password: String,",
+        "pub password: Option<String>,",
+        "fn login(user: &str, password: &str) -> bool",
+        "token = self.next_token()",
+        "const token = await getToken();",
+        "password = os.environ[\"PASSWORD\"]",
+        "password = os.getenv('DB_PASSWORD')",
+        "secret: process.env.SECRET,",
+        "password: req.body.password,",
+        "if password == other_password {",
+        "let api_key = config.api_key.clone();",
+        "Token: os.Getenv(\"TOKEN\"),",
+        "password: string;",
+        "token: i32 = 0",
+        "Password string `json:\"password\"`",
+        "self.session = requests.Session()",
+        "key = cache.get(key)",
+        "for key, value in items:",
+        "let key = map.keys().next();",
+        "connect(user=user, password=password)",
+        "auth = HTTPBasicAuth(user, pw)",
+        "let (key, value) = pair;",
+        "match token { Token::Ident(s) => s }",
+    ] {
+        assert_untouched(code);
+    }
+}
+
+#[test]
+fn leaves_empty_and_placeholder_values_alone() {
+    for text in [
+        "password=\"\"",
+        "password=''",
+        "password=",
+        "PASSWORD=${PASSWORD}",
+        "password=$PASSWORD",
+        "password: ${{ secrets.DB_PASSWORD }}",
+        "password: \"{{ .Values.password }}\"",
+        "password=<your-password>",
+        "api_key: <API_KEY>",
+        "token: \"********\"",
+        "password = %(password)s",
+        "password = \"%s\"",
+        "DB_PASSWORD=${DB_PASSWORD:-}",
+        "password: $(cat /run/secrets/db)",
+        "WHERE password = ?",
+        "WHERE password = :password",
+        "token: null",
+        "password: true",
+        "secret: none",
+        "https://user:${PASS}@example.com",
+        "https://user:****@example.com",
+        "Authorization: Bearer $TOKEN",
+        "Authorization: Bearer ${API_TOKEN}",
+        "Authorization: Bearer <token>",
+        "curl -u user:$PASS https://x",
+        "--password <password>",
+        "--token TOKEN",
+        "api_key=YOUR_API_KEY",
+        "OLDPWD=/home/user/src",
+        "PWD=/tmp",
+    ] {
+        assert_untouched(text);
+    }
+}
+
+#[test]
+fn leaves_non_secret_keys_alone() {
+    for text in [
+        "max_tokens: 4096",
+        "token_type: \"Bearer\"",
+        "\"token_type\": \"bearer\", \"expires_in\": 3600",
+        "key_length = 32",
+        "primary_key = \"user_id\"",
+        "public_key: \"abcdef0123456789abcdef\"",
+        "sort_key = \"created_at_2024\"",
+        "\"NextToken\": \"eyJ2IjoxfQ==\"",
+        "next_page_token: \"CAoQAA\"",
+        "secret_name: my-secret",
+        "secretName: db-credentials",
+        "password_file: /run/secrets/db",
+        "PASSWORD_FILE=/run/secrets/db",
+        "token_endpoint: https://auth.example.com/oauth/token",
+        "\"checksum\": \"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\"",
+        "eos_token: \"</s>\"",
+        "\"passwordLabel\": \"Password\"",
+        "\"password_error\": \"Password is too short\"",
+        "git config credential.helper=store",
+        "SSH_AUTH_SOCK=/tmp/ssh-XXXX/agent.123",
+        "\"key\": \"Content-Type\", \"value\": \"application/json\"",
+        "auth: true",
+        "session: default",
+        "keyboard = \"us\"",
+        "monkey = \"b4n4n4-split-2024\"",
+    ] {
+        assert_untouched(text);
+    }
+}
+
+#[test]
+fn leaves_look_alike_prose_and_public_identifiers_alone() {
+    for text in [
+        "GitHub classic tokens start with ghp_ and fine-grained ones with github_pat_.",
+        "<div class=\"sk-spinner sk-spinner-wave\"></div>",
+        "Stripe publishable key pk_live_51H8aBcDeFgHiJkLmNoPqRsTuV is public",
+        "client_id: 123456789012-abcdefghijklmnopqrstuvwxyz012345.apps.googleusercontent.com",
+        "arn:aws:iam::123456789012:role/deploy",
+        "request id req_8f7a6b5c4d3e2f1a",
+        "color: #ff00aa; background: #0a0b0c;",
+        "created_at: 1717171717171",
+        "see https://example.com:8443/path?x=1#frag and mailto:bob@example.com",
+        "git@github.com:org/repo.git",
+        "ssh://git@github.com:22/org/repo.git",
+        "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+        "The password must be at least 12 characters; the token expires after an hour.",
+        "Authorization: Bearer",
+        "docker run -u 1000:1000 image",
+    ] {
+        assert_untouched(text);
+    }
+}
+
+#[test]
+fn leaves_existing_markers_alone() {
+    assert_untouched("password=[REDACTED:password_assignment]");
+    assert_untouched("https://user:[REDACTED:url_credentials]@example.com");
+    assert_untouched("[REDACTED:github_pat] and [REDACTED:jwt]");
+    assert_untouched("{\"token\": \"[REDACTED:password_assignment]\"}");
+}
+
+#[test]
+fn a_fake_marker_cannot_hide_a_secret() {
+    let npm = format!(
+        "{}{}",
+        concat!("np", "m_"),
+        rnd(190, 36, "abcdefghijklmnopqrstuvwxyz0123456789")
+    );
+    let text = format!("[REDACTED:{npm}]");
+    assert_eq!(
+        r().scrub(&text),
+        format!("[REDACTED:{}]", marker("npm_token"))
+    );
+}
+
+#[test]
+fn text_without_candidates_is_borrowed() {
+    let text = "fn main() {\n    println!(\"hello\");\n}\n".repeat(100);
+    assert!(matches!(r().scrub(&text), Cow::Borrowed(_)));
+    assert!(r().find("").is_empty());
+    assert!(matches!(r().scrub(""), Cow::Borrowed("")));
+}
+
+#[test]
+fn overlapping_findings_merge_into_one_marker() {
+    // `token: ghp_...` is both an assignment and a GitHub PAT: one marker, the
+    // specific kind.
+    let pat = format!("{}{}", concat!("gh", "p_"), rnd(191, 36, ALNUM));
+    assert_redacted("github_pat", "GITHUB_TOKEN=", &pat, "\n");
+    // Two secrets glued together come out as one marker covering both.
+    let glued = format!("{pat}{}", concat!("AK", "IAABCDEFGHIJKLMNOP"));
+    let out = r().scrub(&glued);
+    assert!(!out.contains("ghp_") && !out.contains("AKIA"), "{out}");
+    // Adjacent, separate secrets keep separate markers.
+    let two = format!("{pat} {pat}");
+    assert_eq!(
+        r().scrub(&two),
+        format!("{} {}", marker("github_pat"), marker("github_pat"))
+    );
+}
+
+#[test]
+fn merge_prefers_longest_then_earliest_then_priority() {
+    let raw = vec![
+        Raw {
+            kind: "b",
+            start: 5,
+            end: 20,
+            rule: 2,
+        },
+        Raw {
+            kind: "a",
+            start: 0,
+            end: 10,
+            rule: 1,
+        },
+        Raw {
+            kind: "c",
+            start: 0,
+            end: 10,
+            rule: 0,
+        },
+        Raw {
+            kind: "d",
+            start: 30,
+            end: 31,
+            rule: 0,
+        },
+    ];
+    let merged = merge(raw);
+    assert_eq!(
+        merged,
+        vec![
+            Finding {
+                kind: "b",
+                start: 0,
+                end: 20
+            },
+            Finding {
+                kind: "d",
+                start: 30,
+                end: 31
+            },
+        ]
+    );
+    let raw = vec![
+        Raw {
+            kind: "a",
+            start: 0,
+            end: 10,
+            rule: 1,
+        },
+        Raw {
+            kind: "c",
+            start: 0,
+            end: 10,
+            rule: 0,
+        },
+        Raw {
+            kind: "b",
+            start: 5,
+            end: 12,
+            rule: 2,
+        },
+    ];
+    assert_eq!(
+        merge(raw),
+        vec![Finding {
+            kind: "c",
+            start: 0,
+            end: 12
+        }]
+    );
+}
+
+#[test]
+fn redacts_secrets_in_json_escaped_and_log_forms() {
+    let pat = format!("{}{}", concat!("gh", "p_"), rnd(192, 36, ALNUM));
+    let text = format!("{{\"msg\":\"token={pat}\\nnext\"}}");
+    assert_eq!(
+        r().scrub(&text),
+        format!("{{\"msg\":\"token={}\\nnext\"}}", marker("github_pat"))
+    );
+    let ansi = format!("\x1b[32m{pat}\x1b[0m");
+    assert_eq!(
+        r().scrub(&ansi),
+        format!("\x1b[32m{}\x1b[0m", marker("github_pat"))
+    );
+}
+
+#[test]
+fn scrub_of_large_ordinary_source_is_unchanged() {
+    let text = ordinary_source(200_000);
+    let out = r().scrub(&text);
+    assert!(
+        matches!(out, Cow::Borrowed(_)),
+        "{:?}",
+        r().find(&text).first()
+    );
+}
+
+#[test]
+fn a_remembered_clean_text_never_hides_a_secret_added_later() {
+    let clean = ordinary_source(20_000);
+    assert!(matches!(r().scrub(&clean), Cow::Borrowed(_)));
+    assert!(matches!(r().scrub(&clean), Cow::Borrowed(_)));
+    let dirty = format!("{clean}\nlet t = \"ghp_{}\";\n", "a1B2".repeat(9));
+    for _ in 0..2 {
+        let out = r().scrub(&dirty);
+        assert!(
+            out.contains("[REDACTED:"),
+            "secret kept on a repeated scrub"
+        );
+        assert!(!out.contains("ghp_a1B2"));
+    }
+}
+
+#[test]
+fn a_cache_key_collision_is_not_taken_for_the_same_text() {
+    let mut c = CleanCache::default();
+    let key = (3, 7);
+    c.insert(key, "abc");
+    assert!(c.contains(key, "abc"));
+    assert!(!c.contains(key, "xyz"), "same key, other text");
+    c.insert(key, "xyz");
+    assert!(c.contains(key, "xyz") && c.contains(key, "abc"));
+    // The byte budget forgets the oldest first.
+    let big = "x".repeat(CLEAN_CACHE_MAX_TEXT);
+    for i in 0..(CLEAN_CACHE_BYTES / CLEAN_CACHE_MAX_TEXT) {
+        c.insert((big.len(), i as u32), &big);
+    }
+    assert!(!c.contains(key, "abc"));
+    assert!(c.bytes <= CLEAN_CACHE_BYTES);
+}
+
+#[test]
+fn texts_are_remembered_only_when_clean() {
+    let red = Redactor::new();
+    let secret = format!("ghp_{}", "a1B2".repeat(9));
+    for _ in 0..3 {
+        assert!(matches!(red.scrub("src/main.rs"), Cow::Borrowed(_)));
+        let out = red.scrub(&secret);
+        assert!(out.starts_with("[REDACTED:"), "{out}");
+    }
+    // Past the cache's size the oldest are forgotten; answers stay the same.
+    for i in 0..(CLEAN_CACHE_ENTRIES + 10) {
+        assert!(matches!(red.scrub(&format!("name-{i}")), Cow::Borrowed(_)));
+    }
+    assert!(red.scrub(&secret).starts_with("[REDACTED:"));
+}
+
+/// Rust-like source that names keys, tokens and passwords without holding any.
+fn ordinary_source(bytes: usize) -> String {
+    let chunk = r#"
+use std::collections::HashMap;
+
+/// Looks a key up in the cache; the token is refreshed when stale.
+pub fn lookup(cache: &HashMap<String, String>, key: &str) -> Option<String> {
+let token = self.next_token();
+let password = get_password();
+let hash = "9fceb02d0ae598e95dc970b74767f19372d61af8";
+let id = "123e4567-e89b-12d3-a456-426614174000";
+for (key, value) in cache.iter() {
+    if key.len() > 32 && value.starts_with("sk") { continue; }
+}
+// max_tokens: 4096, token_type: "Bearer", key_length = 32
+let url = format!("https://example.com/api/v1/items?page={}", 2);
+cache.get(key).cloned()
+}
+"#;
+    let mut s = String::with_capacity(bytes + chunk.len());
+    while s.len() < bytes {
+        s.push_str(chunk);
+    }
+    s
+}
+
+/// Run with `cargo test --release -- --ignored`: 10 MB of source in well under a
+/// second.
+#[test]
+#[ignore]
+fn scrubs_ten_megabytes_of_source_fast() {
+    let text = ordinary_source(10 * 1024 * 1024);
+    let red = Redactor::new();
+    let t = std::time::Instant::now();
+    let out = red.scrub(&text);
+    let took = t.elapsed();
+    eprintln!("10 MB of source: {took:?}");
+    assert!(matches!(out, Cow::Borrowed(_)));
+    assert!(took.as_secs_f64() < 1.0, "took {took:?}");
+    let t = std::time::Instant::now();
+    let plain = "The quick brown fox jumps over the lazy dog.\n".repeat(240_000);
+    assert!(matches!(red.scrub(&plain), Cow::Borrowed(_)));
+    assert!(
+        t.elapsed().as_secs_f64() < 1.0,
+        "prose took {:?}",
+        t.elapsed()
+    );
+}
+
+#[test]
+fn redactor_is_cheap_to_clone_and_default_matches_new() {
+    let a = Redactor::default();
+    let b = a.clone();
+    assert!(Arc::ptr_eq(&a.inner, &b.inner));
+    let pat = format!("{}{}", concat!("gh", "p_"), rnd(193, 36, ALNUM));
+    assert_eq!(a.find(&pat), Redactor::new().find(&pat));
+}
+
+// ---- properties ------------------------------------------------------------------------
+
+fn sample_secrets() -> Vec<String> {
+    vec![
+        format!("{}{}", concat!("gh", "p_"), rnd(200, 36, ALNUM)),
+        format!(
+            "{}{}",
+            concat!("AK", "IA"),
+            rnd(201, 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+        ),
+        jwt(),
+        discord_token(),
+        format!("{}{}", concat!("xo", "xb-"), rnd(202, 30, ALNUM)),
+        format!("{}{}", concat!("sk-pr", "oj-"), rnd(203, 60, URLSAFE)),
+        pem(&format!("RSA {PK}"), 2, 204, ""),
+        format!("-----BEGIN {PK}-----\n{}", rnd(205, 64, B64)),
+        "postgres://u:pw1234@h/db".to_string(),
+        "password=hunter2".to_string(),
+        "\"api_key\": \"abc123def\"".to_string(),
+        "Authorization: Basic dXNlcjpwYXNzMTIz".to_string(),
+        format!("{}{}", concat!("np", "m_"), rnd(206, 36, ALNUM)),
+        format!("auth: {}", rnd(207, 24, B64)),
+    ]
+}
+
+fn piece() -> impl Strategy<Value = String> {
+    let secrets = sample_secrets();
+    let kinds: Vec<String> = KINDS.iter().map(|k| marker(k)).collect();
+    prop_oneof![
+        3 => proptest::sample::select(secrets),
+        2 => proptest::sample::select(kinds),
+        4 => proptest::sample::select(vec![
+            "password", "token", "api_key", "secret", "auth", "key", "PASSWORD", "Bearer ",
+            "Authorization: ", "=", ": ", " = ", "\"", "'", "\\\"", "\n", " ", "\t", "://", "@",
+            ":", "/", "[REDACTED:", "]", "[", "-----BEGIN ", "-----END ", "PRIVATE KEY-----",
+            "$", "${X}", "<x>", "ghp_", "eyJ", ".", "_", "-", "sk-", "AKIA", ";", ",", "(", ")",
+            "export ", "--password ", "-u ", "x", "0", "==",
+        ]).prop_map(str::to_string),
+        2 => "[ -~]{0,12}",
+        1 => "[a-zA-Z0-9+/=_-]{0,40}",
+        1 => any::<String>().prop_map(|s| s.chars().take(6).collect()),
+    ]
+}
+
+fn adversarial_text() -> impl Strategy<Value = String> {
+    proptest::collection::vec(piece(), 0..16).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(512),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn scrub_is_idempotent(text in adversarial_text()) {
+        let once = r().scrub(&text).into_owned();
+        let twice = r().scrub(&once).into_owned();
+        prop_assert_eq!(&twice, &once);
+        prop_assert!(r().find(&once).is_empty(), "left: {:?}", r().find(&once));
+    }
+
+    #[test]
+    fn findings_are_sorted_disjoint_and_on_char_boundaries(text in adversarial_text()) {
+        let found = r().find(&text);
+        let mut last = 0;
+        for f in &found {
+            prop_assert!(f.start < f.end && f.start >= last);
+            prop_assert!(text.is_char_boundary(f.start) && text.is_char_boundary(f.end));
+            prop_assert!(KINDS.contains(&f.kind));
+            last = f.end;
+        }
+        prop_assert_eq!(r().contains_secret(&text), !found.is_empty());
+        prop_assert_eq!(matches!(r().scrub(&text), Cow::Borrowed(_)), found.is_empty());
+    }
+
+    #[test]
+    fn scrub_is_idempotent_on_arbitrary_strings(text in any::<String>()) {
+        let once = r().scrub(&text).into_owned();
+        prop_assert_eq!(r().scrub(&once).into_owned(), once);
+    }
+
+    #[test]
+    fn sample_secrets_never_survive_scrub(i in 0usize..14, pre in "[ -~]{0,8}", post in "[ \n;,]{0,3}") {
+        let secrets = sample_secrets();
+        let s = &secrets[i % secrets.len()];
+        let text = format!("{pre} {s}{post}");
+        let out = r().scrub(&text);
+        prop_assert!(out.contains(REDACTION_PREFIX), "{:?}", out);
+    }
+}
