@@ -275,6 +275,10 @@ impl Executor {
     fn finish(&self, r: ToolResult<ToolOutput>) -> ToolResult<ToolOutput> {
         match r {
             Ok(mut out) => {
+                // Secrets are found on the whole sources the views were cut from
+                // and the shown pieces masked; then every field is scrubbed as a
+                // whole (markers are opaque to the second pass).
+                mask_sources(self.redactor, &mut out);
                 // Clean text (the common case) is kept as it is, not copied.
                 scrub_in_place(self.redactor, &mut out.text);
                 scrub_value(self.redactor, &mut out.data);
@@ -303,6 +307,30 @@ async fn run_gated(tool: &dyn DynTool, args: ParsedArgs, ctx: &Context) -> ToolR
     let r = tool.run(args, auth, ctx).await;
     ctx.gate().after_call(&plan_copy, &r);
     r
+}
+
+/// Mask the pieces of `out`'s text and data that its sources say were copied
+/// from them, by the secret spans found on each whole source.
+fn mask_sources(r: &Redactor, out: &mut ToolOutput) {
+    for src in std::mem::take(&mut out.sources) {
+        let found = r.spans(&src.text);
+        if found.is_empty() {
+            continue;
+        }
+        if let std::borrow::Cow::Owned(new) =
+            crate::redact::mask_with(&found, &src.text, &out.text, &src.in_text)
+        {
+            out.text = new;
+        }
+        for (pointer, segs) in &src.in_data {
+            if let Some(Value::String(s)) = out.data.pointer_mut(pointer)
+                && let std::borrow::Cow::Owned(new) =
+                    crate::redact::mask_with(&found, &src.text, s, segs)
+            {
+                *s = new;
+            }
+        }
+    }
 }
 
 /// Replace `s` by its scrubbed text only when a secret was found.

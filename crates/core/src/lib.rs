@@ -43,7 +43,7 @@ pub use diag::{Diagnostic, DiagnosticsSource, Severity};
 pub use error::{ErrorKind, ToolError, ToolResult};
 pub use executor::{Call, CallResult, Executor};
 pub use gate::{Action, ActionPlan, AllowAll, Asker, Authorized, Decision, Gate, Risk};
-pub use output::{Image, OutputKind, ToolOutput, trailer};
+pub use output::{Image, OutputKind, RedactionSource, Segment, ToolOutput, trailer};
 pub use redact::Redactor;
 pub use registry::{Profile, Registry};
 pub use session::{ReadEvidence, SessionStore};

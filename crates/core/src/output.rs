@@ -1,6 +1,8 @@
 //! What a tool returns (SPEC §2): a kind, the text a model reads, and typed data.
 
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+pub use wrench_redact::Segment;
 
 /// The output types of the contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,6 +41,58 @@ pub struct ToolOutput {
     /// Notes the engine adds (argument repairs, withheld env vars, ...).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub notes: Vec<String>,
+    /// The whole texts this output shows parts of (the file of a `read`, the
+    /// stream of a command): the executor finds secrets on each source and masks
+    /// the shown pieces, so a partial view hides exactly the secret bytes it holds.
+    #[serde(skip)]
+    pub sources: Vec<RedactionSource>,
+}
+
+/// A source text and where its pieces appear in a [`ToolOutput`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RedactionSource {
+    /// The whole text the shown pieces were copied from.
+    pub text: Arc<str>,
+    /// Pieces of [`ToolOutput::text`] copied from `text`.
+    pub in_text: Vec<Segment>,
+    /// Pieces of strings in [`ToolOutput::data`], by JSON pointer (`/matches/0/text`).
+    pub in_data: Vec<(String, Vec<Segment>)>,
+}
+
+impl RedactionSource {
+    pub fn new(text: impl Into<Arc<str>>) -> Self {
+        RedactionSource {
+            text: text.into(),
+            ..Default::default()
+        }
+    }
+    /// Bytes `view..view+len` of the output text are bytes `source..` of the source.
+    pub fn text_piece(&mut self, view: usize, source: usize, len: usize) {
+        if len > 0 {
+            self.in_text.push(Segment { view, source, len });
+        }
+    }
+    /// The data string at `pointer` holds bytes `source..source+len` at `view`.
+    pub fn data_piece(
+        &mut self,
+        pointer: impl Into<String>,
+        view: usize,
+        source: usize,
+        len: usize,
+    ) {
+        if len == 0 {
+            return;
+        }
+        let pointer = pointer.into();
+        let seg = Segment { view, source, len };
+        match self.in_data.last_mut() {
+            Some((p, v)) if *p == pointer => v.push(seg),
+            _ => self.in_data.push((pointer, vec![seg])),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.in_text.is_empty() && self.in_data.is_empty()
+    }
 }
 
 impl ToolOutput {
@@ -50,6 +104,7 @@ impl ToolOutput {
             untrusted_source: None,
             images: Vec::new(),
             notes: Vec::new(),
+            sources: Vec::new(),
         }
     }
     pub fn text(text: impl Into<String>) -> Self {
@@ -68,6 +123,13 @@ impl ToolOutput {
     }
     pub fn with_image(mut self, img: Image) -> Self {
         self.images.push(img);
+        self
+    }
+    /// Declare a source this output shows pieces of (see [`RedactionSource`]).
+    pub fn with_source(mut self, src: RedactionSource) -> Self {
+        if !src.is_empty() {
+            self.sources.push(src);
+        }
         self
     }
     pub fn with_note(mut self, note: impl Into<String>) -> Self {

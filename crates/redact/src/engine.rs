@@ -301,19 +301,12 @@ impl Redactor {
     /// Replaces each secret in `text` by `[REDACTED:<kind>]`. Text without secrets is
     /// returned borrowed. Idempotent: scrubbing the result again changes nothing.
     pub fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let lock = || {
-            self.inner
-                .clean
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-        };
-        let key = clean_key(text);
-        if lock().contains(key, text) {
+        if self.is_known_clean(text) {
             return Cow::Borrowed(text);
         }
         let findings = self.find(text);
         if findings.is_empty() {
-            lock().insert(key, text);
+            self.remember_clean(text);
             return Cow::Borrowed(text);
         }
         let mut out = replace(text, &findings);
@@ -325,6 +318,23 @@ impl Redactor {
             out = replace(&out, &more);
         }
         Cow::Owned(out)
+    }
+
+    fn clean_cache(&self) -> std::sync::MutexGuard<'_, CleanCache> {
+        self.inner
+            .clean
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether `text` is a remembered clean text (byte for byte).
+    pub(crate) fn is_known_clean(&self, text: &str) -> bool {
+        self.clean_cache().contains(clean_key(text), text)
+    }
+
+    /// Remember that `text` holds no secret.
+    pub(crate) fn remember_clean(&self, text: &str) {
+        self.clean_cache().insert(clean_key(text), text);
     }
 
     /// The secrets in `text`, merged (no two overlap) and sorted by position.

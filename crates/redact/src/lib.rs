@@ -47,8 +47,10 @@ mod heuristics;
 mod rules;
 #[cfg(test)]
 mod tests;
+mod view;
 
 pub use engine::Redactor;
+pub use view::{HOLD_BACK_MAX_BYTES, Segment, locate, mask_with, safe_cut};
 
 /// Every redaction marker starts with this text: `[REDACTED:<kind>]`.
 pub const REDACTION_PREFIX: &str = "[REDACTED:";

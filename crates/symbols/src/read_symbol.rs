@@ -8,8 +8,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use wrench_core::{
-    Access, AccessClass, Authorized, Context, Effect, OutputKind, ReadEvidence, Tool, ToolError,
-    ToolOutput, ToolResult, ToolSpec, trailer,
+    Access, AccessClass, Authorized, Context, Effect, OutputKind, ReadEvidence, RedactionSource,
+    Tool, ToolError, ToolOutput, ToolResult, ToolSpec, trailer,
 };
 use wrench_permissions::Workspace;
 
@@ -160,6 +160,9 @@ fn read_symbol(ctx: &Context, args: &ReadSymbolArgs) -> ToolResult<ToolOutput> {
         sym.qualified(src.lang)
     );
     let mut last = start.saturating_sub(1);
+    // Secrets are found on the whole file and masked in the lines shown.
+    let whole = src.decoded.text.as_str();
+    let mut source = RedactionSource::new(whole);
     for (i, line) in src
         .decoded
         .text
@@ -173,14 +176,18 @@ fn read_symbol(ctx: &Context, args: &ReadSymbolArgs) -> ToolResult<ToolOutput> {
             break;
         }
         let line = line.strip_suffix('\r').unwrap_or(line);
+        let at = line.as_ptr() as usize - whole.as_ptr() as usize;
+        let _ = write!(text, "{n:>6}\t");
         if line.len() > READ_SYMBOL_MAX_LINE_CHARS {
+            let cut = cut_at_char(line, READ_SYMBOL_MAX_LINE_CHARS);
+            source.text_piece(text.len(), at, cut.len());
             let _ = writeln!(
                 text,
-                "{n:>6}\t{}… [line cut at {READ_SYMBOL_MAX_LINE_CHARS} chars]",
-                cut_at_char(line, READ_SYMBOL_MAX_LINE_CHARS)
+                "{cut}… [line cut at {READ_SYMBOL_MAX_LINE_CHARS} chars]"
             );
         } else {
-            let _ = writeln!(text, "{n:>6}\t{line}");
+            source.text_piece(text.len(), at, line.len());
+            let _ = writeln!(text, "{line}");
         }
         last = n;
     }
@@ -217,5 +224,7 @@ fn read_symbol(ctx: &Context, args: &ReadSymbolArgs) -> ToolResult<ToolOutput> {
         shown_end_line: last as u32,
         evidence: ev,
     };
-    Ok(ToolOutput::new(OutputKind::Read, text).with_data(&data))
+    Ok(ToolOutput::new(OutputKind::Read, text)
+        .with_data(&data)
+        .with_source(source))
 }

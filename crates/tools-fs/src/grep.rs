@@ -24,8 +24,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use wrench_core::session::merge_ranges;
 use wrench_core::{
-    Access, Authorized, Context, Effect, ReadEvidence, Tool, ToolError, ToolOutput, ToolResult,
-    ToolSpec,
+    Access, Authorized, Context, Effect, ReadEvidence, RedactionSource, Tool, ToolError,
+    ToolOutput, ToolResult, ToolSpec,
 };
 use wrench_permissions::Workspace;
 
@@ -428,6 +428,8 @@ struct Mark {
     text_start: u32,
     line: u64,
     kind: u8,
+    /// Byte offset of the line in the file (where secrets are looked for).
+    offset: u64,
 }
 
 const MATCH: u8 = b'm';
@@ -444,7 +446,7 @@ struct ContentSink<'a> {
 }
 
 impl ContentSink<'_> {
-    fn line(&mut self, n: u64, sep: u8, text: &[u8], kind: u8) {
+    fn line(&mut self, n: u64, sep: u8, text: &[u8], kind: u8, offset: u64) {
         self.chunk.extend_from_slice(self.path);
         self.chunk.push(sep);
         self.itoa.clear();
@@ -460,6 +462,7 @@ impl ContentSink<'_> {
             text_start,
             line: n,
             kind,
+            offset,
         });
     }
 }
@@ -483,8 +486,10 @@ impl Sink for ContentSink<'_> {
 
     fn matched(&mut self, _s: &Searcher, m: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
         let first = m.line_number().unwrap_or(0);
+        let mut offset = m.absolute_byte_offset();
         for (i, l) in m.lines().enumerate() {
-            self.line(first + i as u64, b':', l, MATCH);
+            self.line(first + i as u64, b':', l, MATCH, offset);
+            offset += l.len() as u64;
             self.count += 1;
         }
         Ok(true)
@@ -492,7 +497,7 @@ impl Sink for ContentSink<'_> {
 
     fn context(&mut self, _s: &Searcher, c: &SinkContext<'_>) -> Result<bool, std::io::Error> {
         let n = c.line_number().unwrap_or(0);
-        self.line(n, b'-', c.bytes(), CONTEXT);
+        self.line(n, b'-', c.bytes(), CONTEXT, c.absolute_byte_offset());
         Ok(true)
     }
 
@@ -503,6 +508,7 @@ impl Sink for ContentSink<'_> {
             text_start: self.chunk.len() as u32,
             line: 0,
             kind: BREAK,
+            offset: 0,
         });
         Ok(true)
     }
@@ -777,7 +783,68 @@ fn run_search(
             .map(|r| scope::display_rel(&r.rel))
             .collect();
     }
-    Ok(render(q, starts, out, probe))
+    let (mut output, _, shown) = render_with_ranges(q, starts, out, probe);
+    attach_sources(&mut output, shown, |rel| {
+        let mut f = scope::open_beneath(ws, rel).ok()?;
+        let len = f.metadata().ok()?.len();
+        if len > GREP_SOURCE_MAX_BYTES {
+            return None;
+        }
+        let mut bytes = Vec::new();
+        f.read_to_end(&mut bytes).ok()?;
+        String::from_utf8(bytes).ok()
+    });
+    Ok(output)
+}
+
+/// Files larger than this are not read again to find secrets around the
+/// lines grep shows (each shown line is still scrubbed on its own).
+pub const GREP_SOURCE_MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Model text and typed view, the line ranges shown (content views), and the
+/// lines shown per file.
+type Rendered = (ToolOutput, Option<Vec<(u64, u64)>>, Vec<ShownFile>);
+
+/// The lines of one file a content view shows.
+struct ShownFile {
+    rel: PathBuf,
+    pieces: Vec<ShownLine>,
+}
+
+/// One shown line: where its text is in the output text (and, for a match, in
+/// `matches[i].text`) and where it is in the file.
+struct ShownLine {
+    text_at: usize,
+    data_match: Option<usize>,
+    offset: u64,
+    len: usize,
+}
+
+/// Declare each shown file as a redaction source (its whole text, read by
+/// `read`; a file that cannot be read again as UTF-8 is left to the plain
+/// scrub), so a secret is found with its context (a PEM body line with its
+/// header) and masked in the lines shown.
+fn attach_sources(
+    out: &mut ToolOutput,
+    shown: Vec<ShownFile>,
+    read: impl Fn(&Path) -> Option<String>,
+) {
+    for f in shown {
+        let Some(text) = read(&f.rel) else {
+            continue;
+        };
+        let mut src = RedactionSource::new(text);
+        for p in f.pieces {
+            let Ok(at) = usize::try_from(p.offset) else {
+                continue;
+            };
+            src.text_piece(p.text_at, at, p.len);
+            if let Some(i) = p.data_match {
+                src.data_piece(format!("/matches/{i}/text"), 0, at, p.len);
+            }
+        }
+        out.sources.push(src);
+    }
 }
 
 fn search_single_file(
@@ -816,7 +883,10 @@ fn search_single_file(
         timed_out: false,
         capped: capped.into_inner(),
     };
-    let rendered = render_with_ranges(q, std::slice::from_ref(start), out, Vec::new());
+    let mut rendered = render_with_ranges(q, std::slice::from_ref(start), out, Vec::new());
+    attach_sources(&mut rendered.0, rendered.2, |_| {
+        std::str::from_utf8(&bytes).ok().map(str::to_string)
+    });
     if let Some(ranges) = &rendered.1
         && !ranges.is_empty()
     {
@@ -828,16 +898,12 @@ fn search_single_file(
 }
 
 /// Model text, typed view and (for content views) the line ranges shown per file.
-fn render(q: &Query, starts: &[Start], out: Outcome, probe: Vec<String>) -> ToolOutput {
-    render_with_ranges(q, starts, out, probe).0
-}
-
 fn render_with_ranges(
     q: &Query,
     starts: &[Start],
     out: Outcome,
     probe: Vec<String>,
-) -> (ToolOutput, Option<Vec<(u64, u64)>>) {
+) -> Rendered {
     let total_files = out.results.len();
     let total_matches: u64 = out.results.iter().map(|r| r.count).sum();
     let mut text: Vec<u8> = Vec::new();
@@ -846,6 +912,7 @@ fn render_with_ranges(
     let mut truncated = false;
     let mut shown_matches: u64 = 0;
     let mut ranges: Vec<(u64, u64)> = Vec::new();
+    let mut shown_files: Vec<ShownFile> = Vec::new();
     let budget = q.max_chars;
     match q.mode {
         GrepMode::FilesWithMatches | GrepMode::Count => {
@@ -879,6 +946,7 @@ fn render_with_ranges(
                 let mut start = 0usize;
                 let mut shown_here = 0u64;
                 let mut wrote_sep = false;
+                let mut pieces = Vec::new();
                 for m in &r.marks {
                     let end = m.end as usize;
                     let line = &r.chunk[start..end];
@@ -893,6 +961,14 @@ fn render_with_ranges(
                     if !wrote_sep {
                         text.extend_from_slice(sep);
                         wrote_sep = true;
+                    }
+                    if m.kind != BREAK {
+                        pieces.push(ShownLine {
+                            text_at: text.len() + (m.text_start as usize - start),
+                            data_match: (m.kind == MATCH).then_some(matches.len()),
+                            offset: m.offset,
+                            len: end - 1 - m.text_start as usize,
+                        });
                     }
                     text.extend_from_slice(line);
                     if m.kind == MATCH {
@@ -912,6 +988,12 @@ fn render_with_ranges(
                         }
                     }
                     start = end;
+                }
+                if !pieces.is_empty() {
+                    shown_files.push(ShownFile {
+                        rel: r.rel.clone(),
+                        pieces,
+                    });
                 }
                 if shown_here > 0 || wrote_sep {
                     files.push(FileHits {
@@ -985,7 +1067,7 @@ fn render_with_ranges(
         ignored_matches: probe,
     };
     let ranges = (q.mode == GrepMode::Content && !truncated).then_some(ranges);
-    (ToolOutput::text(text).with_data(&view), ranges)
+    (ToolOutput::text(text).with_data(&view), ranges, shown_files)
 }
 
 fn plural(n: usize, what: &str) -> String {

@@ -9,8 +9,8 @@ use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 use wrench_core::text::{self, Encoding};
 use wrench_core::{
-    Access, Authorized, Context, Effect, Image, OutputKind, ReadEvidence, Tool, ToolError,
-    ToolOutput, ToolResult, ToolSpec,
+    Access, Authorized, Context, Effect, Image, OutputKind, ReadEvidence, RedactionSource, Tool,
+    ToolError, ToolOutput, ToolResult, ToolSpec,
 };
 use wrench_permissions::Workspace;
 
@@ -323,12 +323,25 @@ pub(crate) fn text_output(
 ) -> ToolResult<ToolOutput> {
     let full = w.first == 1 && w.last >= w.total;
     let sha256 = record(ctx, f, full, (!full).then_some((w.first, w.last)))?;
+    // Secrets are found on the whole file and masked in what is shown of it.
+    let mut src = RedactionSource::new(content);
+    for seg in &w.segments {
+        src.text_piece(seg.view, seg.source, seg.len);
+    }
     let shown = ctx.content_in_data.then(|| {
-        render::lines(content)
+        let mut joined = String::new();
+        let lines = render::lines(content)
             .skip((w.first - 1) as usize)
-            .take((w.last + 1 - w.first) as usize)
-            .collect::<Vec<&str>>()
-            .join("\n")
+            .take((w.last + 1 - w.first) as usize);
+        for (i, line) in lines.enumerate() {
+            if i > 0 {
+                joined.push('\n');
+            }
+            let at = line.as_ptr() as usize - content.as_ptr() as usize;
+            src.data_piece("/content", joined.len(), at, line.len());
+            joined.push_str(line);
+        }
+        joined
     });
     let next = (w.last < w.total).then_some(w.last + 1);
     // The numbered text moves into the output; the view needs only the counts.
@@ -340,7 +353,9 @@ pub(crate) fn text_output(
         text.push_str(&format!("[encoding: {}; edits keep it]\n", enc.name()));
     }
     let v = view(f, enc, shown, &w, next, full, sha256);
-    Ok(ToolOutput::new(OutputKind::Read, text).with_data(&v))
+    Ok(ToolOutput::new(OutputKind::Read, text)
+        .with_data(&v)
+        .with_source(src))
 }
 
 /// The MIME type of an image we return as an image, by its magic bytes.

@@ -13,6 +13,9 @@ pub struct Window {
     pub total: u64,
     /// How many shown lines were cut at the per-line limit.
     pub cut_lines: u64,
+    /// Where each shown line's text sits in `text` and in the numbered source:
+    /// the executor finds secrets on the whole source and masks these pieces.
+    pub segments: Vec<wrench_core::Segment>,
 }
 
 /// Lines of `text` (a final newline does not start another line; `\r` before
@@ -52,6 +55,7 @@ pub fn number_lines(
         Vec::with_capacity(text.len().min(max_chars) + 8 * total.min(max_lines) as usize);
     let mut last = first - 1;
     let mut cut_lines = 0;
+    let mut segments = Vec::new();
     let mut num = LineNo::new(first);
     let end = first.saturating_add(max_lines);
     // The lines of `lines`, found with a vectorized newline search.
@@ -89,6 +93,13 @@ pub fn number_lines(
             break;
         }
         out.extend_from_slice(prefix);
+        if !shown.is_empty() {
+            segments.push(wrench_core::Segment {
+                view: out.len(),
+                source: at - raw.len(),
+                len: shown.len(),
+            });
+        }
         out.extend_from_slice(shown);
         if let Some(more) = cut {
             cut_lines += 1;
@@ -108,6 +119,7 @@ pub fn number_lines(
         last,
         total,
         cut_lines,
+        segments,
     }
 }
 
