@@ -312,23 +312,41 @@ async fn run_gated(tool: &dyn DynTool, args: ParsedArgs, ctx: &Context) -> ToolR
 /// Mask the pieces of `out`'s text and data that its sources say were copied
 /// from them, by the secret spans found on each whole source.
 fn mask_sources(r: &Redactor, out: &mut ToolOutput) {
-    for src in std::mem::take(&mut out.sources) {
+    use crate::redact::{apply_masks, masks_of};
+    use std::borrow::Cow;
+    let sources = std::mem::take(&mut out.sources);
+    if sources.is_empty() {
+        return;
+    }
+    // Every source's masks first, then one pass per field: masking one source
+    // must not move the offsets another source's pieces were given at.
+    let mut text_masks = Vec::new();
+    let mut data_masks: Vec<(String, Vec<crate::redact::Mask>)> = Vec::new();
+    for src in &sources {
         let found = r.spans(&src.text);
         if found.is_empty() {
             continue;
         }
-        if let std::borrow::Cow::Owned(new) =
-            crate::redact::mask_with(&found, &src.text, &out.text, &src.in_text)
-        {
-            out.text = new;
-        }
+        masks_of(&found, &src.text, &out.text, &src.in_text, &mut text_masks);
         for (pointer, segs) in &src.in_data {
-            if let Some(Value::String(s)) = out.data.pointer_mut(pointer)
-                && let std::borrow::Cow::Owned(new) =
-                    crate::redact::mask_with(&found, &src.text, s, segs)
-            {
-                *s = new;
+            if let Some(Value::String(s)) = out.data.pointer(pointer) {
+                let mut m = Vec::new();
+                masks_of(&found, &src.text, s, segs, &mut m);
+                match data_masks.iter_mut().find(|(p, _)| p == pointer) {
+                    Some((_, v)) => v.extend(m),
+                    None => data_masks.push((pointer.clone(), m)),
+                }
             }
+        }
+    }
+    if let Cow::Owned(new) = apply_masks(&out.text, text_masks) {
+        out.text = new;
+    }
+    for (pointer, m) in data_masks {
+        if let Some(Value::String(s)) = out.data.pointer_mut(&pointer)
+            && let Cow::Owned(new) = apply_masks(s, m)
+        {
+            *s = new;
         }
     }
 }

@@ -50,7 +50,9 @@ mod tests;
 mod view;
 
 pub use engine::Redactor;
-pub use view::{HOLD_BACK_MAX_BYTES, Segment, locate, mask_with, safe_cut};
+pub use view::{
+    HOLD_BACK_MAX_BYTES, Mask, Segment, apply_masks, locate, mask_with, masks_of, safe_cut,
+};
 
 /// Every redaction marker starts with this text: `[REDACTED:<kind>]`.
 pub const REDACTION_PREFIX: &str = "[REDACTED:";

@@ -60,6 +60,9 @@ impl Redactor {
     }
 }
 
+/// A shown piece of a secret: bytes `start..end` of a view, and the kind.
+pub type Mask = (usize, usize, &'static str);
+
 /// [`Redactor::mask_view`] with the source's findings already in hand.
 pub fn mask_with<'a>(
     found: &[Finding],
@@ -67,11 +70,23 @@ pub fn mask_with<'a>(
     view: &'a str,
     segments: &[Segment],
 ) -> Cow<'a, str> {
+    let mut masks = Vec::new();
+    masks_of(found, source, view, segments, &mut masks);
+    apply_masks(view, masks)
+}
+
+/// The pieces of `view` that [`mask_with`] would mask, added to `out`, so the
+/// masks of several sources shown in one view can be applied at once.
+pub fn masks_of(
+    found: &[Finding],
+    source: &str,
+    view: &str,
+    segments: &[Segment],
+    out: &mut Vec<Mask>,
+) {
     if found.is_empty() {
-        return Cow::Borrowed(view);
+        return;
     }
-    // (view start, view end, kind) of every shown piece of a secret.
-    let mut cuts: Vec<(usize, usize, &'static str)> = Vec::new();
     for s in segments {
         if !valid(s, source, view) {
             continue;
@@ -82,18 +97,23 @@ pub fn mask_with<'a>(
             let a = f.start.max(lo);
             let b = f.end.min(hi);
             if a < b {
-                cuts.push((s.view + (a - lo), s.view + (b - lo), f.kind));
+                out.push((s.view + (a - lo), s.view + (b - lo), f.kind));
             }
         }
     }
-    if cuts.is_empty() {
+}
+
+/// Replace each masked piece of `view` by `[REDACTED:<kind>]` (overlapping
+/// pieces become one marker).
+pub fn apply_masks(view: &str, mut masks: Vec<Mask>) -> Cow<'_, str> {
+    if masks.is_empty() {
         return Cow::Borrowed(view);
     }
-    cuts.sort_unstable_by_key(|c| (c.0, std::cmp::Reverse(c.1)));
+    masks.sort_unstable_by_key(|c| (c.0, std::cmp::Reverse(c.1)));
     let mut out = String::with_capacity(view.len());
     let mut at = 0;
-    for (a, b, kind) in cuts {
-        if b <= at {
+    for (a, b, kind) in masks {
+        if b <= at || b > view.len() {
             continue;
         }
         let a = a.max(at);
@@ -122,32 +142,28 @@ fn valid(s: &Segment, source: &str, view: &str) -> bool {
 }
 
 /// Where a stream that is still being written may be cut so that no secret
-/// candidate is split between what is shown now and what comes next: after
-/// the last line break, so an unfinished line (a token printed in two writes,
-/// a PEM body line) waits for the next read. An unfinished line longer than
-/// [`HOLD_BACK_MAX_BYTES`] is cut before its last word instead, and a last
-/// word longer than that is shown, so a stream always makes progress. Returns
-/// a byte offset on a character boundary, `text.len()` when nothing is held.
+/// candidate is split between what is shown now and what comes next: before
+/// its last word (the bytes after the last ASCII whitespace), so a token
+/// printed in two writes, or cut by a chunk boundary, waits whole for the next
+/// read. A text that ends in whitespace is shown whole (a prompt waiting for
+/// input stays visible), and a last word longer than [`HOLD_BACK_MAX_BYTES`]
+/// is shown, so a stream always makes progress. Secrets that span words (a
+/// PEM block, `password = value`) need no holding: the next read is redacted
+/// with the text before it as context. Returns a byte offset on a character
+/// boundary; `text.len()` when nothing is held.
 pub fn safe_cut(text: &str) -> usize {
-    let line_start = text.rfind('\n').map_or(0, |i| i + 1);
-    if text.len() - line_start <= HOLD_BACK_MAX_BYTES && line_start > 0 {
-        return line_start;
-    }
-    let word_start = text
-        .char_indices()
+    let b = text.as_bytes();
+    let word = b
+        .iter()
         .rev()
-        .take_while(|(_, c)| !c.is_whitespace())
-        .last()
-        .map_or(text.len(), |(i, _)| i);
-    if text.len() - word_start <= HOLD_BACK_MAX_BYTES {
-        // Nothing else to show yet: hold the whole unfinished line only when it is
-        // short; a short stream with no line break is held until it grows or ends.
-        if line_start == 0 && text.len() <= HOLD_BACK_MAX_BYTES {
-            return 0;
-        }
-        return word_start;
+        .take(HOLD_BACK_MAX_BYTES + 1)
+        .take_while(|c| !c.is_ascii_whitespace())
+        .count();
+    if word > HOLD_BACK_MAX_BYTES {
+        return text.len();
     }
-    text.len()
+    // The byte before the word is ASCII whitespace (or the start): a boundary.
+    text.len() - word
 }
 
 /// Where `piece` (a copy of part of `source`) sits in `source`: at its end when
@@ -217,17 +233,17 @@ mod tests {
     }
 
     #[test]
-    fn safe_cut_holds_an_unfinished_line_or_word() {
-        assert_eq!(safe_cut("done\npartial ghp_ab"), 5);
+    fn safe_cut_holds_an_unfinished_word() {
+        assert_eq!(safe_cut("done\npartial ghp_ab"), "done\npartial ".len());
         assert_eq!(safe_cut("all lines end\n"), 14);
-        assert_eq!(safe_cut("short and unfinished"), 0);
+        assert_eq!(safe_cut("Password: "), 10);
+        assert_eq!(safe_cut("unfinished"), 0);
         assert_eq!(safe_cut(""), 0);
-        let long = format!("{} tail_word", "x ".repeat(HOLD_BACK_MAX_BYTES));
-        assert_eq!(safe_cut(&long), long.len() - "tail_word".len());
         let word = "y".repeat(HOLD_BACK_MAX_BYTES + 1);
         assert_eq!(safe_cut(&word), word.len());
         let uni = "ключ\nзначение é";
         assert!(uni.is_char_boundary(safe_cut(uni)));
+        assert_eq!(safe_cut("a\u{a0}é"), 0, "only ASCII whitespace splits");
     }
 
     fn secrets() -> Vec<String> {

@@ -898,12 +898,7 @@ fn search_single_file(
 }
 
 /// Model text, typed view and (for content views) the line ranges shown per file.
-fn render_with_ranges(
-    q: &Query,
-    starts: &[Start],
-    out: Outcome,
-    probe: Vec<String>,
-) -> Rendered {
+fn render_with_ranges(q: &Query, starts: &[Start], out: Outcome, probe: Vec<String>) -> Rendered {
     let total_files = out.results.len();
     let total_matches: u64 = out.results.iter().map(|r| r.count).sum();
     let mut text: Vec<u8> = Vec::new();

@@ -395,7 +395,11 @@ async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput
         ),
         None => "the spool could not be written".to_string(),
     };
-    let output = cap.merged.render("output", &next);
+    let output = cap.merged.preview("output", &next);
+    let (stdout, stderr) = (
+        cap.stdout.preview("stdout", &next),
+        cap.stderr.preview("stderr", &next),
+    );
     let result = CommandResult {
         command: args.command.clone(),
         exit_code,
@@ -403,10 +407,10 @@ async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput
         timed_out,
         duration_ms,
         bytes: cap.merged.total,
-        stdout: cap.stdout.render("stdout", &next),
-        stderr: cap.stderr.render("stderr", &next),
+        stdout: stdout.text.clone(),
+        stderr: stderr.text.clone(),
         truncated: cap.merged.truncated(),
-        output: output.clone(),
+        output: output.text.clone(),
         spool,
         cwd: next_cwd,
         cwd_reset,
@@ -414,7 +418,7 @@ async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput
         state_captured,
         sandbox: notes.iter().find(|n| n.starts_with("sandbox:")).cloned(),
     };
-    let mut text = output;
+    let mut text = output.text.clone();
     if text.is_empty() {
         text.push_str("(no output)\n");
     } else if !text.ends_with('\n') {
@@ -438,6 +442,10 @@ async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput
         )));
     }
     let mut out = ToolOutput::new(OutputKind::Command, text).with_data(&result);
+    // A cut preview: secrets are found on the bytes around each cut.
+    output.attach(&mut out, Some(0), "/output");
+    stdout.attach(&mut out, None, "/stdout");
+    stderr.attach(&mut out, None, "/stderr");
     for n in notes {
         out = out.with_note(n);
     }

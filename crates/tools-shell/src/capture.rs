@@ -21,6 +21,11 @@ pub const SPOOL_CAP_BYTES: u64 = 16 * 1024 * 1024;
 /// Spool files kept per session (oldest removed first).
 pub const SPOOL_KEEP: usize = 20;
 
+/// Bytes kept around each cut of a preview (after the head, before the tail)
+/// so secrets are found with their context: a key whose header is in the
+/// omitted middle still has its body and END line masked in the tail.
+pub const CUT_CONTEXT_BYTES: usize = 16 * 1024;
+
 /// Head and tail of one byte stream.
 #[derive(Debug)]
 pub struct HeadTail {
@@ -28,8 +33,34 @@ pub struct HeadTail {
     head_keep: usize,
     tail_keep: usize,
     first: Vec<u8>,
+    /// The last bytes past `first`: the tail shown and [`CUT_CONTEXT_BYTES`] before it.
     tail: VecDeque<u8>,
     pub total: u64,
+}
+
+/// A rendered preview and, for each cut piece, the text it was cut from (see
+/// `wrench_core::RedactionSource`; offsets are into `text`).
+#[derive(Debug, Default)]
+pub struct Preview {
+    pub text: String,
+    pub sources: Vec<(std::sync::Arc<str>, Vec<wrench_core::Segment>)>,
+}
+
+impl Preview {
+    /// Declare the sources of this preview, shown at byte `at` of `out.text`
+    /// (when `at` is Some) and as the data string at `pointer`.
+    pub fn attach(&self, out: &mut wrench_core::ToolOutput, at: Option<usize>, pointer: &str) {
+        for (src, segs) in &self.sources {
+            let mut r = wrench_core::RedactionSource::new(src.clone());
+            for s in segs {
+                if let Some(at) = at {
+                    r.text_piece(at + s.view, s.source, s.len);
+                }
+                r.data_piece(pointer, s.view, s.source, s.len);
+            }
+            out.sources.push(r);
+        }
+    }
 }
 
 impl HeadTail {
@@ -44,6 +75,10 @@ impl HeadTail {
         }
     }
 
+    fn ring_keep(&self) -> usize {
+        self.tail_keep + CUT_CONTEXT_BYTES
+    }
+
     pub fn push(&mut self, mut b: &[u8]) {
         self.total += b.len() as u64;
         if self.first.len() < self.budget {
@@ -52,10 +87,12 @@ impl HeadTail {
             b = &b[n..];
         }
         // The tail window always tracks the last bytes, also of the first part.
-        let take = b.len().min(self.tail_keep);
+        let keep = self.ring_keep();
+        let take = b.len().min(keep);
         self.tail.extend(&b[b.len() - take..]);
-        while self.tail.len() > self.tail_keep {
-            self.tail.pop_front();
+        if self.tail.len() > keep {
+            let excess = self.tail.len() - keep;
+            self.tail.drain(..excess);
         }
     }
 
@@ -65,28 +102,64 @@ impl HeadTail {
 
     /// The text to show: everything when within budget, else head + marker + tail.
     pub fn render(&self, what: &str, next: &str) -> String {
+        self.preview(what, next).text
+    }
+
+    /// [`HeadTail::render`], with the text each cut piece was cut from: the head
+    /// with the bytes after it, the tail with the bytes before it.
+    pub fn preview(&self, what: &str, next: &str) -> Preview {
         if !self.truncated() {
-            return String::from_utf8_lossy(&self.first).into_owned();
+            return Preview {
+                text: String::from_utf8_lossy(&self.first).into_owned(),
+                sources: Vec::new(),
+            };
         }
-        let head = utf8_prefix(&self.first[..self.head_keep]);
-        // The tail ring holds only bytes past `first`; fill from `first` when short.
-        let mut tail: Vec<u8> = self.tail.iter().copied().collect();
-        if tail.len() < self.tail_keep {
-            let need = self.tail_keep - tail.len();
-            let from = self.first.len().saturating_sub(need).max(self.head_keep);
+        let head_bytes = utf8_prefix(&self.first[..self.head_keep]);
+        // The ring holds only bytes past `first`; fill from `first` when short.
+        let mut ring: Vec<u8> = self.tail.iter().copied().collect();
+        let want = self.ring_keep();
+        if ring.len() < want {
+            let need = want - ring.len();
+            let from = self.first.len().saturating_sub(need);
             let mut t = self.first[from..].to_vec();
-            t.extend(tail);
-            tail = t;
+            t.extend(ring);
+            ring = t;
         }
-        let tail = utf8_suffix(&tail);
-        let shown = head.len() + tail.len();
-        format!(
-            "{}\n[… {} of {} bytes of {what} omitted in the middle; shown {shown}; {next}]\n{}",
-            String::from_utf8_lossy(head),
+        // The tail shown: the last `tail_keep` bytes, never reaching into the head.
+        let shown_from_total = self.total.saturating_sub(self.tail_keep as u64);
+        let tail_len = self.tail_keep.min(ring.len()).min(
+            usize::try_from(self.total - shown_from_total.max(self.head_keep as u64))
+                .unwrap_or(usize::MAX),
+        );
+        let tail_bytes = utf8_suffix(&ring[ring.len() - tail_len..]);
+        let head = String::from_utf8_lossy(head_bytes);
+        let tail = String::from_utf8_lossy(tail_bytes);
+        let shown = head_bytes.len() + tail_bytes.len();
+        let text = format!(
+            "{head}\n[… {} of {} bytes of {what} omitted in the middle; shown {shown}; {next}]\n{tail}",
             self.total.saturating_sub(shown as u64),
             self.total,
-            String::from_utf8_lossy(tail)
-        )
+        );
+        let mut sources = Vec::new();
+        let head_src = String::from_utf8_lossy(utf8_prefix(&self.first)).into_owned();
+        if let Some(at) = wrench_core::redact::locate(&head_src, &head, false) {
+            let seg = wrench_core::Segment {
+                view: 0,
+                source: at,
+                len: head.len(),
+            };
+            sources.push((std::sync::Arc::from(head_src), vec![seg]));
+        }
+        let tail_src = String::from_utf8_lossy(utf8_suffix(&ring)).into_owned();
+        if let Some(at) = wrench_core::redact::locate(&tail_src, &tail, true) {
+            let seg = wrench_core::Segment {
+                view: text.len() - tail.len(),
+                source: at,
+                len: tail.len(),
+            };
+            sources.push((std::sync::Arc::from(tail_src), vec![seg]));
+        }
+        Preview { text, sources }
     }
 }
 

@@ -12,7 +12,7 @@
 //! start time, so a reused pid never looks like a running job.
 
 use crate::bash::{BashArgs, child_setup, prepare, timeout_of};
-use crate::capture::{SPOOL_CAP_BYTES, complete_utf8_len, utf8_suffix};
+use crate::capture::{CUT_CONTEXT_BYTES, SPOOL_CAP_BYTES, complete_utf8_len, utf8_suffix};
 use crate::procs::{KILL_GRACE, alive_as, kill_group, now_ms, proc_stat};
 use crate::terminal;
 use schemars::JsonSchema;
@@ -23,8 +23,8 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
 use wrench_core::{
-    Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, OutputKind, Tool,
-    ToolError, ToolOutput, ToolResult, ToolSpec,
+    Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, OutputKind,
+    RedactionSource, Tool, ToolError, ToolOutput, ToolResult, ToolSpec,
 };
 
 /// Session document listing the jobs.
@@ -321,10 +321,54 @@ fn read_range(p: &Path, offset: u64, max: usize) -> (Vec<u8>, u64) {
 
 /// The last `n` bytes of a job's output, starting on a character.
 pub fn tail_of(j: &JobRecord, n: usize) -> String {
+    let t = tail_with_context(j, n);
+    t.source[t.at..].to_string()
+}
+
+/// A piece of a stream and the text before it, where secrets are looked for.
+pub struct StreamView {
+    /// Up to [`CUT_CONTEXT_BYTES`] before the piece, then the piece.
+    pub source: String,
+    /// Where the piece starts in `source`.
+    pub at: usize,
+}
+
+impl StreamView {
+    /// Bytes `at..` of `source` are shown at byte `view` of the output text
+    /// (when Some) and as the data string at `pointer` (when Some).
+    fn attach(&self, out: &mut ToolOutput, view: Option<usize>, pointer: Option<&str>) {
+        let len = self.source.len() - self.at;
+        let mut src = RedactionSource::new(self.source.as_str());
+        if let Some(v) = view {
+            src.text_piece(v, self.at, len);
+        }
+        if let Some(p) = pointer {
+            src.data_piece(p, 0, self.at, len);
+        }
+        out.sources.push(src);
+    }
+}
+
+/// The text shown (`piece`) after the `context` bytes that preceded it.
+pub fn stream_view(context: &[u8], piece: &str) -> StreamView {
+    let ctx = String::from_utf8_lossy(utf8_suffix(context));
+    let source = format!("{ctx}{piece}");
+    StreamView {
+        at: ctx.len(),
+        source,
+    }
+}
+
+/// The last `n` bytes of a job's output with the bytes before them.
+pub fn tail_with_context(j: &JobRecord, n: usize) -> StreamView {
     let p = j.dir.join("output.log");
     let len = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
-    let (b, _) = read_range(&p, len.saturating_sub(n as u64), n);
-    String::from_utf8_lossy(utf8_suffix(&b)).into_owned()
+    let from = len.saturating_sub(n as u64);
+    let ctx_from = from.saturating_sub(CUT_CONTEXT_BYTES as u64);
+    let (b, _) = read_range(&p, ctx_from, n + CUT_CONTEXT_BYTES);
+    let split = usize::try_from(from - ctx_from).unwrap_or(0).min(b.len());
+    let piece = String::from_utf8_lossy(utf8_suffix(&b[split..])).into_owned();
+    stream_view(&b[..split], &piece)
 }
 
 /// What `bash_output` returns.
@@ -338,18 +382,40 @@ pub struct JobOutput {
     pub to_offset: u64,
     /// More unread output remains (call again).
     pub more: bool,
+    /// The output before `from_offset` (up to [`CUT_CONTEXT_BYTES`]), where
+    /// secrets that continue into this read are found.
+    #[serde(skip)]
+    pub context: Vec<u8>,
 }
 
-/// New output of a job since the last read; moves the stored offset.
+/// New output of a job since the last read; moves the stored offset. While
+/// more can come, an unfinished word at the end (a token printed in two
+/// writes, cut by a chunk boundary) is held back until the next read.
 pub fn read_new(ctx: &Context, id: &str) -> ToolResult<JobOutput> {
     let _g = ctx.session.lock("jobs-read")?;
     let j = find_job(ctx, id)?;
     let st = status_of(&j);
-    let (bytes, len) = read_range(&j.dir.join("output.log"), j.read_offset, OUTPUT_CHUNK_BYTES);
+    let ctx_from = j.read_offset.saturating_sub(CUT_CONTEXT_BYTES as u64);
+    let (all, len) = read_range(
+        &j.dir.join("output.log"),
+        ctx_from,
+        OUTPUT_CHUNK_BYTES + CUT_CONTEXT_BYTES,
+    );
+    let split = usize::try_from(j.read_offset - ctx_from)
+        .unwrap_or(0)
+        .min(all.len());
+    let (context, bytes) = all.split_at(split);
+    let bytes = &bytes[..bytes.len().min(OUTPUT_CHUNK_BYTES)];
     let at_end = j.read_offset + bytes.len() as u64 >= len;
-    // Hold back a character cut in half, unless nothing more can come.
-    let keep = if st.status == JobState::Running || !at_end {
-        complete_utf8_len(&bytes)
+    let more_can_come = st.status == JobState::Running || !at_end;
+    // Hold back a character cut in half, and an unfinished word, unless
+    // nothing more can come.
+    let keep = if more_can_come {
+        let whole = complete_utf8_len(bytes);
+        match std::str::from_utf8(&bytes[..whole]) {
+            Ok(t) => wrench_core::redact::safe_cut(t),
+            Err(_) => whole,
+        }
     } else {
         bytes.len()
     };
@@ -366,6 +432,7 @@ pub fn read_new(ctx: &Context, id: &str) -> ToolResult<JobOutput> {
         from_offset: j.read_offset,
         to_offset: to,
         more: to < len,
+        context: context.to_vec(),
     })
 }
 
@@ -411,9 +478,12 @@ pub async fn wait_jobs(
     }
 }
 
-fn render_waited(ctx: &Context, st: &[JobStatus]) -> ToolResult<String> {
+/// What `wait` shows per job: its state and the last lines of its output,
+/// each line's text declared with the output it was cut from.
+fn render_waited(ctx: &Context, st: &[JobStatus]) -> ToolResult<(String, Vec<RedactionSource>)> {
     let doc = load_jobs(ctx)?;
     let mut t = String::new();
+    let mut sources = Vec::new();
     if st.is_empty() {
         t.push_str("no jobs in this session\n");
     }
@@ -421,21 +491,26 @@ fn render_waited(ctx: &Context, st: &[JobStatus]) -> ToolResult<String> {
         t.push_str(&describe(s));
         t.push('\n');
         if let Some(j) = doc.jobs.iter().find(|j| j.id == s.id) {
-            let tail = tail_of(j, TAIL_BYTES);
+            let view = tail_with_context(j, TAIL_BYTES);
+            let tail = &view.source[view.at..];
             if !tail.is_empty() {
                 t.push_str(&format!(
                     "  last output ({} bytes in all; bash_output {} for unread output):\n",
                     s.output_bytes, s.id
                 ));
+                let mut src = RedactionSource::new(view.source.as_str());
                 for line in tail.lines() {
                     t.push_str("  | ");
+                    let at = view.at + (line.as_ptr() as usize - tail.as_ptr() as usize);
+                    src.text_piece(t.len(), at, line.len());
                     t.push_str(line);
                     t.push('\n');
                 }
+                sources.push(src);
             }
         }
     }
-    Ok(t)
+    Ok((t, sources))
 }
 
 // ---------------------------------------------------------------- tools
@@ -478,6 +553,7 @@ impl Tool for BashOutputTool {
             return terminal::read_for_output(ctx, &a.id).await;
         }
         let o = read_new(ctx, &a.id)?;
+        let view = stream_view(&o.context, &o.output);
         let mut text = o.output.clone();
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
@@ -496,7 +572,9 @@ impl Tool for BashOutputTool {
             describe(&o.status),
             o.status.output_bytes
         ));
-        Ok(ToolOutput::new(OutputKind::Command, text).with_data(&o))
+        let mut out = ToolOutput::new(OutputKind::Command, text).with_data(&o);
+        view.attach(&mut out, Some(0), Some("/output"));
+        Ok(out)
     }
 }
 
@@ -572,12 +650,15 @@ impl Tool for WaitTool {
             )));
         }
         let st = wait_jobs(ctx, &a.ids, Duration::from_secs(secs)).await?;
-        let mut text = render_waited(ctx, &st)?;
+        let (mut text, sources) = render_waited(ctx, &st)?;
         let running = st.iter().filter(|s| s.status == JobState::Running).count();
         if running > 0 {
             text.push_str(&format!("[{running} still running after {secs}s]\n"));
         }
-        Ok(ToolOutput::new(OutputKind::Command, text).with_data(&serde_json::json!({"jobs": st})))
+        let mut out =
+            ToolOutput::new(OutputKind::Command, text).with_data(&serde_json::json!({"jobs": st}));
+        out.sources = sources;
+        Ok(out)
     }
 }
 
@@ -667,9 +748,11 @@ impl Tool for TasksTool {
                 }
                 let ids: Vec<String> = a.id.iter().cloned().collect();
                 let st = wait_jobs(ctx, &ids, Duration::from_secs(secs)).await?;
-                let text = render_waited(ctx, &st)?;
-                Ok(ToolOutput::new(OutputKind::Command, text)
-                    .with_data(&serde_json::json!({"jobs": st})))
+                let (text, sources) = render_waited(ctx, &st)?;
+                let mut out = ToolOutput::new(OutputKind::Command, text)
+                    .with_data(&serde_json::json!({"jobs": st}));
+                out.sources = sources;
+                Ok(out)
             }
             TasksAction::Tail => {
                 let id = need_id()?;
@@ -678,8 +761,11 @@ impl Tool for TasksTool {
                 }
                 let j = find_job(ctx, &id)?;
                 let st = status_of(&j);
-                let text = format!("{}\n[{}]", tail_of(&j, TAIL_BYTES), describe(&st));
-                Ok(ToolOutput::new(OutputKind::Command, text).with_data(&st))
+                let view = tail_with_context(&j, TAIL_BYTES);
+                let text = format!("{}\n[{}]", &view.source[view.at..], describe(&st));
+                let mut out = ToolOutput::new(OutputKind::Command, text).with_data(&st);
+                view.attach(&mut out, Some(0), None);
+                Ok(out)
             }
             TasksAction::Stop => {
                 let id = need_id()?;

@@ -3,6 +3,7 @@
 //! this tool lists, reads, sends to, resizes, interrupts and stops them.
 
 use crate::bash::{BashArgs, prepare};
+use crate::capture::CUT_CONTEXT_BYTES;
 use crate::holder::{Request, Response, request};
 use crate::procs::{alive_as, now_ms, proc_stat};
 use schemars::JsonSchema;
@@ -11,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 use wrench_core::{
-    Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, OutputKind, Redactor,
-    Tool, ToolError, ToolOutput, ToolResult, ToolSpec,
+    Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, OutputKind,
+    RedactionSource, Redactor, Tool, ToolError, ToolOutput, ToolResult, ToolSpec,
 };
 
 /// Session document listing the terminals.
@@ -136,13 +137,72 @@ async fn ask(t: &TerminalRecord, req: Request) -> ToolResult<Response> {
     }
 }
 
+/// New terminal output as read: what is shown, and the output just before it
+/// (up to [`CUT_CONTEXT_BYTES`]), where secrets that continue into it are found.
+/// Displays and serializes as the text shown.
+#[derive(Debug, Default)]
+pub(crate) struct Settled {
+    text: String,
+    context: String,
+    /// Where the stream's bytes start in `text` (after a dropped-bytes notice).
+    at: usize,
+}
+
+impl std::fmt::Display for Settled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl Serialize for Settled {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text)
+    }
+}
+
+impl Settled {
+    /// The redaction source of this read, shown at byte `view` of the output
+    /// text and as the data string at `pointer`.
+    fn source(&self, view: Option<usize>, pointer: Option<&str>) -> RedactionSource {
+        let shown = &self.text[self.at..];
+        let mut src = RedactionSource::new(format!("{}{shown}", self.context));
+        if let Some(v) = view {
+            src.text_piece(v + self.at, self.context.len(), shown.len());
+        }
+        if let Some(p) = pointer {
+            src.data_piece(p, self.at, self.context.len(), shown.len());
+        }
+        src
+    }
+}
+
+/// The output before `offset` still in the scrollback, as text (empty when it
+/// does not decode cleanly, so offsets stay exact).
+async fn context_before(t: &TerminalRecord, offset: u64) -> String {
+    let since = offset.saturating_sub(CUT_CONTEXT_BYTES as u64);
+    if since == offset {
+        return String::new();
+    }
+    let Ok(r) = ask(t, Request::Read { since }).await else {
+        return String::new();
+    };
+    let start = since + r.dropped;
+    let n = usize::try_from(offset.saturating_sub(start)).unwrap_or(0);
+    if r.data.len() as u64 != r.offset - start || n > r.data.len() || !r.data.is_char_boundary(n) {
+        return String::new();
+    }
+    r.data[..n].to_string()
+}
+
 /// Read new output, waiting up to `wait` for some to arrive and then for it
-/// to be quiet for [`SETTLE_MS`]. Moves the stored offset.
+/// to be quiet for [`SETTLE_MS`]. Moves the stored offset, except past an
+/// unfinished word at the end while the program runs (a token printed in two
+/// writes waits whole for the next read).
 async fn read_settled(
     ctx: &Context,
     t: &TerminalRecord,
     wait: Duration,
-) -> ToolResult<(String, Response)> {
+) -> ToolResult<(Settled, Response)> {
     let deadline = Instant::now() + wait;
     let mut offset = t.read_offset;
     let mut out = String::new();
@@ -169,6 +229,19 @@ async fn read_settled(
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     };
+    // Offsets are bytes of the stream: hold back only when the text read is
+    // those bytes exactly (no lossy decoding).
+    let exact = out.len() as u64 == offset - t.read_offset - dropped;
+    if resp.alive && exact {
+        let cut = wrench_core::redact::safe_cut(&out);
+        offset -= (out.len() - cut) as u64;
+        out.truncate(cut);
+    }
+    let context = if out.is_empty() || dropped > 0 {
+        String::new()
+    } else {
+        context_before(t, t.read_offset).await
+    };
     let id = t.id.clone();
     ctx.session
         .update_json::<TerminalsDoc, ()>(TERMINALS_DOC, |d| {
@@ -177,13 +250,21 @@ async fn read_settled(
             }
             Ok(())
         })?;
+    let mut at = 0;
     if dropped > 0 {
-        out.insert_str(
-            0,
-            &format!("[… {dropped} bytes scrolled out of the scrollback before this read]\n"),
-        );
+        let notice =
+            format!("[… {dropped} bytes scrolled out of the scrollback before this read]\n");
+        at = notice.len();
+        out.insert_str(0, &notice);
     }
-    Ok((out, resp))
+    Ok((
+        Settled {
+            text: out,
+            context,
+            at,
+        },
+        resp,
+    ))
 }
 
 fn status_line(id: &str, r: &Response) -> String {
@@ -275,16 +356,16 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
             Ok(())
         })?;
     let (out, resp) = read_settled(ctx, &rec, Duration::from_millis(DEFAULT_WAIT_MS)).await?;
+    let lead = format!("started {id}: {}\n", args.command);
     let text = format!(
-        "started {id}: {}\n{out}\n{}\nSend input with terminal {{\"action\": \"send\", \"terminal_id\": \"{id}\", \"input\": \"...\"}}.",
-        args.command,
+        "{lead}{out}\n{}\nSend input with terminal {{\"action\": \"send\", \"terminal_id\": \"{id}\", \"input\": \"...\"}}.",
         status_line(&id, &resp)
     );
-    Ok(
-        ToolOutput::new(OutputKind::Command, text).with_data(&serde_json::json!({
+    Ok(ToolOutput::new(OutputKind::Command, text)
+        .with_data(&serde_json::json!({
             "id": id, "output": out, "alive": resp.alive, "exit_code": resp.exit_code,
-        })),
-    )
+        }))
+        .with_source(out.source(Some(lead.len()), Some("/output"))))
 }
 
 /// List the session's terminals.
@@ -321,7 +402,8 @@ pub async fn read_for_output(ctx: &Context, id: &str) -> ToolResult<ToolOutput> 
     )
     .with_data(
         &serde_json::json!({"id": id, "output": out, "alive": r.alive, "exit_code": r.exit_code}),
-    ))
+    )
+    .with_source(out.source(Some(0), Some("/output"))))
 }
 
 /// The last scrollback of a terminal, without moving the offset.
@@ -330,10 +412,16 @@ pub async fn tail(ctx: &Context, id: &str) -> ToolResult<ToolOutput> {
     let st = ask(&t, Request::Status).await?;
     let since = st.total.saturating_sub(crate::jobs::TAIL_BYTES as u64);
     let r = ask(&t, Request::Read { since }).await?;
+    let shown = Settled {
+        context: context_before(&t, since + r.dropped).await,
+        text: r.data.clone(),
+        at: 0,
+    };
     Ok(ToolOutput::new(
         OutputKind::Command,
         format!("{}\n{}", r.data, status_line(id, &r)),
-    ))
+    )
+    .with_source(shown.source(Some(0), None)))
 }
 
 /// Stop a terminal: kill its program's group and end the holder.
@@ -479,7 +567,8 @@ impl Tool for TerminalTool {
                 )
                 .await?;
                 Ok(ToolOutput::new(OutputKind::Command, format!("{out}\n{}", status_line(&id, &r)))
-                    .with_data(&serde_json::json!({"id": id, "output": out, "alive": r.alive, "exit_code": r.exit_code})))
+                    .with_data(&serde_json::json!({"id": id, "output": out, "alive": r.alive, "exit_code": r.exit_code}))
+                    .with_source(out.source(Some(0), Some("/output"))))
             }
             TerminalAction::Send => {
                 let mut input = a
@@ -508,7 +597,8 @@ impl Tool for TerminalTool {
                 }
                 let (out, r) = read_settled(ctx, &t, wait).await?;
                 Ok(ToolOutput::new(OutputKind::Command, format!("{out}\n{}", status_line(&id, &r)))
-                    .with_data(&serde_json::json!({"id": id, "output": out, "alive": r.alive, "exit_code": r.exit_code})))
+                    .with_data(&serde_json::json!({"id": id, "output": out, "alive": r.alive, "exit_code": r.exit_code}))
+                    .with_source(out.source(Some(0), Some("/output"))))
             }
             TerminalAction::Resize => {
                 let (rows, cols) = match (a.rows, a.cols) {
@@ -538,10 +628,12 @@ impl Tool for TerminalTool {
                     ));
                 }
                 let (out, r) = read_settled(ctx, &t, wait).await?;
+                let lead = format!("sent ^C to {id}\n");
                 Ok(ToolOutput::new(
                     OutputKind::Command,
-                    format!("sent ^C to {id}\n{out}\n{}", status_line(&id, &r)),
-                ))
+                    format!("{lead}{out}\n{}", status_line(&id, &r)),
+                )
+                .with_source(out.source(Some(lead.len()), None)))
             }
             TerminalAction::Stop => stop(ctx, &id).await,
         }
