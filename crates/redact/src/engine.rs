@@ -557,6 +557,11 @@ impl Redactor {
             Check::Pem => {
                 let m = caps.get(0)?;
                 let end = self.pem_extent(text, m.end());
+                // A header with neither key lines nor an END line after it (a
+                // constant in a PEM parser) holds no secret.
+                if end == m.end() {
+                    return None;
+                }
                 Some((rule.kind, m.start(), m.start(), end))
             }
             Check::Discord => {

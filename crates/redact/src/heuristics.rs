@@ -480,6 +480,7 @@ pub(crate) const NEUTRAL_WORDS: &[&str] = &[
     "prompt",
     "provider",
     "public",
+    "publishable",
     "range",
     "ref",
     "regex",
@@ -824,7 +825,14 @@ pub(crate) fn parse_assignment(text: &str, start: usize) -> Option<Assign> {
     }
     let op_end = annotated_eq(b, i).or_else(|| parse_op(b, i))?;
     let v = skip_hws(b, op_end);
-    let (value, quoted) = parse_value(b, v, b"\"'`,;)]}&|>\\")?;
+    // After `key: ` (YAML, JSON, headers) a bare value runs on through `&`
+    // (`password: Tr0ub4dor&3`); after `=` a `&` ends it (`?token=x&page=2`).
+    let stops: &[u8] = if b.get(op_end.wrapping_sub(1)) == Some(&b':') {
+        b"\"'`,;)]}|>\\"
+    } else {
+        b"\"'`,;)]}&|>\\"
+    };
+    let (value, quoted) = parse_value(b, v, stops)?;
     Some(Assign { key, value, quoted })
 }
 
@@ -944,7 +952,13 @@ pub(crate) fn accept_assignment(
             return None;
         }
     }
-    if quoted && is_path_like(v) && kind == "generic_secret" {
+    // A quoted path is a reference to where a secret is (`"PWD": "/tmp/x"`,
+    // `"password_file": "/run/secrets/db"`), as an unquoted one is.
+    if quoted && is_path_like(v) {
+        return None;
+    }
+    // Public by design: Stripe publishable keys.
+    if v.starts_with("pk_live_") || v.starts_with("pk_test_") {
         return None;
     }
     if kind == "generic_secret" && !generic_value_ok(v) {

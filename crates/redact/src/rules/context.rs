@@ -37,6 +37,20 @@ pub(crate) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password_assignment",
+        // PHP constants: `define('AUTH_KEY', '...')` (WordPress salts, API keys).
+        pattern: r#"(?i)define\([ \t]*['"][A-Z0-9_]*(?:KEY|SALT|SECRET|PASSWORD|PASS|TOKEN|PWD)[A-Z0-9_]*['"][ \t]*,[ \t]*['"]([^'"\r\n]{6,})['"]"#,
+        keywords: &["define("],
+        check: Check::Value(1),
+    },
+    Spec {
+        kind: "password_assignment",
+        // .NET/XML settings: `<add key="ApiSecret" value="..." />`.
+        pattern: r#"(?i)key="[A-Za-z0-9_.:\-]*(?:key|secret|password|pwd|token)[A-Za-z0-9_.:\-]*"[ \t]+value="([^"\r\n]{6,})""#,
+        keywords: &["value="],
+        check: Check::Value(1),
+    },
+    Spec {
+        kind: "password_assignment",
         // Candidates only: `parse_assignment` reads the operator and value.
         pattern: concat!(
             r"[A-Za-z0-9_.\-]*(?:pass|PASS|Pass|pwd|PWD|Pwd|secret|SECRET|Secret|token|TOKEN|Token|cred|CRED|Cred|key|KEY|Key|auth|AUTH|Auth|cookie|COOKIE|Cookie|session|SESSION|Session|salt|SALT|Salt|hmac|HMAC|Hmac|jwt|JWT|Jwt|bearer|BEARER|Bearer)",
