@@ -280,7 +280,7 @@ struct Recording(Mutex<Vec<String>>);
 impl Gate for Recording {
     fn authorize(&self, plan: &ActionPlan) -> Decision {
         for a in &plan.actions {
-            if let Action::Fetch { url } = a {
+            if let Action::Fetch { url, .. } = a {
                 self.0.lock().unwrap().push(url.clone());
                 if url.contains("forbidden") {
                     return Decision::Deny(format!("rule denies {url}"));
