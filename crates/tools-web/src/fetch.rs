@@ -1,6 +1,6 @@
 //! `webfetch`: one URL as Markdown or text, reached only at public addresses.
 
-use crate::convert::{BodyKind, classify, decode_body, html_to_markdown};
+use crate::convert::{BodyKind, classify, decode_body, escape_controls, html_to_markdown};
 use crate::http::{Cut, Guard, MAX_BODY_BYTES, fetch_action, map_error, read_capped};
 use crate::resolve::{HostResolver, SystemResolver};
 use schemars::JsonSchema;
@@ -322,7 +322,7 @@ async fn fetch(
             }
         };
         let marker = cut.as_ref().map(|c: &Cut| c.marker(body.len()));
-        let mut content = content;
+        let mut content = escape_controls(&content).into_owned();
         if let Some(m) = &marker {
             if !content.ends_with('\n') && !content.is_empty() {
                 content.push('\n');
