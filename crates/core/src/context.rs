@@ -88,8 +88,14 @@ impl Context {
         match self.gate.authorize(&plan) {
             Decision::Allow => Ok(Authorized::mint(plan)),
             Decision::Deny(reason) => Err(ToolError::denied(reason)),
+            Decision::Ask(_) if crate::gate::fetch_approved_before(&self.session, &plan) => {
+                Ok(Authorized::mint(plan))
+            }
             Decision::Ask(prompt) => match &self.asker {
-                Some(a) if a.ask(&plan, &prompt).await => Ok(Authorized::mint(plan)),
+                Some(a) if a.ask(&plan, &prompt).await => {
+                    crate::gate::remember_fetch_approval(&self.session, &plan);
+                    Ok(Authorized::mint(plan))
+                }
                 Some(_) => Err(ToolError::denied(format!("{prompt}: declined"))),
                 None => Err(ToolError::denied(format!(
                     "{prompt}: needs approval, and this call is not interactive; to allow it, pass {} (or set a rule in the config, or use --mode auto / yolo)",

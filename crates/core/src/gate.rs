@@ -36,8 +36,16 @@ pub enum Action {
         #[serde(default)]
         segments: Vec<String>,
     },
-    /// Fetch a URL.
-    Fetch { url: String },
+    /// Reach a host over the network. Planned before any DNS lookup or
+    /// connect, once per host a call reaches (each redirect hop too).
+    Fetch {
+        url: String,
+        /// The host as the HTTP client sees it (the `url` crate's parse:
+        /// IDNA/punycode, lower case, IPv4 canonical, IPv6 in brackets),
+        /// without a trailing dot; domain rules are matched against it.
+        #[serde(default)]
+        host: String,
+    },
     /// Call a tool of an MCP server.
     Mcp {
         server: String,
@@ -56,8 +64,8 @@ impl Action {
             Action::Write { risk, .. } | Action::Spawn { risk, .. } | Action::Mcp { risk, .. } => {
                 *risk
             }
-            Action::Delete { .. } => Risk::High,
-            Action::Fetch { .. } => Risk::Low,
+            // Reaching a fresh host is a way out of the machine (SPEC §9).
+            Action::Delete { .. } | Action::Fetch { .. } => Risk::High,
         }
     }
 }
@@ -147,6 +155,64 @@ impl Authorized {
     pub fn covers(&self, a: &Action) -> bool {
         self.plan.actions.contains(a)
     }
+    /// True when the authorized plan reaches `host` (the host of one of its
+    /// [`Action::Fetch`] actions): the check a network connect makes.
+    pub fn covers_host(&self, host: &str) -> bool {
+        !host.is_empty()
+            && self
+                .plan
+                .actions
+                .iter()
+                .any(|a| matches!(a, Action::Fetch { host: h, .. } if h == host))
+    }
+}
+
+/// The session document of hosts a person allowed (one yes per host).
+pub const FETCH_APPROVALS_FILE: &str = "fetch-approvals.json";
+
+fn fetch_hosts(plan: &ActionPlan) -> Vec<&str> {
+    plan.actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Fetch { host, .. } => Some(host.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// True when the plan only fetches, and every host it reaches was allowed
+/// by a person earlier in this session. Only an `Ask` is answered from
+/// here: a denial stays a denial.
+pub(crate) fn fetch_approved_before(session: &crate::SessionStore, plan: &ActionPlan) -> bool {
+    let hosts = fetch_hosts(plan);
+    if hosts.is_empty() || hosts.len() != plan.actions.len() || hosts.iter().any(|h| h.is_empty()) {
+        return false;
+    }
+    match session.load_json::<std::collections::BTreeSet<String>>(FETCH_APPROVALS_FILE) {
+        Ok(Some(known)) => hosts.iter().all(|h| known.contains(*h)),
+        _ => false,
+    }
+}
+
+/// Remember the hosts of a fetch-only plan a person said yes to.
+pub(crate) fn remember_fetch_approval(session: &crate::SessionStore, plan: &ActionPlan) {
+    let hosts = fetch_hosts(plan);
+    if hosts.is_empty() || hosts.len() != plan.actions.len() {
+        return;
+    }
+    // Not remembering only means asking again; the call itself was allowed.
+    let _ = session.update_json::<std::collections::BTreeSet<String>, ()>(
+        FETCH_APPROVALS_FILE,
+        |known| {
+            known.extend(
+                hosts
+                    .iter()
+                    .filter(|h| !h.is_empty())
+                    .map(|h| h.to_string()),
+            );
+            Ok(())
+        },
+    );
 }
 
 /// A gate that allows everything: for library users that do their own policy,

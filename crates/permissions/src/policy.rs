@@ -1,6 +1,7 @@
 //! Permission modes and allow/deny/ask rules; [`Policy`] implements the core
 //! [`Gate`]. Deny wins, then ask, then allow, then the mode decides.
 
+use crate::domain::{DomainPattern, NetHost, parse_host, url_host};
 use crate::hooks::{HookOutcome, Hooks, HooksConfig};
 use globset::{GlobBuilder, GlobMatcher};
 use serde::Deserialize;
@@ -60,8 +61,9 @@ enum Spec {
     CommandPrefix(String),
     /// `bash(make test)`: each segment is exactly this.
     CommandExact(String),
-    /// `webfetch(domain:docs.rs)`: the host is the domain or below it.
-    Domain(String),
+    /// `webfetch(domain:docs.rs)`: the host is that domain; `*.docs.rs`: below it
+    /// (see [`crate::domain`]).
+    Domain(DomainPattern),
     /// `write(src/**)`: a glob over root-relative paths.
     PathGlob(GlobMatcher),
 }
@@ -118,7 +120,7 @@ impl Rule {
             None | Some("") | Some("*") => Spec::Any,
             Some(s) => {
                 if let Some(d) = s.strip_prefix("domain:") {
-                    Spec::Domain(d.trim().trim_start_matches("*.").to_ascii_lowercase())
+                    Spec::Domain(DomainPattern::parse(d).map_err(|e| bad(&e))?)
                 } else if tool == "bash" || tool == "terminal" {
                     match s.strip_suffix(":*") {
                         Some(p) => Spec::CommandPrefix(p.trim().to_string()),
@@ -154,7 +156,7 @@ impl Rule {
     /// For allow rules every subject of the plan must match (all segments, all
     /// paths); for deny/ask any one is enough.
     fn matches(&self, plan: &ActionPlan, root: &Path, need_all: bool) -> bool {
-        if !self.tool_matches(&plan.tool) {
+        if !self.tool_matches(&plan.tool) && !self.network_rule_for(plan) {
             return false;
         }
         let subjects: Vec<bool> = match &self.spec {
@@ -167,15 +169,9 @@ impl Rule {
                 .iter()
                 .map(|s| s.trim() == x)
                 .collect(),
-            Spec::Domain(d) => plan
-                .actions
+            Spec::Domain(d) => fetch_subjects(plan)
                 .iter()
-                .filter_map(|a| match a {
-                    Action::Fetch { url } => {
-                        Some(host_of(url).is_some_and(|h| h == *d || h.ends_with(&format!(".{d}"))))
-                    }
-                    _ => None,
-                })
+                .map(|h| h.as_ref().is_some_and(|h| d.matches(h)))
                 .collect(),
             Spec::PathGlob(g) => plan
                 .actions
@@ -233,17 +229,40 @@ fn prefix_words(segment: &str, prefix: &str) -> bool {
     !pre.is_empty() && seg.len() >= pre.len() && seg[..pre.len()] == pre[..]
 }
 
-/// The lowercase host of an http(s) URL, without port or userinfo.
+/// The host of a URL as the HTTP client connects to it, normalized as
+/// domain rules compare it (see [`crate::domain`]).
 pub fn host_of(url: &str) -> Option<String> {
-    let rest = url.split_once("://")?.1;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let hostport = authority.rsplit('@').next()?;
-    let host = if let Some(h) = hostport.strip_prefix('[') {
-        h.split(']').next()?
-    } else {
-        hostport.split(':').next()?
-    };
-    Some(host.trim_end_matches('.').to_ascii_lowercase())
+    url_host(url).map(|h| h.to_string())
+}
+
+/// Tools whose domain rules are one namespace: `webfetch(domain:x)` and
+/// `websearch(domain:x)` both cover every fetch of either tool.
+const NETWORK_TOOLS: &[&str] = &["webfetch", "websearch"];
+
+impl Rule {
+    /// A domain rule of a network tool applies to every network tool's plan.
+    fn network_rule_for(&self, plan: &ActionPlan) -> bool {
+        matches!(self.spec, Spec::Domain(_))
+            && !self.tool_prefix
+            && NETWORK_TOOLS.contains(&self.tool.as_str())
+            && NETWORK_TOOLS.contains(&plan.tool.to_ascii_lowercase().as_str())
+    }
+}
+
+/// The hosts a plan reaches: for each fetch, the host of its URL and the
+/// host it names (the same for a well-behaved tool; both must be allowed).
+/// `None` for a URL or host that does not parse, which no rule allows.
+fn fetch_subjects(plan: &ActionPlan) -> Vec<Option<NetHost>> {
+    let mut out = Vec::new();
+    for a in &plan.actions {
+        if let Action::Fetch { url, host } = a {
+            out.push(url_host(url));
+            if !host.is_empty() {
+                out.push(parse_host(host));
+            }
+        }
+    }
+    out
 }
 
 /// The `[permissions]` section of the config.
@@ -370,10 +389,7 @@ impl Policy {
             }
             _ => None,
         });
-        let first_host = plan.actions.iter().find_map(|a| match a {
-            Action::Fetch { url } => host_of(url),
-            _ => None,
-        });
+        let first_host = fetch_subjects(plan).into_iter().flatten().next();
         let rule = if let Some(c) = first_cmd {
             format!("{}({c}:*)", plan.tool)
         } else if let Some(h) = first_host {
@@ -408,7 +424,7 @@ fn describe_plan(plan: &ActionPlan, root: &Path) -> String {
                     format!("run `{c}`")
                 }
             }
-            Action::Fetch { url } => format!("fetch {url}"),
+            Action::Fetch { url, .. } => format!("fetch {url}"),
             Action::Mcp { server, tool, .. } => format!("call {tool} on MCP server {server}"),
             Action::SessionState => "change session state".to_string(),
         })
@@ -422,6 +438,40 @@ fn describe_plan(plan: &ActionPlan, root: &Path) -> String {
 
 fn rel(p: &Path, root: &Path) -> String {
     p.strip_prefix(root).unwrap_or(p).display().to_string()
+}
+
+impl Policy {
+    /// The network gate: a plan that reaches a host no allow rule names is
+    /// refused in read-only mode and asked in ask and auto mode (a fresh
+    /// domain is high risk); yolo lets it through. `None` leaves the plan to
+    /// the rest of [`Policy::authorize`] (allow and ask rules, the mode).
+    fn decide_fetch(&self, plan: &ActionPlan, what: &str) -> Option<Decision> {
+        let hosts = fetch_subjects(plan);
+        if hosts.is_empty() || self.allow.iter().any(|r| r.matches(plan, &self.root, true)) {
+            return None;
+        }
+        let host = hosts
+            .iter()
+            .flatten()
+            .next()
+            .map_or_else(|| "(no valid host)".to_string(), NetHost::to_string);
+        match self.mode {
+            Mode::Yolo => None,
+            Mode::ReadOnly => Some(Decision::Deny(format!(
+                "{what}: mode read-only reaches only domains an allow rule names; to allow this one, pass --allow '{}(domain:{host})' (or set it in the config)",
+                plan.tool
+            ))),
+            Mode::Ask | Mode::Auto
+                if self.ask.iter().any(|r| r.matches(plan, &self.root, false)) =>
+            {
+                None
+            }
+            Mode::Ask | Mode::Auto => Some(Decision::Ask(format!(
+                "{what}: {host} is not an allowed domain (mode {})",
+                self.mode.as_str()
+            ))),
+        }
+    }
 }
 
 impl Gate for Policy {
@@ -444,6 +494,9 @@ impl Gate for Policy {
         // refuse; a block (or a failing hook) is a denial.
         if let HookOutcome::Block(reason) = self.hooks.pre(plan) {
             return Decision::Deny(reason);
+        }
+        if let Some(d) = self.decide_fetch(plan, &what) {
+            return d;
         }
         if let Some(r) = self.ask.iter().find(|r| r.matches(plan, &self.root, false)) {
             return Decision::Ask(format!("{what} (asked by {})", r.describe("ask")));
@@ -489,8 +542,10 @@ mod tests {
         })
     }
     fn fetch_plan(url: &str) -> ActionPlan {
-        ActionPlan::new("webfetch", Effect::ReadOnly, json!({}))
-            .with(Action::Fetch { url: url.into() })
+        ActionPlan::new("webfetch", Effect::ReadOnly, json!({})).with(Action::Fetch {
+            url: url.into(),
+            host: host_of(url).unwrap_or_default(),
+        })
     }
 
     #[test]
@@ -581,26 +636,82 @@ mod tests {
     }
 
     #[test]
-    fn domain_rule_matches_host_and_subdomains_only() {
+    fn domain_rules_match_whole_labels_in_every_mode() {
         let p = Policy::new(Mode::Yolo, &root())
             .deny("webfetch(domain:example.com)")
+            .unwrap()
+            .deny("webfetch(domain:*.evil.net)")
+            .unwrap();
+        let denied = |u: &str| matches!(p.authorize(&fetch_plan(u)), Decision::Deny(_));
+        assert!(denied("https://example.com/x"));
+        assert!(denied("https://EXAMPLE.com./x"));
+        assert!(denied("https://u@example.com/x"));
+        assert!(denied("https://a.evil.net/"));
+        assert!(!denied("https://a.example.com/x"));
+        assert!(!denied("https://notexample.com/"));
+        assert!(!denied("https://example.com.evil.org/"));
+        assert!(!denied("https://evil.net/"));
+        assert!(!denied("https://example.com@other.org/"));
+    }
+
+    #[test]
+    fn a_fetch_is_gated_by_the_mode_unless_a_domain_rule_allows_it() {
+        let plain = |m: Mode| Policy::new(m, &root()).authorize(&fetch_plan("https://docs.rs/x"));
+        assert!(
+            matches!(plain(Mode::ReadOnly), Decision::Deny(m) if m.contains("--allow 'webfetch(domain:docs.rs)'"))
+        );
+        assert!(matches!(plain(Mode::Ask), Decision::Ask(_)));
+        assert!(matches!(plain(Mode::Auto), Decision::Ask(_)));
+        assert_eq!(plain(Mode::Yolo), Decision::Allow);
+        for m in [Mode::ReadOnly, Mode::Ask, Mode::Auto, Mode::Yolo] {
+            let p = Policy::new(m, &root())
+                .allow("webfetch(domain:docs.rs)")
+                .unwrap();
+            assert_eq!(
+                p.authorize(&fetch_plan("https://docs.rs/x")),
+                Decision::Allow
+            );
+            let other = p.authorize(&fetch_plan("https://docs.rs.evil.com/x"));
+            assert_eq!(other == Decision::Allow, m == Mode::Yolo, "{m:?}");
+            let p = p.deny("webfetch(domain:docs.rs)").unwrap();
+            assert!(matches!(
+                p.authorize(&fetch_plan("https://docs.rs/x")),
+                Decision::Deny(_)
+            ));
+        }
+    }
+
+    #[test]
+    fn domain_rules_cover_both_network_tools() {
+        let p = Policy::new(Mode::Ask, &root())
+            .allow("webfetch(domain:search.example)")
+            .unwrap();
+        let mut plan = fetch_plan("https://search.example/search");
+        plan.tool = "websearch".into();
+        assert_eq!(p.authorize(&plan), Decision::Allow);
+        let p = Policy::new(Mode::Yolo, &root())
+            .deny("websearch(domain:search.example)")
             .unwrap();
         assert!(matches!(
-            p.authorize(&fetch_plan("https://example.com/x")),
+            p.authorize(&fetch_plan("https://search.example/")),
             Decision::Deny(_)
         ));
-        assert!(matches!(
-            p.authorize(&fetch_plan("https://a.example.com/x")),
-            Decision::Deny(_)
-        ));
-        assert_eq!(
-            p.authorize(&fetch_plan("https://notexample.com/")),
-            Decision::Allow
-        );
-        assert_eq!(
-            p.authorize(&fetch_plan("https://example.com.evil.net/")),
-            Decision::Allow
-        );
+    }
+
+    #[test]
+    fn a_plan_whose_host_disagrees_with_its_url_needs_both_allowed() {
+        let p = Policy::new(Mode::Ask, &root())
+            .allow("webfetch(domain:docs.rs)")
+            .unwrap();
+        let lying = ActionPlan::new("webfetch", Effect::ReadOnly, json!({})).with(Action::Fetch {
+            url: "https://evil.com/".into(),
+            host: "docs.rs".into(),
+        });
+        assert!(matches!(p.authorize(&lying), Decision::Ask(_)));
+        let p = Policy::new(Mode::Yolo, &root())
+            .deny("webfetch(domain:evil.com)")
+            .unwrap();
+        assert!(matches!(p.authorize(&lying), Decision::Deny(_)));
     }
 
     #[test]
@@ -663,6 +774,10 @@ mod tests {
             host_of("https://u:p@Docs.RS:443/x").as_deref(),
             Some("docs.rs")
         );
-        assert_eq!(host_of("http://[::1]:8080/").as_deref(), Some("::1"));
+        assert_eq!(host_of("http://[::1]:8080/").as_deref(), Some("[::1]"));
+        assert_eq!(
+            host_of("https://docs.rs%2eevil.com/").as_deref(),
+            Some("docs.rs.evil.com")
+        );
     }
 }

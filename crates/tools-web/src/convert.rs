@@ -61,15 +61,20 @@ pub fn classify(content_type: Option<&str>, body: &[u8]) -> BodyKind {
         || TEXT_APP_TYPES.contains(&mt.as_str())
         || mt.ends_with("+json")
         || mt.ends_with("+xml");
+    let utf16 = content_type
+        .and_then(charset_param)
+        .is_some_and(|c| c.to_ascii_lowercase().starts_with("utf-16"));
     if texty {
-        return if looks_binary(body) {
+        return if looks_binary(body, utf16) {
             BodyKind::Binary(format!("{mt} (but the body holds binary data)"))
         } else {
             BodyKind::Text
         };
     }
     if mt.is_empty() || mt == "application/octet-stream" || mt == "binary/octet-stream" {
-        if looks_binary(body) {
+        // Undeclared or declared as bytes: a NUL is enough to stay bytes.
+        let head = &body[..body.len().min(SNIFF_BYTES)];
+        if (!utf16 && head.contains(&0)) || looks_binary(body, utf16) {
             return BodyKind::Binary(if mt.is_empty() {
                 "none declared (binary data)".into()
             } else {
@@ -85,9 +90,53 @@ pub fn classify(content_type: Option<&str>, body: &[u8]) -> BodyKind {
     BodyKind::Binary(mt)
 }
 
-/// NUL bytes or a known binary signature in the first 8 KiB.
-fn looks_binary(body: &[u8]) -> bool {
-    let head = &body[..body.len().min(8192)];
+/// Bytes of the sniffed head that text does not hold: NULs (unless the
+/// charset is UTF-16), other C0 controls than tab, line feed, form feed,
+/// carriage return and escape, DEL, and bytes of invalid UTF-8 sequences.
+/// A body is binary when over [`BINARY_RATIO_PERCENT`] of its head is such
+/// bytes (and at least [`BINARY_MIN_BYTES`] of them), or it starts with a
+/// known binary signature. Text with a few control bytes is shown with them
+/// escaped (see [`escape_controls`]).
+pub const BINARY_RATIO_PERCENT: usize = 10;
+/// Fewest odd bytes that make a body binary (a short text with a couple of
+/// control bytes is text).
+pub const BINARY_MIN_BYTES: usize = 16;
+/// Bytes of a body sniffed to tell text from binary.
+pub const SNIFF_BYTES: usize = 8192;
+
+fn odd_bytes(head: &[u8], utf16: bool) -> usize {
+    let controls = head
+        .iter()
+        .filter(|&&b| match b {
+            0 => !utf16,
+            b'\t' | b'\n' | 0x0c | b'\r' | 0x1b => false,
+            1..=0x1f | 0x7f => true,
+            _ => false,
+        })
+        .count();
+    if utf16 {
+        return controls;
+    }
+    let mut invalid = 0;
+    let mut rest = head;
+    while let Err(e) = std::str::from_utf8(rest) {
+        match e.error_len() {
+            Some(n) => {
+                invalid += n;
+                rest = &rest[e.valid_up_to() + n..];
+            }
+            // A sequence cut by the end of the sniffed head.
+            None => break,
+        }
+    }
+    controls + invalid
+}
+
+/// A known binary signature, or too many bytes text does not hold.
+fn looks_binary(body: &[u8], utf16: bool) -> bool {
+    let head = &body[..body.len().min(SNIFF_BYTES)];
+    let odd = odd_bytes(head, utf16);
+    let too_odd = odd >= BINARY_MIN_BYTES && odd * 100 > head.len() * BINARY_RATIO_PERCENT;
     const SIGS: &[&[u8]] = &[
         b"%PDF-",
         b"\x89PNG",
@@ -96,7 +145,29 @@ fn looks_binary(body: &[u8]) -> bool {
         b"PK\x03\x04",
         b"\x1f\x8b",
     ];
-    head.contains(&0) || SIGS.iter().any(|s| head.starts_with(s))
+    too_odd || SIGS.iter().any(|s| head.starts_with(s))
+}
+
+/// Show control characters as visible escapes (`⟨U+0007⟩`): C0 controls
+/// other than tab and line feed, DEL and C1 controls; a carriage return is
+/// kept only before a line feed, so it cannot hide the start of a line.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    let needs = |c: char| (c.is_control() && c != '\t' && c != '\n') || c == '\u{7f}';
+    if !text.chars().any(needs) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' && chars.peek() == Some(&'\n') {
+            out.push(c);
+        } else if needs(c) {
+            out.push_str(&format!("\u{27e8}U+{:04X}\u{27e9}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 fn sniff_html(body: &[u8]) -> bool {
@@ -214,6 +285,7 @@ pub fn html_to_markdown(html: &str, base: &Url) -> Page {
         }
     };
     prune(&root, base, region == "body");
+    redact_text(&root);
     let markdown = tidy(&conv.tree_to_markdown(&root));
     Page {
         title,
@@ -335,6 +407,73 @@ fn absolutize(n: &Handle, base: &Url) {
     }
 }
 
+/// Replace secrets in the page's text nodes and link targets before the
+/// conversion escapes them: Markdown writes `ghp_x` as `ghp\_x`, a shape the
+/// redactor after the tool no longer recognizes. Redaction is decided on the
+/// raw text (SPEC §9, "redaction on the source").
+fn redact_text(n: &Handle) {
+    let r = wrench_core::Redactor::global();
+    match &n.data {
+        NodeData::Text { contents } => {
+            let scrubbed = match r.scrub(&contents.borrow()) {
+                std::borrow::Cow::Owned(s) => Some(s),
+                std::borrow::Cow::Borrowed(_) => None,
+            };
+            if let Some(s) = scrubbed {
+                *contents.borrow_mut() = s.as_str().into();
+            }
+        }
+        NodeData::Element { attrs, .. } => {
+            for a in attrs.borrow_mut().iter_mut() {
+                if let std::borrow::Cow::Owned(s) = r.scrub(&a.value) {
+                    a.value = s.as_str().into();
+                }
+            }
+        }
+        _ => {}
+    }
+    for c in n.children.borrow().iter() {
+        redact_text(c);
+    }
+}
+
+/// Undo the escape of a `_` between two letters or digits outside code:
+/// CommonMark never reads such an underscore as emphasis, and unescaped it
+/// keeps identifiers and token-shaped words whole (`snake_case`, not
+/// `snake\_case`), for the reader and for the redactor.
+fn unescape_intraword_underscores(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains("\\_") {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::with_capacity(line.len());
+    let mut in_code = false;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' && !in_code && i + 1 < chars.len() {
+            let next = chars[i + 1];
+            let intraword = next == '_'
+                && i > 0
+                && chars[i - 1].is_alphanumeric()
+                && chars.get(i + 2).is_some_and(|c| c.is_alphanumeric());
+            if !intraword {
+                out.push(c);
+            }
+            // An escaped character is never a code delimiter.
+            out.push(next);
+            i += 2;
+            continue;
+        }
+        if c == '`' {
+            in_code = !in_code;
+        }
+        out.push(c);
+        i += 1;
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Collapse runs of blank lines and trailing spaces outside code fences.
 fn tidy(md: &str) -> String {
     let mut out = String::with_capacity(md.len());
@@ -344,7 +483,13 @@ fn tidy(md: &str) -> String {
         if line.trim_start().starts_with("```") {
             in_fence = !in_fence;
         }
-        let l = if in_fence { line } else { line.trim_end() };
+        let unescaped;
+        let l = if in_fence {
+            line
+        } else {
+            unescaped = unescape_intraword_underscores(line.trim_end());
+            &unescaped
+        };
         if l.is_empty() && !in_fence {
             blank += 1;
             if blank > 1 {

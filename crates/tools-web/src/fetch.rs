@@ -1,7 +1,7 @@
 //! `webfetch`: one URL as Markdown or text, reached only at public addresses.
 
-use crate::convert::{BodyKind, classify, decode_body, html_to_markdown};
-use crate::http::{Cut, Guard, MAX_BODY_BYTES, map_error, read_capped};
+use crate::convert::{BodyKind, classify, decode_body, escape_controls, html_to_markdown};
+use crate::http::{Cut, Guard, MAX_BODY_BYTES, fetch_action, map_error, read_capped};
 use crate::resolve::{HostResolver, SystemResolver};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use url::Url;
 use wrench_core::{
-    Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, Tool, ToolError,
-    ToolOutput, ToolResult, ToolSpec, trailer,
+    Access, AccessClass, ActionPlan, Authorized, Context, Effect, Tool, ToolError, ToolOutput,
+    ToolResult, ToolSpec, trailer,
 };
 
 /// Default `max_chars`.
@@ -143,9 +143,7 @@ fn fetch_plan(base: &ActionPlan, url: &Url) -> ActionPlan {
         base.effect,
         serde_json::json!({ "url": url.as_str() }),
     )
-    .with(Action::Fetch {
-        url: url.as_str().to_string(),
-    })
+    .with(fetch_action(url))
 }
 
 #[async_trait::async_trait]
@@ -167,8 +165,9 @@ impl Tool for WebFetch {
         .limit("MAX_MAX_CHARS", MAX_MAX_CHARS, "largest max_chars accepted")
         .limit("MAX_REDIRECTS", MAX_REDIRECTS, "redirects followed, each re-checked and re-authorized; one more is refused")
         .limit("MAX_BODY_BYTES", MAX_BODY_BYTES, "bytes of body read (after decompression); the rest is cut with a marker")
-        .limit("CONNECT_TIMEOUT_SECS", crate::http::CONNECT_TIMEOUT_SECS, "seconds to connect")
-        .limit("TOTAL_TIMEOUT_SECS", crate::http::TOTAL_TIMEOUT_SECS, "seconds for the whole fetch; a body still arriving is cut with a marker ([webfetch] timeout_secs overrides)")
+        .limit("CONNECT_TIMEOUT_SECS", crate::http::CONNECT_TIMEOUT_SECS, "seconds to connect ([webfetch] connect_timeout_secs overrides)")
+        .limit("TOTAL_TIMEOUT_SECS", crate::http::TOTAL_TIMEOUT_SECS, "seconds for the whole fetch: a server that has not answered by then is a timeout error, a body still arriving is cut with a marker ([webfetch] timeout_secs overrides)")
+        .limit("MAX_TIMEOUT_SECS", crate::http::MAX_TIMEOUT_SECS, "largest [webfetch] timeout_secs / connect_timeout_secs accepted")
         .limit("CACHE_TTL_SECS", CACHE_TTL_SECS, "seconds a fetched page is reused in the same process")
         .limit("CACHE_ENTRIES", CACHE_ENTRIES, "pages kept in the in-process cache")
     }
@@ -187,9 +186,7 @@ impl Tool for WebFetch {
         // Refuse what can never be fetched before anyone is asked about it.
         let sec: crate::http::WebfetchSection = ctx.config.section("webfetch")?;
         crate::addr::check_url(&url, &crate::addr::AllowHosts::new(&sec.allow_hosts))?;
-        Ok(base.with(Action::Fetch {
-            url: url.as_str().to_string(),
-        }))
+        Ok(base.with(fetch_action(&url)))
     }
 
     async fn run(
@@ -247,10 +244,12 @@ async fn fetch(
     let deadline = tokio::time::Instant::now() + guard.timeout;
     let mut url = start.clone();
     let mut redirects: Vec<Url> = Vec::new();
+    // The token of the hop being fetched: the call's, then each redirect's.
+    let mut hop_auth = auth.clone();
     loop {
         ctx.check_cancelled()?;
         guard.check(&url).await?;
-        let req = guard.client.get(url.clone()).header(
+        let req = guard.request(&hop_auth, reqwest::Method::GET, &url)?.header(
             reqwest::header::ACCEPT,
             "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,application/json;q=0.8,application/xml;q=0.8,*/*;q=0.5",
         );
@@ -292,7 +291,7 @@ async fn fetch(
                 )));
             }
             crate::addr::check_url(&next, &guard.allow)?;
-            ctx.authorize(fetch_plan(auth.plan(), &next)).await?;
+            hop_auth = ctx.authorize(fetch_plan(auth.plan(), &next)).await?;
             url = next;
             continue;
         }
@@ -323,7 +322,7 @@ async fn fetch(
             }
         };
         let marker = cut.as_ref().map(|c: &Cut| c.marker(body.len()));
-        let mut content = content;
+        let mut content = escape_controls(&content).into_owned();
         if let Some(m) = &marker {
             if !content.ends_with('\n') && !content.is_empty() {
                 content.push('\n');

@@ -8,15 +8,16 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 use url::Url;
-use wrench_core::{Context, ToolError, ToolResult};
+use wrench_core::{Authorized, Context, ToolError, ToolResult};
 
 /// Largest body read, after decompression; the rest is not fetched.
 pub const MAX_BODY_BYTES: usize = 5 * 1024 * 1024;
 /// Time to establish a connection (TCP and TLS).
-pub const CONNECT_TIMEOUT_SECS: u64 = 10;
+pub const CONNECT_TIMEOUT_SECS: u64 = 5;
 /// Time for a whole fetch, redirects and body included; a body still
-/// arriving then is cut with a marker.
-pub const TOTAL_TIMEOUT_SECS: u64 = 30;
+/// arriving then is cut with a marker, a server that has not answered by
+/// then is a `timeout` error.
+pub const TOTAL_TIMEOUT_SECS: u64 = 15;
 /// Largest `[webfetch] timeout_secs` accepted.
 pub const MAX_TIMEOUT_SECS: u64 = 300;
 
@@ -35,6 +36,41 @@ pub struct WebfetchSection {
     /// Overrides [`TOTAL_TIMEOUT_SECS`] (1..=[`MAX_TIMEOUT_SECS`]).
     #[serde(default)]
     pub timeout_secs: Option<u64>,
+    /// Overrides [`CONNECT_TIMEOUT_SECS`] (1..=[`MAX_TIMEOUT_SECS`]).
+    #[serde(default)]
+    pub connect_timeout_secs: Option<u64>,
+}
+
+/// A `[webfetch]` duration: the default when unset, else 1..=[`MAX_TIMEOUT_SECS`].
+fn secs(key: &str, value: Option<u64>, default: u64) -> ToolResult<Duration> {
+    match value {
+        None => Ok(Duration::from_secs(default)),
+        Some(s) if (1..=MAX_TIMEOUT_SECS).contains(&s) => Ok(Duration::from_secs(s)),
+        Some(s) => Err(ToolError::invalid_args(format!(
+            "[webfetch] {key} = {s} is out of range; use 1 to {MAX_TIMEOUT_SECS}"
+        ))),
+    }
+}
+
+/// The host of `url` as planned in [`wrench_core::Action::Fetch`]: the URL
+/// parser's host (punycode, lower case, canonical addresses), without a
+/// trailing dot. The gate matches domain rules against it, and a request is
+/// sent only to a host the call's [`Authorized`] token covers.
+pub fn planned_host(url: &Url) -> String {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.strip_suffix('.').unwrap_or(d).to_ascii_lowercase(),
+        Some(url::Host::Ipv4(a)) => a.to_string(),
+        Some(url::Host::Ipv6(a)) => format!("[{a}]"),
+        None => String::new(),
+    }
+}
+
+/// The [`wrench_core::Action::Fetch`] a request to `url` needs.
+pub fn fetch_action(url: &Url) -> wrench_core::Action {
+    wrench_core::Action::Fetch {
+        url: url.as_str().to_string(),
+        host: planned_host(url),
+    }
 }
 
 /// Everything a guarded request needs, built from the config for one call.
@@ -45,6 +81,7 @@ pub struct Guard {
     pub resolver: GuardedResolver,
     pub proxy: Option<Url>,
     pub timeout: Duration,
+    pub connect_timeout: Duration,
 }
 
 impl Guard {
@@ -74,21 +111,18 @@ impl Guard {
                 Some(u)
             }
         };
-        let timeout = match sec.timeout_secs {
-            None => Duration::from_secs(TOTAL_TIMEOUT_SECS),
-            Some(s) if (1..=MAX_TIMEOUT_SECS).contains(&s) => Duration::from_secs(s),
-            Some(s) => {
-                return Err(ToolError::invalid_args(format!(
-                    "[webfetch] timeout_secs = {s} is out of range; use 1 to {MAX_TIMEOUT_SECS}"
-                )));
-            }
-        };
+        let timeout = secs("timeout_secs", sec.timeout_secs, TOTAL_TIMEOUT_SECS)?;
+        let connect_timeout = secs(
+            "connect_timeout_secs",
+            sec.connect_timeout_secs,
+            CONNECT_TIMEOUT_SECS,
+        )?;
         let guarded = GuardedResolver::new(resolver.clone(), allow.clone());
         let mut b = reqwest::Client::builder()
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
             .dns_resolver(Arc::new(GuardedResolver::new(resolver, connect_allow)))
-            .connect_timeout(Duration::from_secs(CONNECT_TIMEOUT_SECS))
+            .connect_timeout(connect_timeout)
             .user_agent(USER_AGENT);
         if let Some(p) = &proxy {
             let px = reqwest::Proxy::all(p.as_str()).map_err(|e| {
@@ -105,7 +139,26 @@ impl Guard {
             resolver: guarded,
             proxy,
             timeout,
+            connect_timeout,
         })
+    }
+
+    /// A request to `url`, only when `auth` (the call's token, or the one a
+    /// redirect hop was authorized with) covers its host: a request the gate
+    /// did not see cannot be built by mistake.
+    pub fn request(
+        &self,
+        auth: &Authorized,
+        method: reqwest::Method,
+        url: &Url,
+    ) -> ToolResult<reqwest::RequestBuilder> {
+        let host = planned_host(url);
+        if !auth.covers_host(&host) {
+            return Err(ToolError::denied(format!(
+                "{url}: the host {host:?} was not authorized for this call; plan a Fetch action for it first"
+            )));
+        }
+        Ok(self.client.request(method, url.clone()))
     }
 
     /// Check a URL before a request is sent to it. Literals are checked

@@ -9,8 +9,8 @@ use serde_json::Value;
 use std::sync::Arc;
 use url::Url;
 use wrench_core::{
-    Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, Redactor, Tool,
-    ToolError, ToolOutput, ToolResult, ToolSpec,
+    Access, AccessClass, ActionPlan, Authorized, Context, Effect, Redactor, Tool, ToolError,
+    ToolOutput, ToolResult, ToolSpec,
 };
 
 /// Longest query accepted, in characters.
@@ -394,15 +394,15 @@ impl Tool for WebSearch {
         validate(args)?;
         let sec: WebsearchSection = ctx.config.section("websearch")?;
         let p = self.provider(&sec)?;
-        Ok(base.with(Action::Fetch {
-            url: p.endpoint.as_str().to_string(),
-        }))
+        // The provider's host is asked for like any other host (once: a yes
+        // is remembered for the session).
+        Ok(base.with(crate::http::fetch_action(&p.endpoint)))
     }
 
     async fn run(
         &self,
         args: WebSearchArgs,
-        _auth: Authorized,
+        auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
         let (query, count, domains) = validate(&args)?;
@@ -417,7 +417,7 @@ impl Tool for WebSearch {
                     .append_pair("q", &q)
                     .append_pair("format", "json")
                     .append_pair("pageno", "1");
-                guard.client.get(u)
+                guard.request(&auth, reqwest::Method::GET, &u)?
             }
             Kind::Brave => {
                 let mut u = p.endpoint.clone();
@@ -425,8 +425,7 @@ impl Tool for WebSearch {
                     .append_pair("q", &q)
                     .append_pair("count", &count.to_string());
                 guard
-                    .client
-                    .get(u)
+                    .request(&auth, reqwest::Method::GET, &u)?
                     .header("X-Subscription-Token", p.key.clone().unwrap_or_default())
             }
             Kind::Tavily => {
@@ -439,8 +438,7 @@ impl Tool for WebSearch {
                     body["include_domains"] = serde_json::json!(domains);
                 }
                 guard
-                    .client
-                    .post(p.endpoint.clone())
+                    .request(&auth, reqwest::Method::POST, &p.endpoint)?
                     .bearer_auth(p.key.clone().unwrap_or_default())
                     .header(reqwest::header::CONTENT_TYPE, "application/json")
                     .body(body.to_string())

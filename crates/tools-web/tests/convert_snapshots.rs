@@ -22,7 +22,10 @@ async fn fetch_fixture(html: &'static str, path: &str) -> String {
         Effect::ReadOnly,
         serde_json::json!({"url": url}),
     )
-    .with(Action::Fetch { url: url.clone() });
+    .with(Action::Fetch {
+        url: url.clone(),
+        host: "127.0.0.1".into(),
+    });
     let auth = ctx.authorize(plan).await.unwrap();
     let out = tool
         .run(

@@ -280,7 +280,7 @@ struct Recording(Mutex<Vec<String>>);
 impl Gate for Recording {
     fn authorize(&self, plan: &ActionPlan) -> Decision {
         for a in &plan.actions {
-            if let Action::Fetch { url } = a {
+            if let Action::Fetch { url, .. } = a {
                 self.0.lock().unwrap().push(url.clone());
                 if url.contains("forbidden") {
                     return Decision::Deny(format!("rule denies {url}"));
@@ -548,4 +548,125 @@ async fn a_configured_proxy_is_used_and_the_target_check_still_applies() {
     }
     assert_eq!(proxy.connections(), 1);
     assert_eq!(target.connections(), 0);
+}
+
+const GHP: &str = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+const SK_LIVE: &str = "sk_live_51H8xQ2eZvKYlo2C9aBcDeFgHiJ";
+
+#[tokio::test]
+async fn tokens_in_html_text_and_code_are_redacted_in_the_markdown() {
+    for t in [GHP, SK_LIVE] {
+        assert!(wrench_core::Redactor::global().contains_secret(t), "{t}");
+    }
+    let page = format!(
+        "<html><body><main><h1>Setup</h1><p>Use the token {GHP} to log in.</p>\
+         <p>Stripe: <code>{SK_LIVE}</code></p><pre><code>export KEY={SK_LIVE}\n</code></pre>\
+         <ul><li><em>{GHP}</em></li></ul><p><a href=\"https://x.test/?t={GHP}\">link</a></p></main></body></html>"
+    );
+    let s = Server::start(move |_| ok("text/html", page.clone()));
+    let (_d, ex) = fetcher(ALLOW_LOOPBACK);
+    let r = call(&ex, "webfetch", json!({"url": s.url("/")})).await;
+    let t = text(&r);
+    assert!(t.contains("# Setup"), "{t}");
+    for body in ["A1b2C3d4E5f6G7h8I9j0", "51H8xQ2eZvKYlo2C9aBcDe"] {
+        assert!(!t.contains(body), "{body} shown in:\n{t}");
+    }
+    assert!(!t.contains("ghp\\_"), "{t}");
+    assert!(!t.contains("sk\\_live"), "{t}");
+    assert!(t.contains("REDACTED"), "{t}");
+}
+
+#[tokio::test]
+async fn intraword_underscores_stay_unescaped_outside_code() {
+    let s = Server::start(|_| {
+        ok(
+            "text/html",
+            "<p>set max_line_length and _private_ or *x* and a\\_b</p><p><code>a\\_b</code></p>",
+        )
+    });
+    let (_d, ex) = fetcher(ALLOW_LOOPBACK);
+    let t = text(&call(&ex, "webfetch", json!({"url": s.url("/")})).await);
+    assert!(
+        t.contains("set max_line_length and \\_private\\_ or \\*x\\*"),
+        "{t}"
+    );
+    assert!(t.contains("a\\\\\\_b"), "{t}");
+    assert!(t.contains("`a\\_b`"), "{t}");
+}
+
+#[tokio::test]
+async fn a_text_body_with_a_few_control_bytes_is_shown_with_them_escaped() {
+    let s = Server::start(|_| {
+        ok(
+            "text/plain",
+            b"line one\x07 bell\nnul\x00 here \x1b[31mred\x1b[0m\rhidden\x01\x02 end\r\nlast \xc2\x9b csi\n",
+        )
+    });
+    let (_d, ex) = fetcher(ALLOW_LOOPBACK);
+    let t = text(&call(&ex, "webfetch", json!({"url": s.url("/")})).await);
+    for esc in [
+        "one\u{27e8}U+0007\u{27e9} bell",
+        "nul\u{27e8}U+0000\u{27e9} here",
+        "\u{27e8}U+001B\u{27e9}[31mred",
+        "\u{27e8}U+000D\u{27e9}hidden\u{27e8}U+0001\u{27e9}\u{27e8}U+0002\u{27e9} end",
+        "last \u{27e8}U+009B\u{27e9} csi",
+    ] {
+        assert!(t.contains(esc), "{esc:?} missing in {t:?}");
+    }
+    let body_part = &t[t.find("line one").unwrap()..];
+    assert!(
+        !body_part
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\r' && c != '\t'),
+        "{t:?}"
+    );
+}
+
+#[tokio::test]
+async fn real_binary_declared_as_text_is_still_refused() {
+    // Bytes of no text encoding: an LCG's output, no signature, few NULs.
+    let mut x: u32 = 12345;
+    let body: Vec<u8> = (0..4096)
+        .map(|_| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            (x >> 16) as u8
+        })
+        .collect();
+    let s = Server::start(move |_| ok("text/plain", body.clone()));
+    let (_d, ex) = fetcher(ALLOW_LOOPBACK);
+    let r = call(&ex, "webfetch", json!({"url": s.url("/")})).await;
+    assert_eq!(err_kind(&r), "binary", "{:?}", r.result);
+}
+
+#[tokio::test]
+async fn a_server_that_accepts_and_never_answers_is_a_timeout_error() {
+    // Accepts, reads the request, sends nothing.
+    let s = Server::start(|_| Reply::Stall(Vec::new()));
+    let (_d, ex) = fetcher("[webfetch]\nallow_hosts = [\"127.0.0.1\"]\ntimeout_secs = 1\n");
+    let r = call(&ex, "webfetch", json!({"url": s.url("/")})).await;
+    assert_eq!(err_kind(&r), "timeout", "{:?}", r.result);
+    assert!(err_msg(&r).contains("timeout_secs"), "{}", err_msg(&r));
+}
+
+#[tokio::test]
+async fn timeouts_default_to_5_s_to_connect_and_15_s_in_all_and_are_configurable() {
+    use wrench_tools_web::http::{CONNECT_TIMEOUT_SECS, TOTAL_TIMEOUT_SECS};
+    assert_eq!((CONNECT_TIMEOUT_SECS, TOTAL_TIMEOUT_SECS), (5, 15));
+    let s = Server::start(|_| ok("text/plain", "fine"));
+    for bad in [
+        "timeout_secs = 0",
+        "connect_timeout_secs = 0",
+        "connect_timeout_secs = 301",
+    ] {
+        let (_d, ex) = fetcher(&format!(
+            "[webfetch]\nallow_hosts = [\"127.0.0.1\"]\n{bad}\n"
+        ));
+        let r = call(&ex, "webfetch", json!({"url": s.url("/")})).await;
+        assert_eq!(err_kind(&r), "invalid_args", "{bad}");
+        assert!(err_msg(&r).contains("out of range"), "{}", err_msg(&r));
+    }
+    let (_d, ex) = fetcher(
+        "[webfetch]\nallow_hosts = [\"127.0.0.1\"]\nconnect_timeout_secs = 2\ntimeout_secs = 3\n",
+    );
+    assert!(text(&call(&ex, "webfetch", json!({"url": s.url("/")})).await).contains("fine"));
 }

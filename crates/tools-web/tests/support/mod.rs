@@ -161,11 +161,13 @@ fn serve(mut s: TcpStream, h: &Handler, log: &Mutex<Vec<Request>>) {
     }
 }
 
-/// A resolver with fixed answers per name, counting lookups.
+/// A resolver with fixed answers per name, counting lookups and keeping the
+/// names asked for.
 #[derive(Default)]
 pub struct Fixed {
     answers: HashMap<String, Vec<IpAddr>>,
     pub lookups: AtomicUsize,
+    names: Mutex<Vec<String>>,
 }
 
 impl Fixed {
@@ -182,7 +184,13 @@ impl Fixed {
         Arc::new(Fixed {
             answers,
             lookups: AtomicUsize::new(0),
+            names: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Every name looked up so far, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.names.lock().unwrap().clone()
     }
 }
 
@@ -190,6 +198,7 @@ impl Fixed {
 impl HostResolver for Fixed {
     async fn lookup(&self, host: &str) -> std::io::Result<Vec<IpAddr>> {
         self.lookups.fetch_add(1, Ordering::SeqCst);
+        self.names.lock().unwrap().push(host.to_string());
         self.answers.get(host).cloned().ok_or_else(|| {
             std::io::Error::new(
                 std::io::ErrorKind::NotFound,
