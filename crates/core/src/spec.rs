@@ -82,7 +82,12 @@ pub struct ToolSpec {
     pub open_world: bool,
     /// True when calling twice with the same args has no additional effect.
     pub idempotent: bool,
-    /// True when the tool may destroy data (delete, overwrite).
+    /// True when the worst thing a call can do destroys or overwrites
+    /// something (a file, a process, a remote resource). On by default for
+    /// every tool that authorizes its own effects or delegates them (write
+    /// tools, bash, terminals, kill_shell, rename_symbol, MCP proxies), so a
+    /// new tool is never advertised as harmless by omission; read-only and
+    /// session-state tools are never destructive.
     pub destructive: bool,
 }
 
@@ -106,7 +111,7 @@ impl ToolSpec {
             positional: Vec::new(),
             open_world: false,
             idempotent: effect == Effect::ReadOnly,
-            destructive: false,
+            destructive: matches!(effect, Effect::SelfAuthorized | Effect::Delegated),
         }
     }
     pub fn aliases(mut self, a: &[&str]) -> Self {

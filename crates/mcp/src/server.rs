@@ -40,13 +40,25 @@ pub fn mcp_tool_json(spec: &ToolSpec) -> Value {
         "title": title,
         "description": spec.description,
         "inputSchema": schema,
-        "annotations": {
-            "title": title,
-            "readOnlyHint": spec.read_only,
-            "destructiveHint": spec.destructive,
-            "idempotentHint": spec.idempotent,
-            "openWorldHint": spec.open_world,
-        },
+        "annotations": annotations(spec, &title),
+    })
+}
+
+/// The MCP hints of a tool, a function of its spec alone: read-only tools
+/// (effect `read_only`) say so and are never destructive; every other tool
+/// is destructive when the worst call it can make is (the spec's
+/// `destructive`, on by default for self-authorized and delegated tools:
+/// bash, terminal, kill_shell, rename_symbol, the write tools, MCP proxies);
+/// tools whose results are external content (the network, MCP servers) are
+/// open-world.
+pub fn annotations(spec: &ToolSpec, title: &str) -> Value {
+    let read_only = spec.read_only && spec.effect == wrench_core::Effect::ReadOnly;
+    json!({
+        "title": title,
+        "readOnlyHint": read_only,
+        "destructiveHint": !read_only && spec.destructive,
+        "idempotentHint": spec.idempotent,
+        "openWorldHint": spec.open_world,
     })
 }
 
