@@ -126,6 +126,11 @@ impl Tool for Git {
                 GIT_MAX_CONFIG_BYTES,
                 "git configuration read to switch its programs off; a longer one is refused",
             )
+            .limit(
+                "GIT_MAX_OVERRIDES",
+                GIT_MAX_OVERRIDES,
+                "configured programs switched off; a repository naming more is refused",
+            )
     }
 
     /// A whole-tree read: git looks at the index and every tracked file.
@@ -278,7 +283,15 @@ fn op_args(a: &GitArgs, pathspec: &str, limit: u32) -> ToolResult<Vec<String>> {
                     "blame needs path: the file to blame",
                 ));
             }
-            v.extend(["blame", "--date=short", "--no-textconv"].map(s));
+            v.extend(
+                [
+                    "blame",
+                    "--date=short",
+                    "--no-textconv",
+                    "--ignore-revs-file=",
+                ]
+                .map(s),
+            );
         }
         GitOp::Show => {
             v.extend(
@@ -325,6 +338,10 @@ pub(crate) struct GitRun {
 /// Bytes of `git config -z --list` read at most; a longer configuration is
 /// refused (its drivers could not all be switched off).
 pub const GIT_MAX_CONFIG_BYTES: usize = 16 * 1024 * 1024;
+
+/// Configuration overrides passed at most (git reads each from the
+/// environment, so their cost grows with the square of their number).
+pub const GIT_MAX_OVERRIDES: usize = 10_000;
 
 /// The options every git command gets before its own.
 const GLOBAL_OPTIONS: [&str; 3] = ["--no-pager", "--literal-pathspecs", "--no-optional-locks"];
@@ -387,7 +404,14 @@ async fn config_list(root: &Path, dirs: &guard::RepoDirs, ctx: &Context) -> Tool
 pub(crate) async fn run_git(root: &Path, args: &[String], ctx: &Context) -> ToolResult<GitRun> {
     let dirs = guard::locate(root)?;
     let list = config_list(root, &dirs, ctx).await?;
+    guard::check_shown_files(&list, root, &dirs.work_tree)?;
     let overrides = guard::overrides(guard::config_keys(&list));
+    if overrides.len() > GIT_MAX_OVERRIDES {
+        return Err(ToolError::too_large(format!(
+            "the repository's git configuration names {} programs (filters, diff drivers...), over the {GIT_MAX_OVERRIDES} wrench switches off; git views are refused for it",
+            overrides.len()
+        )));
+    }
     let mut c = base_command(root, &dirs);
     c.env("GIT_CONFIG_COUNT", overrides.len().to_string());
     for (i, (k, v)) in overrides.iter().enumerate() {

@@ -261,7 +261,8 @@ fn check_links(root: &Path, git_dir: &Path) -> ToolResult<()> {
 
 /// The overrides that switch off everything a configuration can make git
 /// run, write or read outside the repository, for the configuration keys
-/// `keys` (from `git config -z --list`).
+/// `keys` (from `git config -z --list`): fixed ones, and for every configured
+/// driver variable (`filter.D.clean`, `diff.D.command`...) an empty one.
 pub fn overrides<'a>(keys: impl IntoIterator<Item = &'a str>) -> BTreeMap<String, String> {
     let mut o: BTreeMap<String, String> = [
         ("core.fsmonitor", "false"),
@@ -307,37 +308,80 @@ pub fn overrides<'a>(keys: impl IntoIterator<Item = &'a str>) -> BTreeMap<String
         let Some((section, rest)) = key.split_once('.') else {
             continue;
         };
-        let Some((sub, _var)) = rest.rsplit_once('.') else {
+        let Some((_sub, var)) = rest.rsplit_once('.') else {
             continue;
         };
-        let mut set = |var: &str, v: &str| {
-            o.insert(format!("{section}.{sub}.{var}"), v.to_string());
+        let section = section.to_ascii_lowercase();
+        let var = var.to_ascii_lowercase();
+        let value = match (section.as_str(), var.as_str()) {
+            ("filter", "clean" | "smudge" | "process") => "",
+            ("filter", "required") => "false",
+            ("diff", "command" | "textconv") => "",
+            ("merge", "driver") => "",
+            ("difftool" | "mergetool", "cmd") => "",
+            ("protocol", "allow") => "never",
+            ("credential", "helper") => "",
+            ("remote", "uploadpack" | "receivepack") => "false",
+            ("submodule", "update") => "none",
+            _ => continue,
         };
-        match section.to_ascii_lowercase().as_str() {
-            "filter" => {
-                for var in ["clean", "smudge", "process"] {
-                    set(var, "");
-                }
-                set("required", "false");
-            }
-            "diff" => {
-                set("command", "");
-                set("textconv", "");
-            }
-            "merge" => set("driver", ""),
-            "difftool" | "mergetool" => set("cmd", ""),
-            "protocol" => set("allow", "never"),
-            "credential" => set("helper", ""),
-            "remote" => {
-                set("uploadpack", "false");
-                set("receivepack", "false");
-            }
-            "submodule" => set("update", "none"),
-            "pager" | "alias" => {}
-            _ => {}
-        }
+        // Only variables that are set anywhere need an override: one
+        // environment entry per configured program keeps git fast.
+        o.insert(key.to_string(), value.to_string());
     }
     o
+}
+
+/// Configuration variables naming a file whose lines git may print (in a
+/// blame, or in the error for a line it cannot parse).
+const SHOWN_FILES: [&str; 2] = ["blame.ignorerevsfile", "mailmap.file"];
+
+/// Refuse a configuration that makes git read (and possibly print) a file
+/// outside the workspace: `blame.ignoreRevsFile = /home/me/.ssh/id_ed25519`
+/// prints its first line in the error.
+pub fn check_shown_files(list: &[u8], root: &Path, work_tree: &Path) -> ToolResult<()> {
+    for r in list.split(|&b| b == 0) {
+        let Some(nl) = r.iter().position(|&b| b == b'\n') else {
+            continue;
+        };
+        let (Ok(key), Ok(value)) = (
+            std::str::from_utf8(&r[..nl]),
+            std::str::from_utf8(&r[nl + 1..]),
+        ) else {
+            continue;
+        };
+        let key = key.to_ascii_lowercase();
+        if value.is_empty() || !SHOWN_FILES.contains(&key.as_str()) {
+            continue;
+        }
+        let p = match value.strip_prefix("~/") {
+            Some(rest) => std::env::var_os("HOME")
+                .map_or_else(|| work_tree.join(value), |h| Path::new(&h).join(rest)),
+            None => work_tree.join(value),
+        };
+        let p = std::fs::canonicalize(&p).unwrap_or_else(|_| lexical(&p));
+        if !p.starts_with(root) {
+            return Err(ToolError::denied(format!(
+                "the git configuration sets {key} = {value:?}, a file outside the workspace that git would read and could print; unset it (`git config --unset {key}`) to use git views here"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `p` with `.` and `..` folded, for a path that does not exist.
+fn lexical(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The keys of `git config -z --list` output (`key\nvalue\0` or `key\0`).
@@ -359,13 +403,23 @@ mod tests {
         let list = b"filter.x=y.clean\ntouch PWNED; cat\0diff.a.b.c.command\nx\0foo.bar\0";
         let o = overrides(config_keys(list));
         assert_eq!(o.get("filter.x=y.clean").map(String::as_str), Some(""));
-        assert_eq!(o.get("filter.x=y.process").map(String::as_str), Some(""));
-        assert_eq!(
-            o.get("filter.x=y.required").map(String::as_str),
-            Some("false")
-        );
         assert_eq!(o.get("diff.a.b.c.command").map(String::as_str), Some(""));
         assert!(!o.keys().any(|k| k.starts_with("foo.")));
+    }
+
+    #[test]
+    fn a_shown_file_outside_the_root_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        let inside = b"blame.ignorerevsfile\n.git-blame-ignore-revs\0";
+        assert!(check_shown_files(inside, &root, &root).is_ok());
+        for list in [
+            &b"blame.ignoreRevsFile\n/etc/passwd\0"[..],
+            b"mailmap.file\n../secret\0",
+        ] {
+            let e = check_shown_files(list, &root, &root).unwrap_err();
+            assert_eq!(e.kind, wrench_core::ErrorKind::Denied);
+        }
     }
 
     #[test]
