@@ -19,12 +19,24 @@ async fn git_dir_and_config_from_the_callers_environment_are_ignored() {
     f.write("a.txt", "one\nchanged\n");
     let other = f.outside().join("other");
     std::fs::create_dir_all(&other).unwrap();
-    let out = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .arg(&other)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    for args in [
+        &["init", "-q", "-b", "main", "."][..],
+        &[
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "OUTSIDE-SECRET commit",
+        ],
+    ] {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(args)
+            .current_dir(&other)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+    }
     let marker = f.outside().join("pwned");
     let touch = format!("touch {}", marker.display());
     // SAFETY: this test binary has this single test, so no thread reads the
@@ -32,6 +44,8 @@ async fn git_dir_and_config_from_the_callers_environment_are_ignored() {
     unsafe {
         std::env::set_var("GIT_DIR", other.join(".git"));
         std::env::set_var("GIT_WORK_TREE", f.outside());
+        std::env::set_var("GIT_COMMON_DIR", other.join(".git"));
+        std::env::set_var("GIT_OBJECT_DIRECTORY", other.join(".git/objects"));
         std::env::set_var("GIT_CONFIG_COUNT", "2");
         std::env::set_var("GIT_CONFIG_KEY_0", "core.fsmonitor");
         std::env::set_var("GIT_CONFIG_VALUE_0", &touch);
@@ -42,6 +56,7 @@ async fn git_dir_and_config_from_the_callers_environment_are_ignored() {
     }
     let t = f.text("git", json!({"op": "log"})).await;
     assert!(t.contains("the workspace commit"), "{t}");
+    assert!(!t.contains("OUTSIDE-SECRET"), "{t}");
     let t = f.text("git", json!({"op": "diff"})).await;
     assert!(t.contains("+changed"), "{t}");
     let _ = f.text("git", json!({"op": "status"})).await;

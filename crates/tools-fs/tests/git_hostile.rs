@@ -83,21 +83,18 @@ async fn a_filter_driver_whose_name_contains_equals_does_not_run() {
 async fn a_driver_listed_after_64_kib_of_configuration_does_not_run() {
     let f = repo();
     let marker = f.outside().join("pwned");
-    let mut cfg = String::new();
-    for i in 0..4000 {
-        cfg.push_str(&format!(
-            "[filter \"padding-driver-number-{i:06}\"]\n\tclean = cat\n"
-        ));
-    }
+    // One driver name longer than 64 KiB before the hostile driver (many
+    // short ones would make git's own environment too large to start a filter).
+    let mut cfg = format!("[filter \"{}\"]\n\tclean = cat\n", "p".repeat(70_000));
     cfg.push_str(&format!(
-        "[filter \"late\"]\n\tclean = sh -c 'touch {}; cat'\n\trequired = true\n",
+        "[filter \"late\"]\n\tclean = \"sh -c 'touch {}; cat'\"\n\trequired = true\n",
         marker.display()
     ));
     let config = f.root.join(".git/config");
     let mut text = std::fs::read_to_string(&config).unwrap();
     text.push_str(&cfg);
     std::fs::write(&config, text).unwrap();
-    assert!(cfg.len() > 128 * 1024);
+    assert!(cfg.len() > 64 * 1024);
     f.write(".gitattributes", "*.txt filter=late\n");
     f.write("a.txt", "one\nchanged\n");
     assert_nothing_runs(&f, &marker, "late driver").await;
@@ -110,7 +107,7 @@ async fn a_driver_from_an_included_config_file_does_not_run() {
     f.write(
         "evil.cfg",
         format!(
-            "[filter \"inc=x\"]\n\tclean = sh -c 'touch {}; cat'\n",
+            "[filter \"inc=x\"]\n\tclean = \"sh -c 'touch {}; cat'\"\n",
             marker.display()
         ),
     );
