@@ -320,7 +320,7 @@ fn prepare(mut spec: ServerSpec, ctx: &Context, cfg: &LspConfig) -> ToolResult<S
         let target = ctx.session.workspace_dir().join("rust-analyzer-target");
         let safe = guard::rust_analyzer_settings(&target);
         let merged = guard::overlay(spec.initialization_options.take(), safe);
-        spec.settings = Some(serde_json::json!({ "rust-analyzer": merged.clone() }));
+        spec.settings = Some(serde_json::json!({ "rust-analyzer": merged }));
         spec.initialization_options = Some(merged);
     } else if spec.name == "typescript-language-server" && spec.initialization_options.is_none() {
         match global_tsserver(&ctx.root) {

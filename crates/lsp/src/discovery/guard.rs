@@ -67,18 +67,18 @@ fn read_if_exists(p: &Path) -> ToolResult<Option<String>> {
 fn check_rust_dir(root: &Path, dir: &Path) -> ToolResult<()> {
     for name in ["rust-toolchain.toml", "rust-toolchain"] {
         let p = dir.join(name);
-        if let Some(text) = read_if_exists(&p)? {
-            if let Some(why) = toolchain_override(&text) {
-                return Err(refused(&p, &why));
-            }
+        if let Some(text) = read_if_exists(&p)?
+            && let Some(why) = toolchain_override(&text)
+        {
+            return Err(refused(&p, &why));
         }
     }
     for name in [".cargo/config.toml", ".cargo/config"] {
         let p = dir.join(name);
-        if let Some(text) = read_if_exists(&p)? {
-            if let Some(why) = cargo_config_runs_programs(&text) {
-                return Err(refused(&p, &why));
-            }
+        if let Some(text) = read_if_exists(&p)?
+            && let Some(why) = cargo_config_runs_programs(&text)
+        {
+            return Err(refused(&p, &why));
         }
     }
     for name in ["rust-analyzer.toml", ".rust-analyzer.toml"] {
