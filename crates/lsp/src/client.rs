@@ -2,7 +2,7 @@
 //! async-lsp main loop, what the server published (diagnostics, progress), and
 //! the documents wrench opened in it, kept in sync with the disk.
 
-use crate::discovery::{Language, ServerSpec, which};
+use crate::discovery::{Language, ServerSpec, which_outside};
 use async_lsp::router::Router;
 use async_lsp::{MainLoop, ServerSocket};
 use lsp_types::notification::{
@@ -93,6 +93,8 @@ struct Shared {
     state: Mutex<Published>,
     changed: Notify,
     folders: Vec<WorkspaceFolder>,
+    /// Answers to `workspace/configuration` by section ([`ServerSpec::settings`]).
+    settings: Option<serde_json::Value>,
 }
 
 impl Shared {
@@ -102,6 +104,26 @@ impl Shared {
             Err(p) => p.into_inner(),
         };
         f(&mut g)
+    }
+
+    /// The configuration for `section` (`"rust-analyzer"`, `"python.analysis"`):
+    /// the entry of that name, else the dotted path through the entries;
+    /// `null` (the server's defaults) when none.
+    fn setting(&self, section: Option<&str>) -> serde_json::Value {
+        let (Some(all), Some(section)) = (&self.settings, section) else {
+            return serde_json::Value::Null;
+        };
+        if let Some(v) = all.get(section) {
+            return v.clone();
+        }
+        let mut v = all;
+        for part in section.split('.') {
+            match v.get(part) {
+                Some(next) => v = next,
+                None => return serde_json::Value::Null,
+            }
+        }
+        v.clone()
     }
 }
 
@@ -209,9 +231,13 @@ fn build_router(shared: Arc<Shared>) -> Router<Arc<Shared>> {
         .request::<RegisterCapability, _>(|_, _| async { Ok(()) })
         .request::<UnregisterCapability, _>(|_, _| async { Ok(()) })
         .request::<ShowMessageRequest, _>(|_, _| async { Ok(None) })
-        .request::<WorkspaceConfiguration, _>(|_, p| {
-            let n = p.items.len();
-            async move { Ok(vec![serde_json::Value::Null; n]) }
+        .request::<WorkspaceConfiguration, _>(|s, p| {
+            let answers: Vec<serde_json::Value> = p
+                .items
+                .iter()
+                .map(|item| s.setting(item.section.as_deref()))
+                .collect();
+            async move { Ok(answers) }
         })
         .request::<WorkspaceFoldersRequest, _>(|s, _| {
             let f = s.folders.clone();
@@ -261,7 +287,7 @@ impl LspClient {
         let program = spec.command.first().ok_or_else(|| {
             ToolError::invalid_args(format!("server {} has an empty command", spec.name))
         })?;
-        let exe = which(program).ok_or_else(|| {
+        let exe = which_outside(program, root).ok_or_else(|| {
             ToolError::unsupported(format!(
                 "language server {} (`{program}`) is not on PATH; install it: {}",
                 spec.name, spec.install
@@ -321,6 +347,7 @@ impl LspClient {
             state: Mutex::new(Published::default()),
             changed: Notify::new(),
             folders: folders.clone(),
+            settings: spec.settings.clone(),
         });
         let router_state = shared.clone();
         let (mainloop, socket) = MainLoop::new_client(move |_| build_router(router_state));

@@ -1,6 +1,13 @@
 //! Which language server handles a file: languages by extension, the built-in
 //! server table, `[lsp.servers.NAME]` entries of the config, and a PATH lookup.
 //! When nothing is found the error names the server to install and how.
+//!
+//! A server is never taken from the workspace: the PATH lookup skips relative
+//! entries and directories inside the root (a cloned repository's
+//! `node_modules/.bin`), and [`guard`] decides, before a server starts, what
+//! of the workspace it would execute.
+
+pub mod guard;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -103,6 +110,9 @@ pub struct ServerSpec {
     pub languages: Vec<Language>,
     /// `initializationOptions` sent in `initialize`.
     pub initialization_options: Option<serde_json::Value>,
+    /// Answers to `workspace/configuration`, by section (`{"rust-analyzer": {...}}`);
+    /// sections not here are answered with `null` (the server's defaults).
+    pub settings: Option<serde_json::Value>,
     /// How to install it, for the `unsupported` error.
     pub install: String,
 }
@@ -163,6 +173,12 @@ pub struct LspConfig {
     /// configured name equal to a built-in one replaces it.
     #[serde(default)]
     pub servers: BTreeMap<String, ServerConfig>,
+    /// Let language servers run the workspace's own code: rust-analyzer's
+    /// build scripts and proc macros, its cargo config and toolchain file,
+    /// the workspace's TypeScript. Off by default: a read-only call on a
+    /// cloned repository runs nothing of it.
+    #[serde(default)]
+    pub trust_workspace: bool,
 }
 
 /// One `[lsp.servers.NAME]` table.
@@ -212,6 +228,7 @@ pub fn candidates(cfg: &LspConfig, lang: Language) -> ToolResult<Vec<ServerSpec>
                 command: sc.command.clone(),
                 languages: langs,
                 initialization_options: sc.initialization_options.clone(),
+                settings: None,
                 install: format!("the command configured in [lsp.servers.{name}]"),
             });
         }
@@ -226,16 +243,17 @@ pub fn candidates(cfg: &LspConfig, lang: Language) -> ToolResult<Vec<ServerSpec>
             command: b.command.iter().map(|s| s.to_string()).collect(),
             languages: b.languages.to_vec(),
             initialization_options: None,
+            settings: None,
             install: b.install.to_string(),
         });
     }
     Ok(out)
 }
 
-/// `initializationOptions` a built-in server needs to work out of the box:
-/// typescript-language-server finds TypeScript in the workspace's
-/// node_modules, but not a global install, so point it at the global
-/// `tsserver.js` (next to the `tsc` on PATH) when the workspace has none.
+/// The `initializationOptions` sent in `initialize`: the configured ones, or
+/// those [`prepare`] chose (the global TypeScript, rust-analyzer's safe
+/// settings). With `trust_workspace`, typescript-language-server finds the
+/// workspace's TypeScript itself and falls back to the global one.
 pub fn default_initialization_options(spec: &ServerSpec, root: &Path) -> Option<serde_json::Value> {
     if spec.initialization_options.is_some() || spec.name != "typescript-language-server" {
         return spec.initialization_options.clone();
@@ -246,15 +264,27 @@ pub fn default_initialization_options(spec: &ServerSpec, root: &Path) -> Option<
     {
         return None;
     }
-    let tsc = std::fs::canonicalize(which("tsc")?).ok()?;
-    let lib = tsc.parent()?.parent()?.join("lib/tsserver.js");
-    lib.is_file()
-        .then(|| serde_json::json!({ "tsserver": { "path": lib.display().to_string() } }))
+    global_tsserver(root)
+        .map(|lib| serde_json::json!({ "tsserver": { "path": lib.display().to_string() } }))
 }
 
 /// The executable for `program`: as given when it contains a `/`, else the
-/// first executable file of that name on `PATH`.
+/// first executable file of that name in an absolute `PATH` directory
+/// (relative entries such as `.` or `node_modules/.bin` name whatever
+/// directory wrench runs in, so they are skipped).
 pub fn which(program: &str) -> Option<PathBuf> {
+    which_where(program, |_| true)
+}
+
+/// [`which`], skipping `PATH` directories inside `root`: a server or checker
+/// is never taken from the workspace by a PATH lookup.
+pub fn which_outside(program: &str, root: &Path) -> Option<PathBuf> {
+    which_where(program, |dir| {
+        std::fs::canonicalize(dir).is_ok_and(|d| !d.starts_with(root))
+    })
+}
+
+fn which_where(program: &str, dir_ok: impl Fn(&Path) -> bool) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let is_exec = |p: &Path| {
         std::fs::metadata(p)
@@ -267,8 +297,53 @@ pub fn which(program: &str) -> Option<PathBuf> {
     }
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
+        .filter(|d| d.is_absolute() && dir_ok(d))
         .map(|d| d.join(program))
         .find(|p| is_exec(p))
+}
+
+/// Make `spec` safe for this workspace (see [`guard`]): rust-analyzer gets
+/// settings with build scripts and proc macros off and is refused when the
+/// workspace could still make it run its own programs; the TypeScript server
+/// gets the global TypeScript.
+fn prepare(mut spec: ServerSpec, ctx: &Context, cfg: &LspConfig) -> ToolResult<ServerSpec> {
+    if cfg.trust_workspace {
+        return Ok(spec);
+    }
+    let program = spec.command.first().map(String::as_str).unwrap_or_default();
+    let base = Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    if spec.name == "rust-analyzer" || base == "rust-analyzer" {
+        guard::check_rust_workspace(&ctx.root)?;
+        let target = ctx.session.workspace_dir().join("rust-analyzer-target");
+        let safe = guard::rust_analyzer_settings(&target);
+        let merged = guard::overlay(spec.initialization_options.take(), safe);
+        spec.settings = Some(serde_json::json!({ "rust-analyzer": merged }));
+        spec.initialization_options = Some(merged);
+    } else if spec.name == "typescript-language-server" && spec.initialization_options.is_none() {
+        match global_tsserver(&ctx.root) {
+            Some(lib) => {
+                spec.initialization_options =
+                    Some(serde_json::json!({ "tsserver": { "path": lib.display().to_string() } }));
+            }
+            None if ctx.root.join("node_modules/typescript").exists() => {
+                return Err(ToolError::denied(
+                    "typescript-language-server would load the workspace's own node_modules/typescript (its code would run for a read-only call) because no global TypeScript was found; install one (`npm i -g typescript@5`) or set `[lsp] trust_workspace = true` in your wrench config",
+                ));
+            }
+            None => {}
+        }
+    }
+    Ok(spec)
+}
+
+/// `tsserver.js` of the TypeScript installed next to the `tsc` on PATH.
+fn global_tsserver(root: &Path) -> Option<PathBuf> {
+    let tsc = std::fs::canonicalize(which_outside("tsc", root)?).ok()?;
+    let lib = tsc.parent()?.parent()?.join("lib/tsserver.js");
+    lib.is_file().then_some(lib)
 }
 
 /// The server to use for `path`, or an error: `unsupported` naming the server
@@ -287,11 +362,12 @@ pub fn server_for_path(ctx: &Context, path: &Path) -> ToolResult<ServerSpec> {
 pub fn server_for_language(ctx: &Context, lang: Language) -> ToolResult<ServerSpec> {
     let cfg: LspConfig = ctx.config.section("lsp")?;
     let all = candidates(&cfg, lang)?;
-    if let Some(found) = all
-        .iter()
-        .find(|s| s.command.first().is_some_and(|p| which(p).is_some()))
-    {
-        return Ok(found.clone());
+    if let Some(found) = all.iter().find(|s| {
+        s.command
+            .first()
+            .is_some_and(|p| which_outside(p, &ctx.root).is_some())
+    }) {
+        return prepare(found.clone(), ctx, &cfg);
     }
     let tried: Vec<String> = all
         .iter()
@@ -305,7 +381,7 @@ pub fn server_for_language(ctx: &Context, lang: Language) -> ToolResult<ServerSp
         })
         .collect();
     Err(ToolError::unsupported(format!(
-        "no language server for {} was found on PATH; install one of: {} — or configure one with [lsp.servers.NAME] command = [...], languages = [\"{}\"]",
+        "no language server for {} was found on PATH (outside the workspace); install one of: {} — or configure one with [lsp.servers.NAME] command = [...], languages = [\"{}\"]",
         lang.name(),
         tried.join("; "),
         lang.name()

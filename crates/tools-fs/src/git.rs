@@ -1,15 +1,21 @@
 //! `git`: read-only views of the repository (status, diff, log, blame, show),
-//! run as a child process hardened against repository-configured code
-//! execution.
+//! run as a child process that never runs repository-configured code.
 //!
 //! A workspace may come with a `.git/config` written by someone else. It can
 //! name programs git would run: an fsmonitor, hooks, an external diff, a pager,
-//! textconv and clean/smudge filters, a credential helper, gpg for signatures,
-//! a lazy fetch in a partial clone. Every one of these is switched off on the
-//! command line (`-c ...`, `--no-ext-diff`, `--no-textconv`), the system config
-//! is skipped, stdin is closed, the child runs in its own process group and is
-//! killed with it on timeout. Every command is limited to the workspace with a
-//! pathspec, so a root below the repository's top shows nothing from outside it.
+//! textconv, clean/smudge/process filters, merge drivers, a credential helper,
+//! gpg, an ssh command, a lazy fetch in a partial clone, a submodule's own
+//! diff driver. [`guard`] pins the repository (`GIT_DIR`, `GIT_WORK_TREE`,
+//! checked to stay inside the workspace) and switches every one of those off
+//! through `GIT_CONFIG_COUNT` overrides built from the complete configuration
+//! list; the commands add `--no-ext-diff --no-textconv --submodule=short`. No
+//! `GIT_*` variable of the caller reaches git, the system config is skipped,
+//! stdin is closed, optional locks are off (a read never writes the index), the
+//! child runs in its own process group and is killed with it on timeout. Every
+//! command is limited to the workspace with a pathspec, so a root below the
+//! repository's top shows nothing from outside it.
+
+pub mod guard;
 
 use crate::scope;
 use schemars::JsonSchema;
@@ -115,6 +121,16 @@ impl Tool for Git {
                 "commits shown by log by default",
             )
             .limit("GIT_MAX_LIMIT", GIT_MAX_LIMIT, "largest limit accepted")
+            .limit(
+                "GIT_MAX_CONFIG_BYTES",
+                GIT_MAX_CONFIG_BYTES,
+                "git configuration read to switch its programs off; a longer one is refused",
+            )
+            .limit(
+                "GIT_MAX_OVERRIDES",
+                GIT_MAX_OVERRIDES,
+                "configured programs switched off; a repository naming more is refused",
+            )
     }
 
     /// A whole-tree read: git looks at the index and every tracked file.
@@ -230,6 +246,7 @@ fn op_args(a: &GitArgs, pathspec: &str, limit: u32) -> ToolResult<Vec<String>> {
                     "--no-color",
                     "--no-ext-diff",
                     "--no-textconv",
+                    "--submodule=short",
                     "--ignore-submodules=all",
                 ]
                 .map(s),
@@ -246,6 +263,9 @@ fn op_args(a: &GitArgs, pathspec: &str, limit: u32) -> ToolResult<Vec<String>> {
                 [
                     "log",
                     "--no-color",
+                    "--no-ext-diff",
+                    "--no-textconv",
+                    "--submodule=short",
                     "--no-show-signature",
                     "--date=short",
                     "--format=%h %ad %an%x09%s",
@@ -263,7 +283,15 @@ fn op_args(a: &GitArgs, pathspec: &str, limit: u32) -> ToolResult<Vec<String>> {
                     "blame needs path: the file to blame",
                 ));
             }
-            v.extend(["blame", "--date=short", "--no-textconv"].map(s));
+            v.extend(
+                [
+                    "blame",
+                    "--date=short",
+                    "--no-textconv",
+                    "--ignore-revs-file=",
+                ]
+                .map(s),
+            );
         }
         GitOp::Show => {
             v.extend(
@@ -272,6 +300,7 @@ fn op_args(a: &GitArgs, pathspec: &str, limit: u32) -> ToolResult<Vec<String>> {
                     "--no-color",
                     "--no-ext-diff",
                     "--no-textconv",
+                    "--submodule=short",
                     "--no-show-signature",
                     "--date=short",
                 ]
@@ -306,110 +335,90 @@ pub(crate) struct GitRun {
     pub cut: bool,
 }
 
-/// The options that turn off every repository-configured program.
-fn hardening(filters: &[String]) -> Vec<String> {
-    let mut v: Vec<String> = [
-        "--no-pager",
-        "--literal-pathspecs",
-        "-c",
-        "core.fsmonitor=",
-        "-c",
-        "core.hooksPath=/dev/null",
-        "-c",
-        "diff.external=",
-        "-c",
-        "core.pager=cat",
-        "-c",
-        "log.showSignature=false",
-        "-c",
-        "credential.helper=",
-        "-c",
-        "protocol.allow=never",
-        "-c",
-        "core.untrackedCache=false",
-    ]
-    .map(String::from)
-    .to_vec();
-    for d in filters {
-        for key in ["clean", "smudge", "process"] {
-            v.push("-c".into());
-            v.push(format!("filter.{d}.{key}="));
-        }
-        v.push("-c".into());
-        v.push(format!("filter.{d}.required=false"));
-    }
-    v
-}
+/// Bytes of `git config -z --list` read at most; a longer configuration is
+/// refused (its drivers could not all be switched off).
+pub const GIT_MAX_CONFIG_BYTES: usize = 16 * 1024 * 1024;
 
-fn base_command(root: &Path) -> tokio::process::Command {
+/// Configuration overrides passed at most (git reads each from the
+/// environment, so their cost grows with the square of their number).
+pub const GIT_MAX_OVERRIDES: usize = 10_000;
+
+/// The options every git command gets before its own.
+const GLOBAL_OPTIONS: [&str; 3] = ["--no-pager", "--literal-pathspecs", "--no-optional-locks"];
+
+/// git with a clean environment: no `GIT_*` variable of the caller, the
+/// repository pinned to `dirs`, no prompt, no pager, no optional lock.
+///
+/// The system configuration is skipped; the user's global configuration
+/// (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`) is kept: it is the user's,
+/// not the repository's, and every program it names is switched off like the
+/// repository's own.
+fn base_command(root: &Path, dirs: &guard::RepoDirs) -> tokio::process::Command {
     let mut c = tokio::process::Command::new("git");
     c.current_dir(root)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
-        .process_group(0)
+        .process_group(0);
+    for (k, _) in std::env::vars_os() {
+        if k.as_encoded_bytes().starts_with(b"GIT_") {
+            c.env_remove(k);
+        }
+    }
+    for var in ["SSH_ASKPASS", "PAGER", "LESSOPEN", "LESSCLOSE"] {
+        c.env_remove(var);
+    }
+    c.env("GIT_DIR", &dirs.git_dir)
+        .env("GIT_WORK_TREE", &dirs.work_tree)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_OPTIONAL_LOCKS", "0")
         .env("GIT_NO_LAZY_FETCH", "1")
-        .env("GIT_PAGER", "cat")
-        .env("PAGER", "cat");
-    for var in [
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_INDEX_FILE",
-        "GIT_EXTERNAL_DIFF",
-        "GIT_SSH",
-        "GIT_SSH_COMMAND",
-        "GIT_ASKPASS",
-        "SSH_ASKPASS",
-        "GIT_EDITOR",
-        "GIT_CONFIG",
-        "GIT_CONFIG_PARAMETERS",
-        "GIT_CONFIG_COUNT",
-        "GIT_EXEC_PATH",
-        "GIT_TRACE",
-    ] {
-        c.env_remove(var);
-    }
+        .env("GIT_PROTOCOL_FROM_USER", "0")
+        .env("GIT_NO_REPLACE_OBJECTS", "1")
+        .env("GIT_PAGER", "cat");
     c
 }
 
-/// Filter drivers the repository configures (their programs are switched off).
-async fn filter_drivers(root: &Path, ctx: &Context) -> Vec<String> {
-    let mut c = base_command(root);
-    c.args([
-        "--no-pager",
-        "config",
-        "--null",
-        "--name-only",
-        "--get-regexp",
-        r"^filter\.",
-    ]);
-    let Ok(r) = wait_capped(c, 64 * 1024, ctx).await else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = r
-        .stdout
-        .split(|&b| b == 0)
-        .filter_map(|k| std::str::from_utf8(k).ok())
-        .filter_map(|k| {
-            let rest = k.strip_prefix("filter.")?;
-            let (driver, _) = rest.rsplit_once('.')?;
-            Some(driver.to_string())
-        })
-        .collect();
-    names.sort();
-    names.dedup();
-    names
+/// The configuration keys git sees for this repository, read completely.
+async fn config_list(root: &Path, dirs: &guard::RepoDirs, ctx: &Context) -> ToolResult<Vec<u8>> {
+    let mut c = base_command(root, dirs);
+    c.args(GLOBAL_OPTIONS).args(["config", "-z", "--list"]);
+    let r = wait_capped(c, GIT_MAX_CONFIG_BYTES, ctx).await?;
+    if r.cut {
+        return Err(ToolError::too_large(format!(
+            "the repository's git configuration is over {GIT_MAX_CONFIG_BYTES} bytes, so not every program it names could be switched off; git views are refused for it"
+        )));
+    }
+    if !r.ok {
+        let why = r.stderr.lines().next().unwrap_or("no message").to_string();
+        return Err(ToolError::io(format!(
+            "cannot read the repository's git configuration ({why}); git views are refused until `git config --list` works"
+        )));
+    }
+    Ok(r.stdout)
 }
 
 /// Run `git <hardening> <args>` in `root`, bounded in time and output.
 pub(crate) async fn run_git(root: &Path, args: &[String], ctx: &Context) -> ToolResult<GitRun> {
-    let filters = filter_drivers(root, ctx).await;
-    let mut c = base_command(root);
-    c.args(hardening(&filters)).args(args);
+    let dirs = guard::locate(root)?;
+    let list = config_list(root, &dirs, ctx).await?;
+    guard::check_shown_files(&list, root, &dirs.work_tree)?;
+    let overrides = guard::overrides(guard::config_keys(&list));
+    if overrides.len() > GIT_MAX_OVERRIDES {
+        return Err(ToolError::too_large(format!(
+            "the repository's git configuration names {} programs (filters, diff drivers...), over the {GIT_MAX_OVERRIDES} wrench switches off; git views are refused for it",
+            overrides.len()
+        )));
+    }
+    let mut c = base_command(root, &dirs);
+    c.env("GIT_CONFIG_COUNT", overrides.len().to_string());
+    for (i, (k, v)) in overrides.iter().enumerate() {
+        c.env(format!("GIT_CONFIG_KEY_{i}"), k)
+            .env(format!("GIT_CONFIG_VALUE_{i}"), v);
+    }
+    c.args(GLOBAL_OPTIONS).args(args);
     wait_capped(c, GIT_MAX_READ_BYTES, ctx).await
 }
 

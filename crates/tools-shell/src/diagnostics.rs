@@ -4,10 +4,18 @@
 //!
 //! Checkers, per ecosystem found at the root: `cargo check
 //! --message-format=json` (Cargo.toml), `tsc --noEmit --pretty false`
-//! (tsconfig.json and a `tsc` on PATH or in node_modules/.bin), `pyright
-//! --outputjson` (Python files and a `pyright`), `go vet` (go.mod and `go`).
-//! Each runs in its own process group with a timeout; its group is killed on
-//! timeout or cancel.
+//! (tsconfig.json and a `tsc`), `pyright --outputjson` (Python files and a
+//! `pyright`), `go vet` (go.mod and `go`). Each runs in its own process group
+//! with a timeout; its group is killed on timeout or cancel.
+//!
+//! Each checker is classified by what it executes. Programs are looked up in
+//! the absolute `PATH` directories outside the workspace; the workspace's own
+//! `node_modules/.bin/tsc` or `pyright` is used only when no installed one
+//! exists, and then it is high risk (it is the repository's code), named by
+//! its path so no `tsc` rule covers it. `cargo check` is always high risk: it
+//! runs build scripts and proc macros, and the workspace's
+//! `.cargo/config.toml` and `rust-toolchain.toml` choose the compiler. High
+//! risk is asked in `auto` mode and denied when nobody can answer.
 
 use crate::procs::{GroupGuard, KILL_GRACE, kill_group};
 use schemars::JsonSchema;
@@ -55,13 +63,46 @@ pub struct Checker {
     pub name: &'static str,
     pub program: PathBuf,
     pub args: Vec<String>,
+    /// High when it runs code of the workspace.
+    pub risk: Risk,
+    /// What it executes, for the plan.
+    pub reason: String,
 }
 
-fn on_path(name: &str) -> Option<PathBuf> {
+/// `name` in an absolute `PATH` directory outside `root` (relative entries
+/// such as `.` or `node_modules/.bin` would find the workspace's programs).
+fn on_path(name: &str, root: &Path) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
+        .filter(|d| d.is_absolute())
+        .filter(|d| std::fs::canonicalize(d).is_ok_and(|d| !d.starts_with(root)))
         .map(|d| d.join(name))
         .find(|p| p.is_file())
+}
+
+/// An installed `name`, else the workspace's `node_modules/.bin/name` (high
+/// risk: the repository's own code).
+fn node_checker(root: &Path, name: &'static str, args: &[&str]) -> Option<Checker> {
+    let args = args.iter().map(|a| a.to_string()).collect();
+    if let Some(program) = on_path(name, root) {
+        return Some(Checker {
+            name,
+            program,
+            args,
+            risk: Risk::Low,
+            reason: format!("{name} (installed) reads the project in check mode"),
+        });
+    }
+    let local = root.join("node_modules/.bin").join(name);
+    local.is_file().then(|| Checker {
+        name,
+        program: local,
+        args,
+        risk: Risk::High,
+        reason: format!(
+            "no installed {name}: this runs the workspace's own node_modules/.bin/{name}, code of the repository"
+        ),
+    })
 }
 
 fn has_python(root: &Path) -> bool {
@@ -79,7 +120,7 @@ fn has_python(root: &Path) -> bool {
 pub fn detect(root: &Path) -> Vec<Checker> {
     let mut v = Vec::new();
     if root.join("Cargo.toml").is_file()
-        && let Some(p) = on_path("cargo")
+        && let Some(p) = on_path("cargo", root)
     {
         v.push(Checker {
             name: "cargo",
@@ -87,39 +128,29 @@ pub fn detect(root: &Path) -> Vec<Checker> {
             args: ["check", "--message-format=json", "--all-targets", "--quiet"]
                 .map(String::from)
                 .to_vec(),
+            risk: Risk::High,
+            reason: "cargo check runs the project's build scripts and proc macros, and the workspace's .cargo/config.toml and rust-toolchain.toml choose the compiler".into(),
         });
     }
-    if root.join("tsconfig.json").is_file() {
-        let local = root.join("node_modules/.bin/tsc");
-        if let Some(p) = local.is_file().then_some(local).or_else(|| on_path("tsc")) {
-            v.push(Checker {
-                name: "tsc",
-                program: p,
-                args: ["--noEmit", "--pretty", "false"].map(String::from).to_vec(),
-            });
-        }
+    if root.join("tsconfig.json").is_file()
+        && let Some(c) = node_checker(root, "tsc", &["--noEmit", "--pretty", "false"])
+    {
+        v.push(c);
     }
-    if has_python(root) {
-        let local = root.join("node_modules/.bin/pyright");
-        if let Some(p) = local
-            .is_file()
-            .then_some(local)
-            .or_else(|| on_path("pyright"))
-        {
-            v.push(Checker {
-                name: "pyright",
-                program: p,
-                args: vec!["--outputjson".into()],
-            });
-        }
+    if has_python(root)
+        && let Some(c) = node_checker(root, "pyright", &["--outputjson"])
+    {
+        v.push(c);
     }
     if root.join("go.mod").is_file()
-        && let Some(p) = on_path("go")
+        && let Some(p) = on_path("go", root)
     {
         v.push(Checker {
             name: "go vet",
             program: p,
             args: ["vet", "./..."].map(String::from).to_vec(),
+            risk: Risk::Low,
+            reason: "go vet reads the project in check mode".into(),
         });
     }
     v
@@ -391,19 +422,15 @@ impl Tool for DiagnosticsTool {
         ctx: &Context,
     ) -> ToolResult<ActionPlan> {
         for c in detect(&ctx.root) {
+            let program = match c.program.strip_prefix(&ctx.root) {
+                Ok(rel) => rel.display().to_string(),
+                Err(_) => c.name.to_string(),
+            };
             base.push(Action::Spawn {
                 command: format!("{} {}", c.program.display(), c.args.join(" ")),
-                risk: if c.name == "cargo" {
-                    Risk::High
-                } else {
-                    Risk::Low
-                },
-                reason: if c.name == "cargo" {
-                    "cargo check runs the project's build scripts and proc macros".into()
-                } else {
-                    format!("{} reads the project in check mode", c.name)
-                },
-                segments: vec![format!("{} {}", c.name, c.args.join(" "))],
+                risk: c.risk,
+                reason: c.reason,
+                segments: vec![format!("{program} {}", c.args.join(" "))],
             });
         }
         Ok(base)

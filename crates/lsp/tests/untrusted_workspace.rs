@@ -1,0 +1,141 @@
+//! A read-only call on an untrusted workspace must not make a language server
+//! run the workspace's code: toolchain files naming a path, cargo configs
+//! naming programs and in-workspace rust-analyzer config are refused before
+//! anything starts; rust-analyzer gets build scripts and proc macros off.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code
+mod common;
+use serde_json::{Value, json};
+use std::path::Path;
+use wrench_core::ErrorKind;
+
+fn rust_workspace(e: &common::Env) {
+    std::fs::write(
+        e.root.join("Cargo.toml"),
+        "[package]\nname = \"w\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(e.root.join("src")).unwrap();
+    std::fs::write(
+        e.root.join("src/main.rs"),
+        "fn helper() {}\nfn main() { helper(); }\n",
+    )
+    .unwrap();
+}
+
+fn definition(
+    e: &common::Env,
+    ctx: wrench_core::Context,
+) -> Result<String, wrench_core::ToolError> {
+    let mut reg = wrench_core::Registry::new();
+    wrench_lsp::register(&mut reg).unwrap();
+    let exec = wrench_core::Executor::new(std::sync::Arc::new(reg), ctx);
+    let r = common::rt().block_on(exec.run_one(wrench_core::Call::new(
+        "1",
+        "definition",
+        json!({"path": "src/main.rs", "line": 2, "character": 13}),
+    )));
+    let _ = &e.root;
+    r.result.map(|o| o.text)
+}
+
+fn executable(p: &Path, body: &str) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, body).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn a_toolchain_file_naming_a_workspace_path_is_refused_and_nothing_runs() {
+    if !common::have("rust-analyzer", "rustup component add rust-analyzer") {
+        return;
+    }
+    let e = common::env("python");
+    rust_workspace(&e);
+    let marker = e.root.parent().unwrap().join("pwned");
+    // rustup's proxy would run <path>/bin/rust-analyzer from the workspace.
+    let tc = e.root.join("tc");
+    for tool in ["rust-analyzer", "rustc", "cargo"] {
+        executable(
+            &tc.join("bin").join(tool),
+            &format!("#!/bin/sh\ntouch {}\nexit 1\n", marker.display()),
+        );
+    }
+    std::fs::write(
+        e.root.join("rust-toolchain.toml"),
+        format!("[toolchain]\npath = \"{}\"\n", tc.display()),
+    )
+    .unwrap();
+    let err = definition(&e, e.ctx.clone()).unwrap_err();
+    assert!(!marker.exists(), "the workspace's toolchain ran");
+    assert_eq!(err.kind, ErrorKind::Denied, "{err}");
+    assert!(err.message.contains("rust-toolchain.toml"), "{err}");
+    assert!(err.message.contains("trust_workspace"), "{err}");
+}
+
+#[test]
+fn cargo_configs_and_analyzer_configs_that_run_programs_are_refused() {
+    if !common::have("rust-analyzer", "rustup component add rust-analyzer") {
+        return;
+    }
+    for (file, text) in [
+        (".cargo/config.toml", "[build]\nrustc = \"./evil\"\n"),
+        (
+            "crates/a/.cargo/config",
+            "[build]\nrustc-wrapper = \"./evil\"\n",
+        ),
+        (".cargo/config.toml", "[env]\nRUSTC_WRAPPER = \"./evil\"\n"),
+        ("rust-toolchain", "./tc\n"),
+        (
+            "rust-analyzer.toml",
+            "[cargo.buildScripts]\nenable = true\n",
+        ),
+    ] {
+        let e = common::env("python");
+        rust_workspace(&e);
+        let p = e.root.join(file);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        let err = definition(&e, e.ctx.clone()).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Denied, "{file}: {err}");
+        let name = Path::new(file).file_name().unwrap().to_str().unwrap();
+        assert!(err.message.contains(name), "{file}: {err}");
+    }
+}
+
+#[test]
+fn rust_analyzer_is_configured_with_build_scripts_and_proc_macros_off() {
+    let e = common::env("python");
+    rust_workspace(&e);
+    let out = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/recording_server.py");
+    let mut ctx = e.ctx.clone();
+    ctx.config = std::sync::Arc::new(
+        wrench_core::Config::from_str(&format!(
+            "[lsp.servers.rust-analyzer]\ncommand = [\"python3\", {:?}, {:?}]\n\n[lsp.servers.rust-analyzer.initialization_options.cargo]\nfeatures = \"all\"\nbuildScripts = {{ enable = true }}\n",
+            script.display().to_string(),
+            out.path().display().to_string()
+        ))
+        .unwrap(),
+    );
+    definition(&e, ctx).unwrap();
+    common::rt().block_on(wrench_lsp::shutdown_all());
+    let read = |n: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(out.path().join(n)).unwrap()).unwrap()
+    };
+    let init = read("init.json");
+    assert_eq!(init["cargo"]["buildScripts"]["enable"], false, "{init}");
+    assert_eq!(init["cargo"]["features"], "all", "{init}");
+    assert_eq!(init["procMacro"]["enable"], false, "{init}");
+    assert_eq!(init["checkOnSave"], false, "{init}");
+    let target = init["cargo"]["targetDir"].as_str().unwrap();
+    assert!(!Path::new(target).starts_with(&e.root), "{target}");
+    assert_eq!(init["cargo"]["extraEnv"]["CARGO_TARGET_DIR"], target);
+    let cfg = read("configuration.json");
+    assert_eq!(
+        cfg[0], init,
+        "workspace/configuration answers the same settings"
+    );
+    assert_eq!(cfg[1], Value::Null);
+    assert!(!e.root.join("target").exists() && !e.root.join("Cargo.lock").exists());
+}

@@ -1,0 +1,96 @@
+//! `diagnostics` is classified by what it executes: the workspace's own
+//! `node_modules/.bin` checker or `cargo check` (build scripts) is high risk,
+//! so `auto` mode asks and, with nobody to answer, nothing runs.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::json;
+use std::path::Path;
+use std::sync::Arc;
+use wrench_core::{Action, ActionPlan, Call, Effect, ErrorKind, Executor, Registry, Risk, Tool};
+use wrench_permissions::{Mode, Policy};
+
+fn executable(p: &Path, body: &str) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, body).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn tool() -> wrench_tools_shell::diagnostics::DiagnosticsTool {
+    wrench_tools_shell::diagnostics::DiagnosticsTool { sources: vec![] }
+}
+
+#[tokio::test]
+async fn a_workspace_tsc_is_high_risk_and_not_run_in_auto_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap().join("ws");
+    std::fs::create_dir_all(&root).unwrap();
+    let marker = dir.path().join("pwned");
+    std::fs::write(root.join("tsconfig.json"), "{}").unwrap();
+    std::fs::write(root.join("a.py"), "x = 1\n").unwrap();
+    for name in ["tsc", "pyright"] {
+        executable(
+            &root.join("node_modules/.bin").join(name),
+            &format!("#!/bin/sh\ntouch {}\n", marker.display()),
+        );
+    }
+    let state = dir.path().join("state");
+    let ctx =
+        wrench_core::context_for(&root, &state, Arc::new(Policy::new(Mode::Auto, &root))).unwrap();
+    let t = tool();
+    let args: wrench_tools_shell::diagnostics::DiagnosticsArgs =
+        serde_json::from_value(json!({})).unwrap();
+    let plan = t
+        .plan(
+            &args,
+            ActionPlan::new("diagnostics", Effect::SelfAuthorized, json!({})),
+            &ctx,
+        )
+        .await
+        .unwrap();
+    for a in &plan.actions {
+        let Action::Spawn {
+            command,
+            risk,
+            reason,
+            segments,
+        } = a
+        else {
+            continue;
+        };
+        if command.contains("node_modules") {
+            assert_eq!(*risk, Risk::High, "{command}: {reason}");
+            assert!(reason.contains("node_modules/.bin"), "{reason}");
+            assert!(
+                segments[0].starts_with("node_modules/.bin/"),
+                "{segments:?}"
+            );
+        }
+    }
+    let mut reg = Registry::new();
+    wrench_tools_shell::register(&mut reg).unwrap();
+    let exec = Executor::new(Arc::new(reg), ctx);
+    let r = exec.run_one(Call::new("t", "diagnostics", json!({}))).await;
+    if plan
+        .actions
+        .iter()
+        .any(|a| matches!(a, Action::Spawn { command, .. } if command.contains("node_modules")))
+    {
+        let e = r.result.unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Denied, "{e}");
+    }
+    assert!(!marker.exists(), "the workspace's checker ran in auto mode");
+}
+
+#[tokio::test]
+async fn cargo_check_is_high_risk_because_it_runs_build_scripts() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
+    let c = wrench_tools_shell::diagnostics::detect(&root);
+    if let Some(cargo) = c.iter().find(|c| c.name == "cargo") {
+        assert_eq!(cargo.risk, Risk::High);
+        assert!(cargo.reason.contains("build scripts"), "{}", cargo.reason);
+    }
+}
