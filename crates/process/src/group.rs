@@ -288,6 +288,9 @@ impl Group {
     /// the leaf. The caller reaps its own direct child (a zombie does not
     /// count as a member).
     pub async fn kill(&mut self, grace: Duration) {
+        if self.live_id.is_none() && self.leaf.is_none() && !self.armed {
+            return; // already finished
+        }
         if !self.is_empty() {
             self.signal_all(Signal::SIGTERM);
             self.signal_all(Signal::SIGCONT);

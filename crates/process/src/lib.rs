@@ -11,9 +11,11 @@
 //! - [`cgroup`]: the leaves, the watchdog, the sweep of what dead wrench
 //!   processes left.
 //! - [`sandbox`]: the Landlock `workspace-write` ruleset.
+//! - [`decide`]: whether a call's process is sandboxed (config, mode).
 //! - [`proc`]: reading `/proc`.
 
 pub mod cgroup;
+pub mod decide;
 pub mod group;
 pub mod proc;
 pub mod sandbox;
