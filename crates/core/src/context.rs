@@ -33,6 +33,9 @@ pub struct Context {
     /// server turns it off unless it sends structured content: then nobody
     /// sees the data, and the copy (and its redaction pass) is wasted work.
     pub content_in_data: bool,
+    /// Run processes under the OS sandbox unless the config turns it off
+    /// (the CLI sets this in `auto` mode, where commands run unasked).
+    pub sandbox_by_default: bool,
 }
 
 impl std::fmt::Debug for Context {
@@ -64,7 +67,12 @@ impl Context {
             progress: None,
             allow_hint: Arc::new(|p: &ActionPlan| format!("--allow {}", p.tool)),
             content_in_data: true,
+            sandbox_by_default: false,
         }
+    }
+    pub fn with_sandbox_by_default(mut self, on: bool) -> Self {
+        self.sandbox_by_default = on;
+        self
     }
     pub fn with_asker(mut self, a: Option<Arc<dyn Asker>>) -> Self {
         self.asker = a;

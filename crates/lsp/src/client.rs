@@ -143,6 +143,8 @@ pub struct LspClient {
     pub capabilities: ServerCapabilities,
     pgid: i32,
     child: tokio::sync::Mutex<Option<std::process::Child>>,
+    /// The server's process tree (cgroup leaf or tagged group); killed whole.
+    group: Mutex<Option<wrench_process::Group>>,
     mainloop: tokio::task::JoinHandle<()>,
     stderr_tail: Arc<Mutex<Vec<u8>>>,
 }
@@ -282,8 +284,13 @@ fn client_capabilities() -> ClientCapabilities {
 }
 
 impl LspClient {
-    /// Start `spec` for the workspace `root` and initialize it.
-    pub async fn start(spec: &ServerSpec, root: &Path) -> ToolResult<LspClient> {
+    /// Start `spec` for the workspace `root` (under `sandbox`, when given)
+    /// and initialize it.
+    pub async fn start(
+        spec: &ServerSpec,
+        root: &Path,
+        sandbox: Option<wrench_process::sandbox::Prepared>,
+    ) -> ToolResult<LspClient> {
         let program = spec.command.first().ok_or_else(|| {
             ToolError::invalid_args(format!("server {} has an empty command", spec.name))
         })?;
@@ -293,17 +300,15 @@ impl LspClient {
                 spec.name, spec.install
             ))
         })?;
-        let mut child =
-            spawn_on_keeper(exe.clone(), spec.command[1..].to_vec(), root.to_path_buf())
-                .await
-                .map_err(|e| {
-                    ToolError::unsupported(format!(
-                        "cannot start language server {} ({}): {e}; install it: {}",
-                        spec.name,
-                        exe.display(),
-                        spec.install
-                    ))
-                })?;
+        let (mut child, group) =
+            spawn_server(&exe, &spec.command[1..], root, sandbox).map_err(|e| {
+                ToolError::unsupported(format!(
+                    "cannot start language server {} ({}): {e}; install it: {}",
+                    spec.name,
+                    exe.display(),
+                    spec.install
+                ))
+            })?;
         let pid = i32::try_from(child.id()).unwrap_or(0);
         crate::pool::track_group(pid);
         let pipes = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
@@ -391,6 +396,7 @@ impl LspClient {
             capabilities: ServerCapabilities::default(),
             pgid: pid,
             child: tokio::sync::Mutex::new(Some(child)),
+            group: Mutex::new(Some(group)),
             mainloop,
             stderr_tail,
         };
@@ -454,6 +460,18 @@ impl LspClient {
     /// The server's process group id.
     pub fn pgid(&self) -> i32 {
         self.pgid
+    }
+
+    /// SIGKILL the server's whole tree (also processes that left its group).
+    fn kill_tree(&self) {
+        let g = match self.group.lock() {
+            Ok(mut g) => g.take(),
+            Err(p) => p.into_inner().take(),
+        };
+        if let Some(g) = g {
+            g.kill_now();
+            drop(g);
+        }
     }
 
     /// True when the main loop stopped (the server exited or its pipes broke).
@@ -730,6 +748,7 @@ impl LspClient {
     pub async fn kill(&self) {
         // Kill the group while the leader is unreaped, so the id cannot be reused.
         kill_group(self.pgid);
+        self.kill_tree();
         if let Some(c) = self.child.lock().await.take() {
             reap(c).await;
         }
@@ -741,6 +760,7 @@ impl LspClient {
 impl Drop for LspClient {
     fn drop(&mut self) {
         kill_group(self.pgid);
+        self.kill_tree();
         if let Ok(mut g) = self.child.try_lock()
             && let Some(mut c) = g.take()
         {
@@ -761,81 +781,22 @@ async fn reap(mut c: std::process::Child) {
     let _ = tokio::task::spawn_blocking(move || c.wait()).await;
 }
 
-struct SpawnRequest {
-    exe: PathBuf,
-    args: Vec<String>,
-    cwd: PathBuf,
-    reply: tokio::sync::oneshot::Sender<std::io::Result<std::process::Child>>,
-}
-
-/// Servers are spawned by one thread that lives as long as the process:
-/// `PR_SET_PDEATHSIG` fires when the *thread* that forked the child exits,
-/// so forking from a short-lived thread (a `block_on` caller, a blocking-pool
-/// thread) would kill the server early.
-fn keeper() -> Option<&'static Mutex<std::sync::mpsc::Sender<SpawnRequest>>> {
-    static KEEPER: std::sync::OnceLock<Option<Mutex<std::sync::mpsc::Sender<SpawnRequest>>>> =
-        std::sync::OnceLock::new();
-    KEEPER
-        .get_or_init(|| {
-            let (tx, rx) = std::sync::mpsc::channel::<SpawnRequest>();
-            std::thread::Builder::new()
-                .name("wrench-lsp-spawner".into())
-                .spawn(move || {
-                    while let Ok(req) = rx.recv() {
-                        let _ = req.reply.send(spawn_server(&req.exe, &req.args, &req.cwd));
-                    }
-                })
-                .ok()
-                .map(|_| Mutex::new(tx))
-        })
-        .as_ref()
-}
-
-fn spawn_server(exe: &Path, args: &[String], cwd: &Path) -> std::io::Result<std::process::Child> {
-    use std::os::unix::process::CommandExt;
+/// Start a server through the one process spawner: its own group, a
+/// cgroup leaf, `PR_SET_PDEATHSIG` from the spawner's long-lived thread (so
+/// it dies with wrench), the sandbox when given.
+fn spawn_server(
+    exe: &Path,
+    args: &[String],
+    cwd: &Path,
+    sandbox: Option<wrench_process::sandbox::Prepared>,
+) -> std::io::Result<(std::process::Child, wrench_process::Group)> {
     let mut cmd = std::process::Command::new(exe);
     cmd.args(args)
         .current_dir(cwd)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .process_group(0);
-    // SAFETY: prctl is async-signal-safe and the closure allocates nothing.
-    unsafe {
-        cmd.pre_exec(|| {
-            // If wrench dies without cleaning up, the server dies with it.
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            Ok(())
-        });
-    }
-    cmd.spawn()
-}
-
-async fn spawn_on_keeper(
-    exe: PathBuf,
-    args: Vec<String>,
-    cwd: PathBuf,
-) -> std::io::Result<std::process::Child> {
-    let (reply, rx) = tokio::sync::oneshot::channel();
-    let sent = keeper().is_some_and(|k| {
-        let tx = match k.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
-        tx.send(SpawnRequest {
-            exe: exe.clone(),
-            args: args.clone(),
-            cwd: cwd.clone(),
-            reply,
-        })
-        .is_ok()
-    });
-    if !sent {
-        // No keeper thread: spawn here (the death signal may then come early).
-        return spawn_server(&exe, &args, &cwd);
-    }
-    rx.await
-        .unwrap_or_else(|_| Err(std::io::Error::other("the spawner thread stopped")))
+        .stderr(std::process::Stdio::piped());
+    wrench_process::spawn_blocking(cmd, wrench_process::Options::call(sandbox))
 }
 
 /// SIGKILL to process group `pgid` (nothing for 0 or an already empty group).

@@ -88,7 +88,8 @@ fn slot(root: &Path, server: &str) -> Slot {
 
 /// The running client for (root, spec), started when there is none or the
 /// previous one died.
-async fn get(root: &Path, spec: &ServerSpec, force_new: bool) -> ToolResult<Arc<LspClient>> {
+async fn get(ctx: &Context, spec: &ServerSpec, force_new: bool) -> ToolResult<Arc<LspClient>> {
+    let root = ctx.root.as_path();
     let slot = slot(root, &spec.name);
     let mut g = slot.lock().await;
     if let Some(c) = g.as_ref() {
@@ -98,7 +99,11 @@ async fn get(root: &Path, spec: &ServerSpec, force_new: bool) -> ToolResult<Arc<
         c.kill().await;
     }
     *g = None;
-    let c = Arc::new(LspClient::start(spec, root).await?);
+    // Servers run the project's code (build scripts, plugins): sandboxed
+    // like bash. The pool is keyed by root, so one config per root is
+    // assumed for a pooled server's life.
+    let (sandbox, _) = wrench_process::decide::for_call(ctx)?;
+    let c = Arc::new(LspClient::start(spec, root, sandbox).await?);
     *g = Some(c.clone());
     Ok(c)
 }
@@ -110,12 +115,12 @@ where
     F: Fn(Arc<LspClient>) -> Fut,
     Fut: Future<Output = LspResult<T>>,
 {
-    let c = get(&ctx.root, spec, false).await?;
+    let c = get(ctx, spec, false).await?;
     match f(c).await {
         Ok(v) => Ok(v),
         Err(LspError::Tool(e)) => Err(e),
         Err(LspError::Died(_)) => {
-            let c = get(&ctx.root, spec, true).await?;
+            let c = get(ctx, spec, true).await?;
             f(c).await.map_err(|e| e.into_tool(&spec.name))
         }
     }

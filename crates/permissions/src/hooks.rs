@@ -221,7 +221,7 @@ fn read_capped(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<Str
 const HOOK_POLL: Duration = Duration::from_millis(5);
 
 fn run_hook(h: &Hook, input: &Value, cwd: &Path, fail_closed: bool) -> HookOutcome {
-    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::os::unix::process::ExitStatusExt;
     let failed = |why: String| {
         if fail_closed {
             HookOutcome::Block(format!(
@@ -231,20 +231,19 @@ fn run_hook(h: &Hook, input: &Value, cwd: &Path, fail_closed: bool) -> HookOutco
             HookOutcome::Allow
         }
     };
-    let mut child = match Command::new("sh")
-        .arg("-c")
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
         .arg(&h.spec.command)
         .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-    {
-        Ok(c) => c,
-        Err(e) => return failed(format!("the hook could not be started ({e})")),
-    };
-    let pgid = child.id() as i32;
+        .stderr(Stdio::piped());
+    // Its own group and cgroup leaf, dying with wrench; killed whole below.
+    let (mut child, group) =
+        match wrench_process::spawn_blocking(cmd, wrench_process::Options::call(None)) {
+            Ok(c) => c,
+            Err(e) => return failed(format!("the hook could not be started ({e})")),
+        };
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
         return failed("the hook's output could not be captured".into());
     };
@@ -267,10 +266,7 @@ fn run_hook(h: &Hook, input: &Value, cwd: &Path, fail_closed: bool) -> HookOutco
         }
     };
     let Some(status) = status else {
-        // SAFETY: kill(2) on the hook's own process group.
-        unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
-        }
+        group.kill_now();
         let _ = child.wait();
         return failed(format!(
             "the hook timed out after {} s and was killed",
@@ -278,10 +274,8 @@ fn run_hook(h: &Hook, input: &Value, cwd: &Path, fail_closed: bool) -> HookOutco
         ));
     };
     // The group may hold children that keep the pipes open; end them.
-    // SAFETY: kill(2) on the hook's own process group.
-    unsafe {
-        libc::kill(-pgid, libc::SIGKILL);
-    }
+    group.kill_now();
+    drop(group);
     let stdout = out.join().unwrap_or_default();
     let stderr = err.join().unwrap_or_default();
     let say = |s: &str| {

@@ -360,7 +360,7 @@ fn base_command(root: &Path, dirs: &guard::RepoDirs) -> tokio::process::Command 
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
-        .process_group(0);
+        ;
     for (k, _) in std::env::vars_os() {
         if k.as_encoded_bytes().starts_with(b"GIT_") {
             c.env_remove(k);
@@ -422,18 +422,19 @@ pub(crate) async fn run_git(root: &Path, args: &[String], ctx: &Context) -> Tool
     wait_capped(c, GIT_MAX_READ_BYTES, ctx).await
 }
 
-async fn wait_capped(
-    mut c: tokio::process::Command,
-    cap: usize,
-    ctx: &Context,
-) -> ToolResult<GitRun> {
-    let mut child = c.spawn().map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            ToolError::unsupported("git is not installed (no `git` on PATH)")
-        } else {
-            ToolError::io(format!("cannot start git: {e}"))
-        }
-    })?;
+async fn wait_capped(c: tokio::process::Command, cap: usize, ctx: &Context) -> ToolResult<GitRun> {
+    // Its own group and cgroup leaf; the group is killed whole when it is
+    // dropped (stragglers after a normal end, a timeout, a cancel).
+    let wrench_process::GroupChild { mut child, group } =
+        wrench_process::spawn(c, wrench_process::Options::call(None))
+            .await
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    ToolError::unsupported("git is not installed (no `git` on PATH)")
+                } else {
+                    ToolError::io(format!("cannot start git: {e}"))
+                }
+            })?;
     let pid = child.id().and_then(|p| i32::try_from(p).ok());
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
@@ -450,7 +451,7 @@ async fn wait_capped(
         _ = ctx.cancel.cancelled() => None,
     };
     let Some(((stdout, cut), (stderr, _), status)) = res else {
-        kill_group(pid);
+        group.kill_now();
         return Err(ToolError::timeout(format!(
             "git did not finish within {}s and was stopped; narrow the request with path or a smaller target range",
             GIT_TIMEOUT.as_secs()

@@ -3,7 +3,7 @@
 //! that is killed whole on timeout, cancel, or when stragglers remain.
 
 use crate::capture::{Capture, prune_spools};
-use crate::procs::{GroupGuard, KILL_GRACE, kill_group, now_ms, pinned_bash};
+use crate::procs::{KILL_GRACE, now_ms, pinned_bash};
 use crate::sandbox;
 use crate::state::{
     BashConfig, STATE_DOC, ShellState, WRAPPER, base_env, parse_captured, start_dir,
@@ -61,6 +61,10 @@ pub struct BashArgs {
     /// What the command does, in a few words (shown to people approving it).
     #[serde(default)]
     pub description: Option<String>,
+    /// Run this one foreground command outside the OS sandbox. Always asked
+    /// (high risk), never remembered; not for background or interactive runs.
+    #[serde(default)]
+    pub escape_sandbox: bool,
 }
 
 /// The structured result of a foreground command.
@@ -121,8 +125,9 @@ pub struct Prepared {
     pub sandbox: Option<sandbox::Prepared>,
 }
 
-/// Build cwd, env and sandbox for a command of this session.
-pub fn prepare(ctx: &Context, workdir: Option<&str>) -> ToolResult<Prepared> {
+/// Build cwd, env and sandbox for a command of this session (no sandbox
+/// when `escape_sandbox`).
+pub fn prepare(ctx: &Context, workdir: Option<&str>, escape_sandbox: bool) -> ToolResult<Prepared> {
     let cfg = BashConfig::load(ctx)?;
     let bash = pinned_bash()?;
     let st = ShellState::load(ctx)?;
@@ -140,17 +145,22 @@ pub fn prepare(ctx: &Context, workdir: Option<&str>) -> ToolResult<Prepared> {
         }
         cwd = p;
     }
-    let sandbox = if sandbox::requested(cfg.sandbox.as_deref())? {
-        let p = sandbox::prepare(&ctx.root, &[ctx.session.dir().to_path_buf()], cfg.network)?;
+    let (sandbox, note) = if escape_sandbox {
+        (
+            None,
+            Some("sandbox: none (escape_sandbox, approved for this call only)".to_string()),
+        )
+    } else {
+        sandbox::for_call(ctx)?
+    };
+    if sandbox.is_some() {
         let tmp = ctx.session.subdir("tmp")?;
         // In both, so the diff never records it into the persistent state.
         env.insert("TMPDIR".into(), tmp.display().to_string());
         base.insert("TMPDIR".into(), tmp.display().to_string());
-        notes.push(format!("sandbox: {}", p.description));
-        Some(p)
-    } else {
-        None
-    };
+        sandbox::precreate_build_dirs(ctx);
+    }
+    notes.extend(note);
     Ok(Prepared {
         bash,
         cwd,
@@ -160,23 +170,6 @@ pub fn prepare(ctx: &Context, workdir: Option<&str>) -> ToolResult<Prepared> {
         notes,
         sandbox,
     })
-}
-
-/// `setsid` and the sandbox in the child, before exec.
-pub fn child_setup(cmd: &mut tokio::process::Command, sandbox: Option<sandbox::Prepared>) {
-    let mut sb = sandbox;
-    // SAFETY: only async-signal-safe calls run in the child: setsid(2),
-    // prctl(2) and landlock_restrict_self(2) (the landlock crate's
-    // restrict_self does no allocation on its success path).
-    unsafe {
-        cmd.pre_exec(move || {
-            nix::unistd::setsid().map_err(std::io::Error::from)?;
-            if let Some(s) = sb.as_mut() {
-                s.restrict_self()?;
-            }
-            Ok(())
-        });
-    }
 }
 
 #[wrench_core::async_trait]
@@ -224,7 +217,16 @@ impl Tool for BashTool {
         base: ActionPlan,
         _ctx: &Context,
     ) -> ToolResult<ActionPlan> {
-        let c = classify(&args.command);
+        let mut c = classify(&args.command);
+        if args.escape_sandbox {
+            c.risk = wrench_core::Risk::High;
+            c.reason =
+                "escape_sandbox: runs outside the OS sandbox (asked every time, never remembered)"
+                    .into();
+        } else if let Some(why) = sandbox::unconfined_reason(_ctx) {
+            c.risk = wrench_core::Risk::High;
+            c.reason = why;
+        }
         Ok(base.with(Action::Spawn {
             command: args.command.clone(),
             risk: c.risk,
@@ -255,6 +257,11 @@ impl Tool for BashTool {
                 "interactive and run_in_background exclude each other: an interactive command already runs detached in a terminal (pty-N)",
             ));
         }
+        if args.escape_sandbox && (args.interactive || args.run_in_background) {
+            return Err(ToolError::invalid_args(
+                "escape_sandbox is for one foreground command only: drop run_in_background / interactive, or drop escape_sandbox",
+            ));
+        }
         if args.interactive {
             return terminal::start(&args, ctx).await;
         }
@@ -267,7 +274,7 @@ impl Tool for BashTool {
 
 async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
     let timeout = timeout_of(args.timeout, false)?;
-    let prep = prepare(ctx, args.workdir.as_deref())?;
+    let prep = prepare(ctx, args.workdir.as_deref(), args.escape_sandbox)?;
     let shell_dir = ctx.session.subdir("shell")?;
     let spool_dir = ctx.session.subdir("spool")?;
     prune_spools(&spool_dir);
@@ -288,13 +295,13 @@ async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    child_setup(&mut cmd, prep.sandbox);
     let started = Instant::now();
-    let mut child = cmd
-        .spawn()
+    let wrench_process::GroupChild {
+        mut child,
+        mut group,
+    } = wrench_process::spawn(cmd, wrench_process::Options::call(prep.sandbox))
+        .await
         .map_err(|e| ToolError::io(format!("cannot start {}: {e}", prep.bash.display())))?;
-    let pgid = child.id().map(|p| p as i32).unwrap_or(0);
-    let mut guard = GroupGuard::new(pgid);
 
     let cap = Arc::new(Mutex::new(Capture::new(spool_path)));
     let mut readers = Vec::new();
@@ -316,13 +323,13 @@ async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput
         Some(s) => Some(s),
         None => {
             // Kill the tree; reap our child while the group drains.
-            let (_, s) = tokio::join!(kill_group(pgid, KILL_GRACE), child.wait());
+            let (_, s) = tokio::join!(group.kill(KILL_GRACE), child.wait());
             s.ok()
         }
     };
-    // Stragglers (`sleep 100 &`) would hold the pipes open: stop them too.
-    kill_group(pgid, KILL_GRACE).await;
-    guard.disarm();
+    // Stragglers (`sleep 100 &`, also ones that left the group) would hold
+    // the pipes open: stop them too.
+    group.kill(KILL_GRACE).await;
     for r in readers {
         let _ = tokio::time::timeout(DRAIN_AFTER_EXIT, r).await;
     }

@@ -17,7 +17,7 @@
 //! `.cargo/config.toml` and `rust-toolchain.toml` choose the compiler. High
 //! risk is asked in `auto` mode and denied when nobody can answer.
 
-use crate::procs::{GroupGuard, KILL_GRACE, kill_group};
+use crate::procs::KILL_GRACE;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -165,12 +165,18 @@ async fn run_checker(ctx: &Context, c: &Checker) -> ToolResult<(String, String)>
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .env("NO_COLOR", "1");
-    crate::bash::child_setup(&mut cmd, None);
-    let mut child = cmd
-        .spawn()
+    // Checkers run the project's build scripts and plugins: sandboxed like bash.
+    let (sandbox, _) = crate::sandbox::for_call(ctx)?;
+    if sandbox.is_some() {
+        crate::sandbox::precreate_build_dirs(ctx);
+        cmd.env("TMPDIR", ctx.session.subdir("tmp")?);
+    }
+    let wrench_process::GroupChild {
+        mut child,
+        mut group,
+    } = wrench_process::spawn(cmd, wrench_process::Options::call(sandbox))
+        .await
         .map_err(|e| ToolError::io(format!("cannot run {}: {e}", c.program.display())))?;
-    let pgid = child.id().map(|p| p as i32).unwrap_or(0);
-    let mut guard = GroupGuard::new(pgid);
     let (mut so, mut se) = (child.stdout.take(), child.stderr.take());
     let read = |s: Option<tokio::process::ChildStdout>| async move {
         let mut b = Vec::new();
@@ -198,8 +204,7 @@ async fn run_checker(ctx: &Context, c: &Checker) -> ToolResult<(String, String)>
         _ = tokio::time::sleep(Duration::from_secs(CHECKER_TIMEOUT_SECS)) => None,
         _ = ctx.cancel.cancelled() => None,
     };
-    kill_group(pgid, KILL_GRACE).await;
-    guard.disarm();
+    group.kill(KILL_GRACE).await;
     match res {
         Some((o, e, _)) => Ok((
             String::from_utf8_lossy(&o).into_owned(),

@@ -68,6 +68,8 @@ struct Args {
     rows: u16,
     cols: u16,
     cwd: PathBuf,
+    /// Sandbox the program: (root, state dir, temp dir, network).
+    sandbox: Option<(PathBuf, PathBuf, PathBuf, bool)>,
     program: Vec<String>,
 }
 
@@ -76,6 +78,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
     let mut rows = 24u16;
     let mut cols = 80u16;
     let mut cwd = None;
+    let mut sandbox = None;
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
@@ -89,12 +92,27 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             "--rows" => rows = val()?.parse().map_err(|_| "bad --rows".to_string())?,
             "--cols" => cols = val()?.parse().map_err(|_| "bad --cols".to_string())?,
             "--cwd" => cwd = Some(PathBuf::from(val()?)),
+            "--sandbox" => {
+                let part = |k: usize| {
+                    args.get(i + k)
+                        .cloned()
+                        .ok_or_else(|| "--sandbox needs ROOT STATE TMP NETWORK".to_string())
+                };
+                sandbox = Some((
+                    PathBuf::from(part(1)?),
+                    PathBuf::from(part(2)?),
+                    PathBuf::from(part(3)?),
+                    part(4)? == "1",
+                ));
+                i += 3;
+            }
             "--" => {
                 return Ok(Args {
                     socket: socket.ok_or("--socket is required")?,
                     rows,
                     cols,
                     cwd: cwd.ok_or("--cwd is required")?,
+                    sandbox,
                     program: args[i + 1..].to_vec(),
                 });
             }
@@ -271,13 +289,26 @@ fn run(args: &[String]) -> Result<(), String> {
     if std::env::var_os("TERM").is_none() {
         cmd.env("TERM", "xterm-256color");
     }
-    // SAFETY: setsid(2) and ioctl(TIOCSCTTY) are async-signal-safe.
+    let mut sb = match &a.sandbox {
+        Some((root, state, tmp, network)) => Some(
+            wrench_process::sandbox::prepare(&crate::sandbox::spec_from(
+                root, state, tmp, *network,
+            ))
+            .map_err(|e| e.message)?,
+        ),
+        None => None,
+    };
+    // SAFETY: setsid(2), ioctl(TIOCSCTTY) and landlock_restrict_self(2) are
+    // async-signal-safe.
     unsafe {
         use std::os::unix::process::CommandExt;
-        cmd.pre_exec(|| {
+        cmd.pre_exec(move || {
             nix::unistd::setsid().map_err(std::io::Error::from)?;
             if libc::ioctl(0, libc::TIOCSCTTY, 0) != 0 {
                 return Err(std::io::Error::last_os_error());
+            }
+            if let Some(s) = sb.as_mut() {
+                s.restrict_self()?;
             }
             Ok(())
         });

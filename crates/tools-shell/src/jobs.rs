@@ -11,7 +11,7 @@
 //! lets any later wrench process find it; liveness is checked by pid *and*
 //! start time, so a reused pid never looks like a running job.
 
-use crate::bash::{BashArgs, child_setup, prepare, timeout_of};
+use crate::bash::{BashArgs, prepare, timeout_of};
 use crate::capture::{CUT_CONTEXT_BYTES, SPOOL_CAP_BYTES, complete_utf8_len, utf8_suffix};
 use crate::procs::{KILL_GRACE, alive_as, kill_group, now_ms, proc_stat};
 use crate::terminal;
@@ -26,6 +26,7 @@ use wrench_core::{
     Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, OutputKind,
     RedactionSource, Tool, ToolError, ToolOutput, ToolResult, ToolSpec,
 };
+use wrench_process::cgroup::kill_path;
 
 /// Session document listing the jobs.
 pub const JOBS_DOC: &str = "jobs.json";
@@ -58,6 +59,10 @@ pub struct JobRecord {
     pub timeout_secs: u64,
     /// Bytes of output already returned by `bash_output`.
     pub read_offset: u64,
+    /// The job's cgroup leaf (every process it started, also ones that
+    /// left its process group), when containment by cgroup was available.
+    #[serde(default)]
+    pub cgroup: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -215,7 +220,7 @@ fn find_program(name: &str) -> ToolResult<PathBuf> {
 /// Start a background job; returns its id at once.
 pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
     let timeout = timeout_of(args.timeout, true)?;
-    let prep = prepare(ctx, args.workdir.as_deref())?;
+    let prep = prepare(ctx, args.workdir.as_deref(), false)?;
     let jobs_dir = ctx.session.subdir("jobs")?;
     // Reserve the id first, so two concurrent starts never share one.
     let n = ctx.session.update_json::<JobsDoc, u64>(JOBS_DOC, |d| {
@@ -249,11 +254,15 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    child_setup(&mut cmd, prep.sandbox);
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| ToolError::io(format!("cannot start {}: {e}", prep.bash.display())))?;
-    let pgid = child.id().map(|p| p as i32).unwrap_or(0);
+    let wrench_process::GroupChild { mut child, group } = wrench_process::spawn(
+        cmd,
+        wrench_process::Options::detached(id.clone(), prep.sandbox),
+    )
+    .await
+    .map_err(|e| ToolError::io(format!("cannot start {}: {e}", prep.bash.display())))?;
+    let pgid = group.pgid();
+    // The job outlives this call: keep its leaf, forget the group here.
+    let cgroup = group.release();
     let mut out = String::new();
     if let Some(mut so) = child.stdout.take() {
         let _ = so.read_to_string(&mut out).await;
@@ -277,6 +286,7 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
         cwd: prep.cwd.clone(),
         timeout_secs: timeout.as_secs(),
         read_offset: 0,
+        cgroup,
     };
     ctx.session.update_json::<JobsDoc, ()>(JOBS_DOC, |d| {
         d.jobs.push(rec.clone());
@@ -441,6 +451,11 @@ pub async fn kill_job(ctx: &Context, id: &str) -> ToolResult<JobStatus> {
     let j = find_job(ctx, id)?;
     let before = status_of(&j);
     if before.status != JobState::Running {
+        // Its wrapper is done, but a process it started may still run
+        // outside its group: the leaf holds only the job's processes.
+        if let Some(c) = &j.cgroup {
+            kill_path(c);
+        }
         return Ok(before);
     }
     let _ = std::fs::write(j.dir.join("killed"), now_ms().to_string());
@@ -448,6 +463,10 @@ pub async fn kill_job(ctx: &Context, id: &str) -> ToolResult<JobStatus> {
     // process, so a recycled pgid is never hit.
     if alive_as(j.pid, j.start_ticks) {
         kill_group(j.pgid, KILL_GRACE).await;
+    }
+    if let Some(c) = &j.cgroup {
+        kill_path(c);
+        let _ = std::fs::remove_dir(c);
     }
     Ok(status_of(&j))
 }

@@ -277,7 +277,7 @@ fn status_line(id: &str, r: &Response) -> String {
 
 /// Start a terminal for `bash` with `interactive: true`.
 pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
-    let prep = prepare(ctx, args.workdir.as_deref())?;
+    let prep = prepare(ctx, args.workdir.as_deref(), false)?;
     let (prog, lead) = holder_program(ctx)?;
     let n = ctx
         .session
@@ -304,8 +304,18 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
         .arg("--cols")
         .arg(DEFAULT_COLS.to_string())
         .arg("--cwd")
-        .arg(&prep.cwd)
-        .arg("--")
+        .arg(&prep.cwd);
+    // The holder sandboxes the program, not itself (it serves its socket
+    // in the state dir, which the sandbox keeps read-only).
+    if prep.sandbox.is_some() {
+        let d = crate::sandbox::decide(ctx)?;
+        cmd.arg("--sandbox")
+            .arg(&ctx.root)
+            .arg(ctx.session.workspace_dir())
+            .arg(ctx.session.subdir("tmp")?)
+            .arg(if d.network { "1" } else { "0" });
+    }
+    cmd.arg("--")
         .arg(&prep.bash)
         .arg("--noprofile")
         .arg("--norc")
@@ -316,13 +326,17 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    crate::bash::child_setup(&mut cmd, prep.sandbox);
-    let mut child = cmd.spawn().map_err(|e| {
-        ToolError::io(format!(
-            "cannot start the PTY holder {}: {e}",
-            prog.display()
-        ))
-    })?;
+    let wrench_process::GroupChild { mut child, group } =
+        wrench_process::spawn(cmd, wrench_process::Options::detached(id.clone(), None))
+            .await
+            .map_err(|e| {
+                ToolError::io(format!(
+                    "cannot start the PTY holder {}: {e}",
+                    prog.display()
+                ))
+            })?;
+    // The terminal outlives this call (stopped by `terminal stop`).
+    let _ = group.release();
     let holder_pid = child.id().map(|p| p as i32).unwrap_or(0);
     let holder_start_ticks = proc_stat(holder_pid).map(|s| s.start_ticks).unwrap_or(0);
     // Reap the holder whenever it ends, so it never lingers as a zombie of a

@@ -1,0 +1,131 @@
+//! Which sandbox a process of a call runs under, from the config and the
+//! context: bash, background jobs, terminals' programs, checkers and
+//! language servers all decide here.
+//!
+//! On when `[sandbox] mode` or `[bash] sandbox` is `"workspace-write"`, and
+//! by default when the context asks for it (the CLI does in `auto` mode);
+//! `"off"` in either turns it off. Network: `[sandbox] network`, else
+//! `[bash] network` (off by default).
+
+use crate::sandbox::{Prepared, Spec, prepare, requested, unavailable};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use wrench_core::{Context, ToolResult};
+
+/// Names file tools never change (the same list as
+/// `wrench_permissions::write::PROTECTED_DIRS`; a test there keeps them equal).
+pub const PROTECTED_DIRS: &[&str] = &[".git", ".wrench"];
+
+/// The sandbox keys of the `[bash]` section (the rest is the shell's).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+struct BashKeys {
+    sandbox: Option<String>,
+    network: bool,
+}
+
+/// The `[sandbox]` config section.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SandboxConfig {
+    /// `"workspace-write"` or `"off"`; absent: on in `auto` mode, else off.
+    pub mode: Option<String>,
+    /// Allow TCP connect/bind under the sandbox.
+    pub network: Option<bool>,
+}
+
+/// Whether the sandbox applies to this call, and with network or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    pub on: bool,
+    pub network: bool,
+    /// True when it is on only because of the mode (not asked for in the config).
+    pub by_default: bool,
+}
+
+/// Decide from the config and the context.
+pub fn decide(ctx: &Context) -> ToolResult<Decision> {
+    let bash: BashKeys = ctx.config.section("bash")?;
+    let sb: SandboxConfig = ctx.config.section("sandbox")?;
+    let explicit = match requested(sb.mode.as_deref())? {
+        Some(v) => Some(v),
+        None => requested(bash.sandbox.as_deref())?,
+    };
+    Ok(Decision {
+        on: explicit.unwrap_or(ctx.sandbox_by_default),
+        network: sb.network.unwrap_or(bash.network),
+        by_default: explicit.is_none() && ctx.sandbox_by_default,
+    })
+}
+
+/// The sandbox spec of this call: the workspace around the protected
+/// names, the session temp dir, temp and cache dirs; the state dir read-only.
+pub fn spec(ctx: &Context, network: bool) -> ToolResult<Spec> {
+    let tmp = ctx.session.subdir("tmp")?;
+    Ok(spec_from(
+        &ctx.root,
+        ctx.session.workspace_dir(),
+        &tmp,
+        network,
+    ))
+}
+
+/// [`spec`] from its parts (also used by the PTY holder, which sandboxes
+/// the terminal's program but not itself: it serves a socket in the state dir).
+pub fn spec_from(root: &Path, state_dir: &Path, tmp: &Path, network: bool) -> Spec {
+    let mut s = Spec::workspace_write(root, PROTECTED_DIRS, state_dir, tmp, network);
+    let base: PathBuf = wrench_core::session::state_base();
+    s.read_only
+        .push(std::fs::canonicalize(&base).unwrap_or(base));
+    s
+}
+
+/// The prepared sandbox for a call (None when off) and a note to show.
+/// Refuses when the config asks for the sandbox and the kernel cannot
+/// enforce it; when it is on only by default (auto mode), the plan already
+/// made the call ask (see [`unconfined_reason`]), so it runs unconfined with
+/// a note.
+pub fn for_call(ctx: &Context) -> ToolResult<(Option<Prepared>, Option<String>)> {
+    let d = decide(ctx)?;
+    if !d.on {
+        return Ok((None, None));
+    }
+    if d.by_default
+        && let Some(why) = unavailable(d.network)
+    {
+        return Ok((
+            None,
+            Some(format!(
+                "sandbox: none ({why}); the command ran unconfined after approval"
+            )),
+        ));
+    }
+    let p = prepare(&spec(ctx, d.network)?)?;
+    let note = format!("sandbox: {}", p.description);
+    Ok((Some(p), Some(note)))
+}
+
+/// For `plan`: why a spawn must be asked although the classifier calls it
+/// low risk — the sandbox is on by default (auto mode) but cannot run here,
+/// so the command would run unconfined.
+pub fn unconfined_reason(ctx: &Context) -> Option<String> {
+    let d = decide(ctx).ok()?;
+    if !d.on {
+        return None;
+    }
+    unavailable(d.network).map(|why| {
+        format!("the sandbox cannot run here ({why}), so the command would run unconfined")
+    })
+}
+
+/// Create the build output dir a sandboxed build needs directly in the
+/// root, where the sandbox cannot create new entries (`target/` beside
+/// `Cargo.toml`). Best effort.
+pub fn precreate_build_dirs(ctx: &Context) {
+    if ctx.root.join("Cargo.toml").is_file() {
+        let t = ctx.root.join("target");
+        if std::fs::symlink_metadata(&t).is_err() {
+            let _ = std::fs::create_dir(&t);
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! # wrench-process
+//!
+//! The one way wrench starts a process, and the sandbox it runs in:
+//!
+//! - [`group`]: [`spawn`] / [`spawn_blocking`] put the child in its own
+//!   session and process group, contain it (a cgroup v2 leaf per call, else a
+//!   tagged sweep), tie a call's process to wrench's life
+//!   (`PR_SET_PDEATHSIG` from a long-lived thread, plus a watchdog that
+//!   kills the call tree when wrench dies), apply the sandbox, and return a
+//!   [`Group`] that kills the whole tree on timeout, cancel and drop.
+//! - [`cgroup`]: the leaves, the watchdog, the sweep of what dead wrench
+//!   processes left.
+//! - [`sandbox`]: the Landlock `workspace-write` ruleset.
+//! - [`decide`]: whether a call's process is sandboxed (config, mode).
+//! - [`proc`]: reading `/proc`.
+
+pub mod cgroup;
+pub mod decide;
+pub mod group;
+pub mod proc;
+pub mod sandbox;
+
+pub use group::{
+    Group, GroupChild, KILL_GRACE, Lifetime, Options, kill_all_now, spawn, spawn_blocking,
+};

@@ -1,0 +1,478 @@
+//! The OS sandbox: Landlock, `workspace-write` policy.
+//!
+//! What a sandboxed process may do:
+//!
+//! - **read and execute** everything (`/` is granted read);
+//! - **write** below the workspace, except the read-only names
+//!   ([`Spec::read_only_names`]: `.git`, `.wrench`, and the configs other
+//!   tools run code from, see [`AUTO_RUN_NAMES`]), wherever they are in the
+//!   tree (found by a bounded walk, [`MAX_WALK_ENTRIES`]); below the
+//!   [`Spec::writable`] directories (the session's temp dir, the package
+//!   caches under `~`); `/dev/shm`, `/dev/null`, the terminals;
+//! - **not write** the session state dir ([`Spec::read_only`]) or any path
+//!   outside those;
+//! - **no TCP** connect or bind unless `network` (Landlock ABI 4), no
+//!   connecting to abstract unix sockets outside the sandbox and no signals
+//!   to processes outside it (ABI 6, when the kernel has it).
+//!
+//! Rules are granted on file descriptors opened with
+//! `O_PATH | O_NOFOLLOW` relative to their parent's descriptor, never by
+//! following a path: a symlink in the workspace (`escape -> /`,
+//! `hooks -> .git/hooks`) is simply not granted, and Landlock itself checks
+//! the real location of every later access, so a link deeper in a granted
+//! tree leads to what its target's own rules allow.
+//!
+//! Landlock rights are inherited by a whole hierarchy and cannot be
+//! subtracted below a granted directory. So a directory that holds a
+//! read-only name is not granted itself: each of its entries is granted
+//! instead (recursively around the read-only ones). The tradeoff: no new
+//! entry can be *created directly in* such a directory — the workspace root
+//! when it holds `.git` — while existing files there can be changed and
+//! everything below its other directories is writable. (Landlock has no
+//! "create in this directory except these names".) The shell tools create
+//! the usual build output directory before a sandboxed run where a build
+//! would need it (`target/` beside `Cargo.toml`).
+//!
+//! When the kernel lacks Landlock (or the network rules of ABI 4 when network
+//! is off), [`prepare`] refuses with kind `unsupported`: a requested sandbox
+//! never silently degrades.
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, Ruleset,
+    RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope,
+};
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use wrench_core::{ToolError, ToolResult};
+
+/// The value of `[sandbox] mode` / `[bash] sandbox` that turns the sandbox on.
+pub const SANDBOX_WORKSPACE_WRITE: &str = "workspace-write";
+
+/// Names (compared case-insensitively) in the workspace that other programs
+/// run code from or take settings from without asking: never writable from
+/// the sandbox, wherever they appear in the tree.
+pub const AUTO_RUN_NAMES: &[&str] = &[
+    ".vscode",
+    ".idea",
+    ".devcontainer",
+    ".mcp.json",
+    ".envrc",
+    ".husky",
+    ".githooks",
+    ".claude",
+    ".cursor",
+    ".gitmodules",
+];
+
+/// Entries looked at while searching the workspace for nested read-only
+/// names; past this, deeper read-only names are not found (said in the
+/// description).
+pub const MAX_WALK_ENTRIES: usize = 50_000;
+
+/// Directories under `$HOME` that package tools write their caches to,
+/// writable from the sandbox (when they exist). `~/.cargo` is granted around
+/// its `bin/`, `env` and config files.
+pub const HOME_CACHES: &[&str] = &[".cache", ".npm", ".yarn", ".pnpm-store", "go/pkg", ".cargo"];
+
+/// Names inside a cargo home that stay read-only: programs on PATH and
+/// configuration that chooses what cargo runs.
+pub const CARGO_HOME_READ_ONLY: &[&str] = &[
+    "bin",
+    "env",
+    "config",
+    "config.toml",
+    "credentials",
+    "credentials.toml",
+];
+
+/// The Landlock ABI version of the running kernel (0 when unavailable).
+pub fn landlock_abi() -> i64 {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: the documented version query; no pointers are dereferenced.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    if v < 0 { 0 } else { v }
+}
+
+/// Whether a config value asks for the sandbox: `Some(true)` for
+/// `workspace-write`, `Some(false)` for `off`/`none`, None when not set.
+pub fn requested(mode: Option<&str>) -> ToolResult<Option<bool>> {
+    match mode {
+        None | Some("") => Ok(None),
+        Some("off") | Some("none") => Ok(Some(false)),
+        Some(SANDBOX_WORKSPACE_WRITE) => Ok(Some(true)),
+        Some(other) => Err(ToolError::invalid_args(format!(
+            "sandbox = {other:?} is not a sandbox mode; use \"{SANDBOX_WORKSPACE_WRITE}\" or \"off\""
+        ))),
+    }
+}
+
+/// What the sandbox opens.
+#[derive(Debug, Clone, Default)]
+pub struct Spec {
+    /// The canonical workspace root (writable around the read-only names).
+    pub root: PathBuf,
+    /// Names never writable inside the workspace (case-insensitive).
+    pub read_only_names: Vec<String>,
+    /// Further writable directories (canonical; trusted, not in the workspace).
+    pub writable: Vec<PathBuf>,
+    /// Paths that stay read-only even inside a writable directory (the
+    /// session state dir).
+    pub read_only: Vec<PathBuf>,
+    /// Allow TCP connect and bind.
+    pub network: bool,
+}
+
+impl Spec {
+    /// The default spec for `root`: protected names, temp and cache dirs.
+    /// `tmp` is the session's temp dir (writable even inside `state_dir`,
+    /// which stays read-only).
+    pub fn workspace_write(
+        root: &Path,
+        protected: &[&str],
+        state_dir: &Path,
+        tmp: &Path,
+        network: bool,
+    ) -> Spec {
+        let mut names: Vec<String> = protected.iter().map(|s| s.to_string()).collect();
+        names.extend(AUTO_RUN_NAMES.iter().map(|s| s.to_string()));
+        let mut writable = vec![tmp.to_path_buf()];
+        for d in ["/tmp", "/var/tmp", "/dev/shm"] {
+            writable.push(PathBuf::from(d));
+        }
+        writable.push(std::env::temp_dir());
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let cargo_home = std::env::var_os("CARGO_HOME")
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".cargo")));
+        let mut read_only = vec![state_dir.to_path_buf()];
+        if let Some(h) = &home {
+            for c in HOME_CACHES.iter().filter(|c| **c != ".cargo") {
+                writable.push(h.join(c));
+            }
+        }
+        if let Some(c) = cargo_home {
+            for n in CARGO_HOME_READ_ONLY {
+                read_only.push(c.join(n));
+            }
+            writable.push(c);
+        }
+        let writable = writable
+            .into_iter()
+            .filter_map(|p| std::fs::canonicalize(&p).ok())
+            .collect();
+        let read_only = read_only
+            .into_iter()
+            .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
+            .collect();
+        Spec {
+            root: root.to_path_buf(),
+            read_only_names: names,
+            writable,
+            read_only,
+            network,
+        }
+    }
+}
+
+/// A Landlock ruleset built in the parent, applied in the child before exec.
+pub struct Prepared {
+    ruleset: Option<RulesetCreated>,
+    pub description: String,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.description)
+    }
+}
+
+impl Prepared {
+    /// Apply to the calling process (the forked child, in `pre_exec`).
+    pub fn restrict_self(&mut self) -> std::io::Result<()> {
+        let Some(r) = self.ruleset.take() else {
+            return Ok(());
+        };
+        match r.restrict_self() {
+            Ok(_) => Ok(()),
+            Err(_) => Err(std::io::Error::from_raw_os_error(libc::EPERM)),
+        }
+    }
+}
+
+fn abi_of(v: i64) -> ABI {
+    match v {
+        1 => ABI::V1,
+        2 => ABI::V2,
+        3 => ABI::V3,
+        4 => ABI::V4,
+        5 => ABI::V5,
+        6 => ABI::V6,
+        _ => ABI::V7,
+    }
+}
+
+/// Why the sandbox cannot run here (None when it can), for `network`.
+pub fn unavailable(network: bool) -> Option<String> {
+    let abi_v = landlock_abi();
+    if abi_v < 1 {
+        return Some(
+            "this kernel has no Landlock (needs Linux 5.13+ with landlock in the lsm= list)".into(),
+        );
+    }
+    if !network && abi_v < 4 {
+        return Some(format!(
+            "this kernel's Landlock (ABI {abi_v}) cannot restrict network (needs ABI 4, Linux 6.7+)"
+        ));
+    }
+    None
+}
+
+/// One grant: an `O_PATH` fd and the rights on it.
+type Grant = (OwnedFd, BitFlags<AccessFs>);
+
+fn open_nofollow(dirfd: libc::c_int, name: &std::ffi::CStr) -> Option<(OwnedFd, libc::mode_t)> {
+    // SAFETY: openat(2) with a NUL-terminated name; the fd is checked.
+    let fd = unsafe {
+        libc::openat(
+            dirfd,
+            name.as_ptr(),
+            libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: fd is new and owned here.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    // SAFETY: fstat(2) into a zeroed struct.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above, valid fd and buffer.
+    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
+        return None;
+    }
+    Some((fd, st.st_mode & libc::S_IFMT))
+}
+
+/// Open an absolute path component by component without following any
+/// symlink (for the workspace root, which is canonical).
+fn open_abs_nofollow(p: &Path) -> Option<(OwnedFd, libc::mode_t)> {
+    let mut cur = open_nofollow(libc::AT_FDCWD, c"/")?;
+    for c in p.components().skip(1) {
+        let name = CString::new(c.as_os_str().as_bytes()).ok()?;
+        if cur.1 != libc::S_IFDIR {
+            return None;
+        }
+        cur = open_nofollow(cur.0.as_raw_fd(), &name)?;
+    }
+    Some(cur)
+}
+
+struct Walk<'a> {
+    names: &'a [String],
+    read_only: &'a [PathBuf],
+    all: BitFlags<AccessFs>,
+    file: BitFlags<AccessFs>,
+    budget: usize,
+    cut: bool,
+    out: Vec<Grant>,
+}
+
+impl Walk<'_> {
+    fn is_ro_name(&self, name: &std::ffi::OsStr) -> bool {
+        let lower = name.to_string_lossy().to_lowercase();
+        self.names.iter().any(|n| n.eq_ignore_ascii_case(&lower))
+    }
+
+    /// True when the tree at `path` (a directory fd) holds something
+    /// read-only: a read-only path below it, or a read-only name (searched
+    /// within the walk budget).
+    fn holds_read_only(&mut self, path: &Path) -> bool {
+        if self
+            .read_only
+            .iter()
+            .any(|r| r.starts_with(path) && r != path)
+        {
+            return true;
+        }
+        if self.names.is_empty() {
+            return false;
+        }
+        let mut stack = vec![path.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                if self.budget == 0 {
+                    self.cut = true;
+                    return false;
+                }
+                self.budget -= 1;
+                if self.is_ro_name(&e.file_name()) {
+                    return true;
+                }
+                // file_type() does not follow symlinks.
+                if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    stack.push(e.path());
+                }
+            }
+        }
+        false
+    }
+
+    /// Grant write on `fd` (at `path`), splitting around read-only entries.
+    fn grant(&mut self, fd: OwnedFd, mode: libc::mode_t, path: &Path) {
+        if self.read_only.iter().any(|r| r == path) {
+            return;
+        }
+        match mode {
+            libc::S_IFDIR => {}
+            libc::S_IFREG | libc::S_IFCHR => {
+                self.out.push((fd, self.file));
+                return;
+            }
+            // Symlinks, sockets, fifos: no grant.
+            _ => return,
+        }
+        if !self.holds_read_only(path) {
+            self.out.push((fd, self.all));
+            return;
+        }
+        let Ok(rd) = std::fs::read_dir(path) else {
+            return;
+        };
+        let mut entries: Vec<_> = rd.flatten().map(|e| e.file_name()).collect();
+        entries.sort();
+        for name in entries {
+            if self.is_ro_name(&name) {
+                continue;
+            }
+            let Ok(c) = CString::new(name.as_bytes()) else {
+                continue;
+            };
+            if let Some((cfd, cmode)) = open_nofollow(fd.as_raw_fd(), &c) {
+                self.grant(cfd, cmode, &path.join(&name));
+            }
+        }
+    }
+}
+
+/// Build the `workspace-write` ruleset for `spec`. Refuses (kind
+/// `unsupported`) when the kernel cannot enforce it.
+pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
+    if let Some(why) = unavailable(spec.network) {
+        let fix = if spec.network || landlock_abi() < 1 {
+            "Enable Landlock, or set [sandbox] mode = \"off\" to run without it"
+        } else {
+            "Set [sandbox] network = true to allow network under the sandbox"
+        };
+        return Err(ToolError::unsupported(format!(
+            "the sandbox (workspace-write) is on, but {why}; refusing to run the command unsandboxed. {fix}"
+        )));
+    }
+    let abi_v = landlock_abi();
+    let abi = abi_of(abi_v);
+    let err = |e: &dyn std::fmt::Display| {
+        ToolError::io(format!("cannot build the Landlock sandbox: {e}"))
+    };
+    let mut rs = Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(|e| err(&e))?;
+    if !spec.network {
+        rs = rs
+            .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
+            .map_err(|e| err(&e))?;
+        if abi_v >= 6 {
+            rs = rs.scope(Scope::AbstractUnixSocket).map_err(|e| err(&e))?;
+        }
+    }
+    if abi_v >= 6 {
+        rs = rs.scope(Scope::Signal).map_err(|e| err(&e))?;
+    }
+    let mut created = rs.create().map_err(|e| err(&e))?;
+    let all = AccessFs::from_all(abi);
+    let file = AccessFs::from_file(abi);
+    let mut walk = Walk {
+        names: &spec.read_only_names,
+        read_only: &spec.read_only,
+        all,
+        file,
+        budget: MAX_WALK_ENTRIES,
+        cut: false,
+        out: Vec::new(),
+    };
+    // Read and execute everywhere.
+    if let Some((fd, _)) = open_abs_nofollow(Path::new("/")) {
+        walk.out.push((fd, AccessFs::from_read(abi)));
+    }
+    // The workspace, around its read-only names; never through a symlink.
+    if let Some((fd, mode)) = open_abs_nofollow(&spec.root) {
+        walk.grant(fd, mode, &spec.root);
+    }
+    // Trusted writable dirs (canonical), around the workspace (granted
+    // above) and the read-only paths.
+    let ro: Vec<PathBuf> = spec
+        .read_only
+        .iter()
+        .cloned()
+        .chain([spec.root.clone()])
+        .collect();
+    let mut trusted = Walk {
+        names: &[],
+        read_only: &ro,
+        all,
+        file,
+        budget: 0,
+        cut: false,
+        out: Vec::new(),
+    };
+    for d in spec.writable.iter().filter(|d| !d.starts_with(&spec.root)) {
+        if let Some((fd, mode)) = open_abs_nofollow(d) {
+            trusted.grant(fd, mode, d);
+        }
+    }
+    for dev in [
+        "/dev/null",
+        "/dev/zero",
+        "/dev/full",
+        "/dev/tty",
+        "/dev/ptmx",
+        "/dev/pts",
+        "/dev/random",
+        "/dev/urandom",
+    ] {
+        if let Some((fd, mode)) = open_abs_nofollow(Path::new(dev)) {
+            trusted.grant(fd, mode, Path::new(dev));
+        }
+    }
+    let cut = walk.cut;
+    for (fd, rights) in walk.out.into_iter().chain(trusted.out) {
+        created = created
+            .add_rule(PathBeneath::new(fd, rights))
+            .map_err(|e| err(&e))?;
+    }
+    let mut description = format!(
+        "landlock ABI {abi_v}: read everywhere; write in the workspace except {}, the session temp dir, the temp dirs and package caches; the state dir read-only; network {}",
+        spec.read_only_names.join(" "),
+        if spec.network { "allowed" } else { "off (TCP)" }
+    );
+    if cut {
+        description.push_str(&format!(
+            "; the workspace has over {MAX_WALK_ENTRIES} entries: read-only names deeper than the search reached are not protected"
+        ));
+    }
+    Ok(Prepared {
+        ruleset: Some(created),
+        description,
+    })
+}
