@@ -404,6 +404,8 @@ impl Tool for DiagnosticsTool {
                     format!("{} reads the project in check mode", c.name)
                 },
                 segments: vec![format!("{} {}", c.name, c.args.join(" "))],
+                invocations: vec![],
+                escapes: vec![],
             });
         }
         Ok(base)

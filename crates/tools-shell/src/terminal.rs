@@ -419,13 +419,11 @@ impl Tool for TerminalTool {
     ) -> ToolResult<ActionPlan> {
         Ok(match (a.action, &a.input) {
             (TerminalAction::Send, Some(input)) => {
-                let c = wrench_permissions::risk::classify(input);
-                base.with(Action::Spawn {
-                    command: input.clone(),
-                    risk: wrench_core::Risk::High.max(c.risk),
-                    reason: "input typed into an interactive terminal runs whatever the program does with it".into(),
-                    segments: c.segments,
-                })
+                let mut base = base;
+                for act in crate::bash::plan_terminal_input(_c, input) {
+                    base.push(act);
+                }
+                base
             }
             (TerminalAction::Stop | TerminalAction::Interrupt, _) => {
                 base.with(Action::SessionState)
