@@ -314,15 +314,14 @@ fn command_escapes(plan: &ActionPlan) -> Vec<String> {
 fn rule_for(inv: &Invocation) -> Option<String> {
     let first = inv.words.first()?;
     let mut r = first.clone();
-    if let Some(second) = inv.words.get(1) {
-        if second
+    if let Some(second) = inv.words.get(1)
+        && second
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-            && !second.starts_with('-')
-        {
-            r.push(' ');
-            r.push_str(second);
-        }
+        && !second.starts_with('-')
+    {
+        r.push(' ');
+        r.push_str(second);
     }
     Some(r)
 }

@@ -289,21 +289,21 @@ fn actions_of(command: &str, mut a: Analysis, cwd: &Path, root: &Path) -> Vec<Ac
         for r in &inv.redirects {
             if r.writes() {
                 targets.push(r.target.literal().map(String::from));
-            } else if r.reads() {
-                if let Some(t) = r.target.literal() {
-                    reads.push(t.to_string());
-                }
+            } else if r.reads()
+                && let Some(t) = r.target.literal()
+            {
+                reads.push(t.to_string());
             }
         }
-        for arg in inv.args.iter().skip(1) {
+        for arg in programs::path_args(inv) {
             if let Some(p) = path_like(arg) {
                 reads.push(p.to_string());
             }
         }
-        if inv.by_path {
-            if let Some(p) = inv.args.first() {
-                reads.push(p.clone());
-            }
+        if inv.by_path
+            && let Some(p) = inv.args.first()
+        {
+            reads.push(p.clone());
         }
         for t in targets {
             match t {

@@ -25,30 +25,6 @@ const SYSTEM_DIRS: &[&str] = &[
     "/usr/local/sbin",
 ];
 
-/// Programs that only read their arguments: a glob that expands to an
-/// option-looking file name cannot make them write or run anything.
-const GLOB_SAFE: &[&str] = &[
-    "ls",
-    "cat",
-    "head",
-    "tail",
-    "wc",
-    "stat",
-    "file",
-    "du",
-    "nl",
-    "md5sum",
-    "sha1sum",
-    "sha256sum",
-    "sha512sum",
-    "b2sum",
-    "cksum",
-    "echo",
-    "basename",
-    "dirname",
-    "realpath",
-];
-
 /// Programs that run another program from their arguments with option
 /// grammars not modelled here: their command is treated as unknown.
 const RUNNERS: &[&str] = &[
@@ -201,26 +177,15 @@ fn segment(seg: &Segment, depth: usize, out: &mut Normalized) {
 }
 
 /// The known prefix of `words` as strings, and whether a computed word
-/// follows. A glob that could expand to an option counts as computed
-/// unless the program only reads (see [`GLOB_SAFE`]).
-fn known(words: &[Word], program: &str) -> (Vec<String>, bool) {
+/// follows. An unquoted glob counts as computed: it may expand to an
+/// option-looking file name (`--pre=x`) or through a symlink out of the root.
+fn known(words: &[Word]) -> (Vec<String>, bool) {
     let mut v = Vec::with_capacity(words.len());
-    let mut after_dashdash = false;
     for w in words {
-        let Some(val) = w.value.as_deref() else {
-            return (v, true);
-        };
-        if w.glob && !after_dashdash && !GLOB_SAFE.contains(&program) {
-            // `*.rs` may expand to `--pre=x.rs`; `src/*.rs` cannot.
-            let prefix_len = val.find(['*', '?', '[']).unwrap_or(0);
-            if prefix_len == 0 || val.starts_with('-') {
-                return (v, true);
-            }
+        match w.literal() {
+            Some(val) => v.push(val.to_string()),
+            None => return (v, true),
         }
-        if val == "--" {
-            after_dashdash = true;
-        }
-        v.push(val.to_string());
     }
     (v, false)
 }
@@ -273,12 +238,10 @@ fn run(words: &[Word], frame: &Frame, depth: usize, out: &mut Normalized) {
         out.invocations.push(Inv::opaque(frame));
         return;
     }
-    if !by_path {
-        if let Some(w) = wrapper(&base, rest, frame, depth, out) {
-            return w;
-        }
+    if !by_path && let Some(w) = wrapper(&base, rest, frame, depth, out) {
+        return w;
     }
-    let (mut args, dynamic) = known(words, &base);
+    let (mut args, dynamic) = known(words);
     if let Some(a) = args.first_mut() {
         *a = prog;
     }
@@ -504,13 +467,12 @@ struct Opt {
     value: Option<Word>,
 }
 
+/// A wrapper's options, its `NAME=VALUE` assignments (`env`), and the rest.
+type Options<'w> = (Vec<Opt>, Vec<(String, Word)>, &'w [Word]);
+
 /// Split a wrapper's words into its options and the rest. None when a word
 /// is computed at run time or an option is unknown (fail closed).
-fn options<'w>(
-    g: &Grammar,
-    words: &'w [Word],
-    env_like: bool,
-) -> Option<(Vec<Opt>, Vec<(String, Word)>, &'w [Word])> {
+fn options<'w>(g: &Grammar, words: &'w [Word], env_like: bool) -> Option<Options<'w>> {
     let mut opts = Vec::new();
     let mut assigns = Vec::new();
     let mut i = 0;
@@ -661,20 +623,20 @@ fn wrapper(
         out.invocations.push(Inv::opaque(frame));
         return Some(());
     };
-    let has = |n: &[&str]| opts.iter().any(|o| n.contains(&o.name.as_str()));
-    let value = |n: &[&str]| {
-        opts.iter()
-            .filter(|o| n.contains(&o.name.as_str()))
-            .filter_map(|o| o.value.clone())
-            .collect::<Vec<Word>>()
-    };
     let mut inner = frame.wrapped(w);
     // The wrapper's own invocation, for what it does before it runs a
     // command (and for rules that name it).
     let mut own = frame.inv();
     own.args.push(w.to_string());
+    if opts
+        .iter()
+        .any(|o| o.value.as_ref().is_some_and(|v| v.literal().is_none()))
+    {
+        own.dynamic = true;
+    }
     let mut positional: Vec<Word> = Vec::new();
     let mut cmd = cmd;
+    let mut opts = opts;
     for _ in 0..g.positional {
         match cmd.split_first() {
             Some((p, r)) => {
@@ -684,6 +646,33 @@ fn wrapper(
             None => break,
         }
     }
+    if w == "flock"
+        && cmd
+            .first()
+            .and_then(|c| c.literal())
+            .is_some_and(|c| c.starts_with('-'))
+    {
+        // `flock FILE -c CMD`: options may follow the file.
+        match options(&g, cmd, false) {
+            Some((more, _, rest)) => {
+                opts.extend(more);
+                cmd = rest;
+            }
+            None => {
+                out.findings
+                    .push("`flock` has an option this check cannot follow".into());
+                out.invocations.push(Inv::opaque(frame));
+                return Some(());
+            }
+        }
+    }
+    let has = |n: &[&str]| opts.iter().any(|o| n.contains(&o.name.as_str()));
+    let value = |n: &[&str]| {
+        opts.iter()
+            .filter(|o| n.contains(&o.name.as_str()))
+            .filter_map(|o| o.value.clone())
+            .collect::<Vec<Word>>()
+    };
     match w {
         "env" => {
             for (n, v) in &assigns {
@@ -735,7 +724,7 @@ fn wrapper(
         }
         "command" if has(&["-v", "-V"]) => {
             // A query: nothing runs.
-            let (args, dynamic) = known(rest, "command");
+            let (args, dynamic) = known(rest);
             own.args.extend(args);
             own.dynamic = dynamic;
             out.invocations.push(own);
@@ -750,7 +739,7 @@ fn wrapper(
             }
         }
         "ionice" | "chrt" | "taskset" if has(&["-p", "-P", "-u", "--pid", "--pgid", "--uid"]) => {
-            let (args, dynamic) = known(rest, w);
+            let (args, dynamic) = known(rest);
             own.args.extend(args);
             own.dynamic = dynamic;
             out.invocations.push(own);
@@ -839,6 +828,10 @@ fn wrapper(
     }
     if cmd.is_empty() {
         // `env` prints the environment, `time` alone times nothing.
+        if own.dynamic {
+            out.findings
+                .push(format!("`{w}` has an option computed at run time"));
+        }
         out.invocations.push(own);
         return Some(());
     }

@@ -149,6 +149,14 @@ impl<'a> Walker<'a> {
             return;
         }
         match n.kind() {
+            "compound_statement" if self.text(n).starts_with("((") => {
+                self.finding("shell arithmetic evaluates names and array subscripts at run time");
+                self.nested(n);
+            }
+            "subscript" => {
+                self.finding("an array subscript is evaluated as arithmetic at run time");
+                self.nested(n);
+            }
             "program" | "list" | "pipeline" | "subshell" | "compound_statement" | "do_group"
             | "if_statement" | "elif_clause" | "else_clause" | "while_statement"
             | "negated_command" | "case_statement" | "case_item" | "heredoc_body" => {
@@ -203,7 +211,6 @@ impl<'a> Walker<'a> {
             | "extglob_pattern"
             | "regex"
             | "array"
-            | "subscript"
             | "file_descriptor"
             | "test_operator" => self.nested(n),
             "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
@@ -243,13 +250,16 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// Visit only the commands nested in a word (`$(..)`, `<(..)`).
+    /// Visit only the commands nested in a word (`$(..)`, `<(..)`), the
+    /// word itself included.
     fn nested(&mut self, n: Node) {
-        for k in kids(n) {
-            match k.kind() {
-                "command_substitution" | "process_substitution" => self.visit_children(k),
-                _ if k.is_error() || k.is_missing() => self.visit(k),
-                _ => self.nested(k),
+        match n.kind() {
+            "command_substitution" | "process_substitution" => self.visit_children(n),
+            _ if n.is_error() || n.is_missing() => self.visit(n),
+            _ => {
+                for k in kids(n) {
+                    self.nested(k);
+                }
             }
         }
     }
@@ -379,8 +389,8 @@ impl<'a> Walker<'a> {
                 // `=~`, `==` inside commands and other anonymous tokens.
                 _ => {
                     let t = self.text(k).trim();
-                    if !t.is_empty() && seg.words.first().is_some() {
-                        seg.words.push(Word::lit(t));
+                    if !t.is_empty() && !seg.words.is_empty() {
+                        seg.words.push(token_word(t));
                     }
                 }
             }
@@ -506,10 +516,23 @@ fn collect_test_words(n: Node, src: &str, out: &mut Vec<Word>) {
             _ => {
                 let t = src.get(k.byte_range()).unwrap_or("").trim();
                 if !t.is_empty() {
-                    out.push(Word::lit(t));
+                    out.push(token_word(t));
                 }
             }
         }
+    }
+}
+
+/// An anonymous token used as a word: literal unless bash expands it.
+fn token_word(t: &str) -> Word {
+    if t.starts_with('~') || t.contains(['$', '`', '*', '?', '[']) && t != "[" && t != "[[" {
+        Word {
+            value: None,
+            raw: t.to_string(),
+            glob: false,
+        }
+    } else {
+        Word::lit(t)
     }
 }
 
@@ -529,6 +552,7 @@ fn value(n: Node, src: &str) -> Option<(String, bool)> {
     let text = src.get(n.byte_range())?;
     match n.kind() {
         "word" | "number" => unquoted(text),
+        "test_operator" | "regex" => Some((text.to_string(), false)),
         "raw_string" => Some((
             text.strip_prefix('\'')?.strip_suffix('\'')?.to_string(),
             false,
@@ -555,8 +579,14 @@ fn value(n: Node, src: &str) -> Option<(String, bool)> {
                 out.push_str(&v);
                 glob |= g;
             }
-            // A tilde only expands at the start of the whole word.
-            if n.kind() == "concatenation" && text.starts_with('~') {
+            // A tilde only expands at the start of the whole word; braces
+            // split over parts (`{a,b}`, `{'a',b}`) still expand.
+            if n.kind() == "concatenation"
+                && (text.starts_with('~')
+                    || (text.contains('{')
+                        && text.contains('}')
+                        && (text.contains(',') || text.contains(".."))))
+            {
                 return None;
             }
             Some((out, glob))

@@ -79,10 +79,11 @@ pub fn writes(args: &[&str]) -> Vec<String> {
     for (k, a) in rest.iter().enumerate() {
         if let Some(f) = a.strip_prefix("--output=") {
             v.push(f.to_string());
-        } else if (*a == "--output" || *a == "-o") && k > 0 {
-            if let Some(f) = rest.get(k + 1) {
-                v.push(f.to_string());
-            }
+        } else if (*a == "--output" || *a == "-o")
+            && k > 0
+            && let Some(f) = rest.get(k + 1)
+        {
+            v.push(f.to_string());
         }
     }
     v

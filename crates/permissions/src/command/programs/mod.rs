@@ -352,11 +352,11 @@ pub fn judge(inv: &Inv) -> Vec<Verdict> {
     let a: Vec<&str> = inv.args.iter().map(String::as_str).collect();
     let decl = inv.kind == Some(Kind::Declaration);
     let prog = a.first().copied().unwrap_or("");
-    if prog == "git" {
-        if let Some(w) = git::flags(&a[1..]) {
-            why.push(escape(w));
-            return why;
-        }
+    if prog == "git"
+        && let Some(w) = git::flags(&a[1..])
+    {
+        why.push(escape(w));
+        return why;
     }
     if let Some(w) = program(&a, decl) {
         let esc = decl || FLAG_RISK.contains(&prog) || STATEFUL_BUILTINS.contains(&prog);
@@ -366,6 +366,63 @@ pub fn judge(inv: &Inv) -> Vec<Verdict> {
         });
     }
     why
+}
+
+/// Programs whose arguments are never file names they open.
+const NO_PATH_ARGS: &[&str] = &[
+    "echo", "printf", "basename", "dirname", "which", "type", "command", "test", "[", "[[", "expr",
+    "seq", "sleep", "true", "false", ":", "kill", "date", "id", "whereis", "getconf", "locale",
+    "tput", "export", "declare", "typeset", "local", "readonly", "unset", "set",
+];
+
+/// The arguments that may name files the invocation opens: all but the
+/// program, except for programs that take no file arguments, and the
+/// pattern or script of grep/rg/sed/awk (when not given with `-e`/`-f`).
+pub fn path_args(inv: &Inv) -> Vec<&str> {
+    let Some(prog) = inv.program() else {
+        return vec![];
+    };
+    if NO_PATH_ARGS.contains(&prog) {
+        return vec![];
+    }
+    let args: Vec<&str> = inv.args.iter().skip(1).map(String::as_str).collect();
+    let first_is_program_text = match prog {
+        "grep" | "egrep" | "fgrep" | "rg" => !args.iter().any(|a| {
+            matches!(*a, "-e" | "-f" | "--regexp" | "--file")
+                || a.starts_with("--regexp=")
+                || a.starts_with("--file=")
+        }),
+        "sed" => !args.iter().any(|a| {
+            matches!(*a, "-e" | "-f" | "--expression" | "--file")
+                || a.starts_with("--expression=")
+                || a.starts_with("--file=")
+        }),
+        "awk" | "gawk" | "mawk" | "nawk" => !args.iter().any(|a| matches!(*a, "-f" | "--file")),
+        _ => false,
+    };
+    let mut skipped = !first_is_program_text;
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        if !skipped && !a.starts_with('-') {
+            skipped = true;
+            continue;
+        }
+        // The value of `-F:` style options of awk, `-e PATTERN` of grep.
+        if matches!(prog, "grep" | "egrep" | "fgrep" | "rg" | "sed")
+            && matches!(*a, "-e" | "--regexp" | "--expression")
+        {
+            i += 1;
+            continue;
+        }
+        if matches!(prog, "awk" | "gawk" | "mawk" | "nawk") && matches!(*a, "-F" | "-v") {
+            i += 1;
+            continue;
+        }
+        out.push(*a);
+    }
+    out
 }
 
 /// Files the invocation writes, as written (relative or absolute).

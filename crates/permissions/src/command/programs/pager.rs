@@ -5,12 +5,12 @@
 /// Why this pager invocation is high risk.
 pub fn judge(prog: &str, args: &[&str]) -> Option<String> {
     for a in args {
-        if let Some(cmd) = a.strip_prefix('+') {
-            if !cmd.bytes().all(|b| b.is_ascii_digit()) {
-                return Some(format!(
-                    "`{prog} +…` runs pager commands (`!` runs a shell)"
-                ));
-            }
+        if let Some(cmd) = a.strip_prefix('+')
+            && !cmd.bytes().all(|b| b.is_ascii_digit())
+        {
+            return Some(format!(
+                "`{prog} +…` runs pager commands (`!` runs a shell)"
+            ));
         }
         if prog == "man" {
             let exec = [

@@ -60,14 +60,15 @@ fn archive(args: &[&str], old_style: bool) -> Option<String> {
         } else {
             a.strip_prefix('-').filter(|c| !c.starts_with('-'))
         };
-        if let Some(c) = cluster {
-            if let Some(k) = c.find('f') {
-                let rest = &c[k + 1..];
-                if !rest.is_empty() && !(i == 0 && old_style) {
-                    return Some(rest.to_string());
-                }
-                return args.get(i + 1).map(|s| s.to_string());
+        if let Some(c) = cluster
+            && let Some(k) = c.find('f')
+        {
+            let rest = &c[k + 1..];
+            let attached = !rest.is_empty() && (i != 0 || !old_style);
+            if attached {
+                return Some(rest.to_string());
             }
+            return args.get(i + 1).map(|s| s.to_string());
         }
     }
     None
