@@ -38,7 +38,10 @@ pub const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
 #[serde(deny_unknown_fields)]
 pub struct BashArgs {
     /// The command, run by the pinned bash (`bash --noprofile --norc`). `cd`
-    /// and `export` carry over to the next call of the session.
+    /// and `export` carry over to the next call of the session. Permission
+    /// rules and risk are decided on every program it really runs (wrappers,
+    /// quoting, `bash -c` and `eval` looked through); control characters
+    /// other than tab and newline are refused.
     pub command: String,
     /// Seconds before the whole process group is killed (1–900; default 45,
     /// or 900 in the background).

@@ -375,6 +375,7 @@ pub struct TerminalArgs {
     #[serde(default, alias = "id")]
     pub terminal_id: Option<String>,
     /// For send: text to type (≤ 8 KiB). Secret-looking input is refused.
+    /// Each line (split at CR and LF) is judged as its own command.
     #[serde(default)]
     pub input: Option<String>,
     /// For send: press Enter after the input (default true).
