@@ -126,11 +126,11 @@ pub fn engine(opts: &Options, asker: Option<Arc<dyn wrench_core::Asker>>) -> Too
         None => Profile::Coding,
     };
     let reg = registry(&config)?.with_profile(profile);
-    let hint_root: PathBuf = root.clone();
+    let advisor = policy.clone();
     let ctx = Context::new(root, session, config.clone(), policy.clone())
         .with_sandbox_by_default(policy.mode == Mode::Auto)
         .with_asker(asker)
-        .with_allow_hint(Arc::new(move |plan| Policy::allow_hint(plan, &hint_root)));
+        .with_allow_hint(Arc::new(move |plan| advisor.advice(plan)));
     Ok(Engine {
         executor: Executor::new(Arc::new(reg), ctx),
         config,

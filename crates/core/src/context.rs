@@ -65,7 +65,12 @@ impl Context {
             gate,
             asker: None,
             progress: None,
-            allow_hint: Arc::new(|p: &ActionPlan| format!("--allow {}", p.tool)),
+            allow_hint: Arc::new(|p: &ActionPlan| {
+                format!(
+                    "to allow it, pass --allow {} (or set a rule in the config, or use a more permissive --mode)",
+                    p.tool
+                )
+            }),
             content_in_data: true,
             sandbox_by_default: false,
         }
@@ -106,7 +111,7 @@ impl Context {
                 }
                 Some(_) => Err(ToolError::denied(format!("{prompt}: declined"))),
                 None => Err(ToolError::denied(format!(
-                    "{prompt}: needs approval, and this call is not interactive; to allow it, pass {} (or set a rule in the config, or use --mode auto / yolo)",
+                    "{prompt}: needs approval, and this call is not interactive; {}",
                     (self.allow_hint)(&plan)
                 ))),
             },

@@ -14,6 +14,36 @@ pub enum Risk {
     High,
 }
 
+/// One program a shell command will really run, after quoting, wrappers
+/// (`env`, `timeout`, `command`...), `bash -c` and `eval` are resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Invocation {
+    /// The program (basename when it is a system program, else the path as
+    /// written) and its arguments, with global options that do not change
+    /// what runs removed (`git -C . --no-pager push` → `git push`). Holds only
+    /// the words before the first one computed at run time.
+    pub words: Vec<String>,
+    /// True when more words follow that are computed at run time (`$X`,
+    /// `$(..)`, globs that may expand to options, `xargs` input). With
+    /// `words` empty, even the program is unknown.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dynamic: bool,
+}
+
+impl Invocation {
+    /// "prog arg1 arg2", with `…` for the words computed at run time.
+    pub fn display(&self) -> String {
+        let mut s = self.words.join(" ");
+        if self.dynamic {
+            if !s.is_empty() {
+                s.push(' ');
+            }
+            s.push('…');
+        }
+        s
+    }
+}
+
 /// One side effect a call intends to have.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
@@ -31,10 +61,19 @@ pub enum Action {
         /// Why the classifier chose the tier ("rm -rf", "unknown program foo").
         #[serde(default)]
         reason: String,
-        /// The simple commands of a compound command (`a && b | c` → three),
-        /// each as written; `bash(prefix:*)` rules must match every one.
+        /// Every program the command will really run (`a && b | c` → three;
+        /// wrappers, `bash -c` and `eval` looked through), normalized as
+        /// "prog arg1 arg2" for display and hooks.
         #[serde(default)]
         segments: Vec<String>,
+        /// The same invocations as words, for rule matching: each must be
+        /// covered by some allow rule, and a deny rule matching any denies.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        invocations: Vec<Invocation>,
+        /// Why no command allow rule can cover this call (a path outside the
+        /// workspace, a word computed at run time, a changed `PATH`...).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        escapes: Vec<String>,
     },
     /// Reach a host over the network. Planned before any DNS lookup or
     /// connect, once per host a call reaches (each redirect hop too).

@@ -5,6 +5,7 @@
 //! [`Policy`] (modes, allow/deny/ask rules), which implements
 //! [`wrench_core::Gate`].
 
+pub mod command;
 pub mod domain;
 pub mod hooks;
 pub mod mutation;

@@ -6,7 +6,9 @@ use crate::hooks::{HookOutcome, Hooks, HooksConfig};
 use globset::{GlobBuilder, GlobMatcher};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
-use wrench_core::{Action, ActionPlan, Decision, Effect, Gate, Risk, ToolError, ToolResult};
+use wrench_core::{
+    Action, ActionPlan, Decision, Effect, Gate, Invocation, Risk, ToolError, ToolResult,
+};
 
 /// How much is allowed without asking (SPEC §6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
@@ -57,10 +59,11 @@ pub enum RuleOrigin {
 enum Spec {
     /// No specifier: every call of the tool.
     Any,
-    /// `bash(git status:*)`: each command segment starts with the prefix (word-wise).
-    CommandPrefix(String),
-    /// `bash(make test)`: each segment is exactly this.
-    CommandExact(String),
+    /// `bash(git status:*)`: an invocation whose words start with these
+    /// (normalized like invocations: `/bin/rm` → `rm`, git's global options removed).
+    CommandPrefix(Vec<String>),
+    /// `bash(make test)`: an invocation that is exactly these words.
+    CommandExact(Vec<String>),
     /// `webfetch(domain:docs.rs)`: the host is that domain; `*.docs.rs`: below it
     /// (see [`crate::domain`]).
     Domain(DomainPattern),
@@ -122,9 +125,20 @@ impl Rule {
                 if let Some(d) = s.strip_prefix("domain:") {
                     Spec::Domain(DomainPattern::parse(d).map_err(|e| bad(&e))?)
                 } else if tool == "bash" || tool == "terminal" {
-                    match s.strip_suffix(":*") {
-                        Some(p) => Spec::CommandPrefix(p.trim().to_string()),
-                        None => Spec::CommandExact(s.to_string()),
+                    let (p, prefix) = match s.strip_suffix(":*") {
+                        Some(p) => (p, true),
+                        None => (s, false),
+                    };
+                    let words = crate::command::normalize::rule_words(p);
+                    if words.is_empty() {
+                        return Err(bad(
+                            "a command rule names a program, e.g. bash(git status:*)",
+                        ));
+                    }
+                    if prefix {
+                        Spec::CommandPrefix(words)
+                    } else {
+                        Spec::CommandExact(words)
                     }
                 } else {
                     let g = GlobBuilder::new(s.trim_start_matches("./"))
@@ -153,22 +167,24 @@ impl Rule {
         }
     }
 
-    /// For allow rules every subject of the plan must match (all segments, all
-    /// paths); for deny/ask any one is enough.
+    /// For allow rules every subject of the plan must match (all paths);
+    /// for deny/ask any one is enough. Command rules match invocations:
+    /// see [`Rule::covers`] and [`Rule::may_match`].
     fn matches(&self, plan: &ActionPlan, root: &Path, need_all: bool) -> bool {
         if !self.tool_matches(&plan.tool) && !self.network_rule_for(plan) {
             return false;
         }
         let subjects: Vec<bool> = match &self.spec {
             Spec::Any => return true,
-            Spec::CommandPrefix(p) => command_segments(plan)
-                .iter()
-                .map(|s| prefix_words(s, p))
-                .collect(),
-            Spec::CommandExact(x) => command_segments(plan)
-                .iter()
-                .map(|s| s.trim() == x)
-                .collect(),
+            Spec::CommandPrefix(_) | Spec::CommandExact(_) => {
+                let invs = command_invocations(plan);
+                if need_all {
+                    return !invs.is_empty()
+                        && command_escapes(plan).is_empty()
+                        && invs.iter().all(|i| self.covers(i));
+                }
+                return invs.iter().any(|i| self.may_match(i));
+            }
             Spec::Domain(d) => fetch_subjects(plan)
                 .iter()
                 .map(|h| h.as_ref().is_some_and(|h| d.matches(h)))
@@ -197,6 +213,48 @@ impl Rule {
         }
     }
 
+    /// Allow side: this rule covers the invocation only when every word it
+    /// names is known and equal (a computed word is never covered).
+    fn covers(&self, inv: &Invocation) -> bool {
+        if inv.words.is_empty() {
+            return false;
+        }
+        match &self.spec {
+            Spec::Any => true,
+            Spec::CommandPrefix(p) => !inv.dynamic && inv.words.starts_with(p),
+            Spec::CommandExact(x) => !inv.dynamic && inv.words == *x,
+            _ => false,
+        }
+    }
+
+    /// Deny/ask side: the rule matches when every word it names agrees with
+    /// the invocation as far as the invocation's words are known (a computed
+    /// word may be anything), the program compared by basename (`./rm` is `rm`).
+    fn may_match(&self, inv: &Invocation) -> bool {
+        let want = match &self.spec {
+            Spec::Any => return true,
+            Spec::CommandPrefix(p) | Spec::CommandExact(p) => p,
+            _ => return false,
+        };
+        for (k, w) in want.iter().enumerate() {
+            let Some(have) = inv.words.get(k) else {
+                return inv.dynamic;
+            };
+            let have = if k == 0 {
+                crate::command::normalize::basename(have)
+            } else {
+                have
+            };
+            if have != w {
+                return false;
+            }
+        }
+        match &self.spec {
+            Spec::CommandExact(x) => inv.words.len() == x.len() || inv.dynamic,
+            _ => true,
+        }
+    }
+
     fn describe(&self, kind: &str) -> String {
         match self.origin {
             RuleOrigin::Flag => format!("--{kind} {}", self.text),
@@ -205,28 +263,63 @@ impl Rule {
     }
 }
 
-fn command_segments(plan: &ActionPlan) -> Vec<String> {
+/// The invocations of a plan's spawns; a spawn planned without them (by a
+/// tool that only knows its command line) counts each segment's words.
+fn command_invocations(plan: &ActionPlan) -> Vec<Invocation> {
+    let mut out = Vec::new();
+    for a in &plan.actions {
+        if let Action::Spawn {
+            command,
+            segments,
+            invocations,
+            ..
+        } = a
+        {
+            if !invocations.is_empty() {
+                out.extend(invocations.iter().cloned());
+            } else if segments.is_empty() {
+                out.push(plain_invocation(command));
+            } else {
+                out.extend(segments.iter().map(|s| plain_invocation(s)));
+            }
+        }
+    }
+    out
+}
+
+fn plain_invocation(s: &str) -> Invocation {
+    Invocation {
+        words: s.split_whitespace().map(String::from).collect(),
+        dynamic: false,
+    }
+}
+
+/// Why no command allow rule can cover the plan's spawns.
+fn command_escapes(plan: &ActionPlan) -> Vec<String> {
     plan.actions
         .iter()
-        .filter_map(|a| match a {
-            Action::Spawn {
-                command, segments, ..
-            } => Some(if segments.is_empty() {
-                vec![command.clone()]
-            } else {
-                segments.clone()
-            }),
-            _ => None,
+        .flat_map(|a| match a {
+            Action::Spawn { escapes, .. } => escapes.clone(),
+            _ => vec![],
         })
-        .flatten()
         .collect()
 }
 
-/// `git status -s` starts with the words `git status`; `git statusx` does not.
-fn prefix_words(segment: &str, prefix: &str) -> bool {
-    let seg: Vec<&str> = segment.split_whitespace().collect();
-    let pre: Vec<&str> = prefix.split_whitespace().collect();
-    !pre.is_empty() && seg.len() >= pre.len() && seg[..pre.len()] == pre[..]
+/// The narrowest prefix rule words for an invocation: the program, plus a
+/// subcommand-looking second word (`cargo test`, `git push`).
+fn rule_for(inv: &Invocation) -> Option<String> {
+    let first = inv.words.first()?;
+    let mut r = first.clone();
+    if let Some(second) = inv.words.get(1)
+        && second
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && !second.starts_with('-')
+    {
+        r.push(' ');
+        r.push_str(second);
+    }
+    Some(r)
 }
 
 /// The host of a URL as the HTTP client connects to it, normalized as
@@ -368,6 +461,119 @@ impl Policy {
         Ok(self)
     }
 
+    /// A write of a spawn into a protected path (`.git/`, `.wrench/`).
+    fn protected_write(&self, plan: &ActionPlan) -> Option<String> {
+        plan.actions.iter().find_map(|a| match a {
+            Action::Write { path, .. } => crate::command::write_problem(path, &self.root),
+            _ => None,
+        })
+    }
+
+    /// What of a plan's commands no allow rule covers: each invocation not
+    /// matched by some allow rule of the tool, and each escape (a reason no
+    /// command rule may cover, which only a tool-wide rule like `bash` covers).
+    fn uncovered(&self, plan: &ActionPlan) -> Vec<Uncovered> {
+        let rules: Vec<&Rule> = self
+            .allow
+            .iter()
+            .filter(|r| r.tool_matches(&plan.tool))
+            .collect();
+        if rules.iter().any(|r| matches!(r.spec, Spec::Any)) {
+            return vec![];
+        }
+        let mut out: Vec<Uncovered> = command_escapes(plan)
+            .into_iter()
+            .map(Uncovered::Escape)
+            .collect();
+        for inv in command_invocations(plan) {
+            if !rules.iter().any(|r| r.covers(&inv)) {
+                let u = Uncovered::Invocation(inv);
+                if !out.contains(&u) {
+                    out.push(u);
+                }
+            }
+        }
+        out
+    }
+
+    /// What to tell a caller whose call was asked and could not be asked:
+    /// the rules that would cover each uncovered command, or why none can,
+    /// and a stronger mode, never the one in use.
+    pub fn advice(&self, plan: &ActionPlan) -> String {
+        let mut parts = Vec::new();
+        if has_spawn(plan) {
+            let unc = self.uncovered(plan);
+            let escapes: Vec<&str> = unc
+                .iter()
+                .filter_map(|u| match u {
+                    Uncovered::Escape(e) => Some(e.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let mut rules: Vec<String> = Vec::new();
+            let mut listed: Vec<String> = Vec::new();
+            for u in &unc {
+                if let Uncovered::Invocation(inv) = u {
+                    match rule_for(inv) {
+                        Some(r) if !inv.dynamic => {
+                            let flag = format!("--allow '{}({r}:*)'", plan.tool);
+                            listed.push(format!("`{}` ({flag})", inv.display()));
+                            if !rules.contains(&flag) {
+                                rules.push(flag);
+                            }
+                        }
+                        _ => listed.push(format!(
+                            "`{}` (computed at run time: no rule can cover it)",
+                            inv.display()
+                        )),
+                    }
+                }
+            }
+            if let Some(why) = self.protected_write(plan) {
+                parts.push(format!(
+                    "no rule or mode allows it ({why}); approve it interactively"
+                ));
+                return parts.join("; ");
+            }
+            if !escapes.is_empty() {
+                parts.push(format!(
+                    "no command rule can allow it ({}); approve it interactively, or pass --allow {}",
+                    escapes.join("; "),
+                    plan.tool
+                ));
+            } else if !rules.is_empty() {
+                parts.push(format!(
+                    "not covered by an allow rule: {}; to allow it, pass {} (or set the rules in the config)",
+                    listed.join(", "),
+                    rules.join(" ")
+                ));
+            } else if !listed.is_empty() {
+                parts.push(format!(
+                    "not covered by an allow rule: {}",
+                    listed.join(", ")
+                ));
+            }
+        } else {
+            parts.push(format!(
+                "to allow it, pass {} (or set a rule in the config)",
+                Policy::allow_hint(plan, &self.root)
+            ));
+        }
+        let stronger: Vec<&str> = match self.mode {
+            Mode::ReadOnly | Mode::Ask if plan.risk() == Risk::Low => vec!["auto", "yolo"],
+            Mode::ReadOnly | Mode::Ask | Mode::Auto => vec!["yolo"],
+            Mode::Yolo => vec![],
+        };
+        let stronger: Vec<&str> = stronger
+            .into_iter()
+            .filter(|m| *m != self.mode.as_str())
+            .collect();
+        if !stronger.is_empty() {
+            parts.push(format!("or use --mode {}", stronger.join(" / ")));
+        }
+        parts.join("; ")
+    }
+
     /// The narrowest `--allow` rule that would let this plan through.
     pub fn allow_hint(plan: &ActionPlan, root: &Path) -> String {
         let first_path = plan.actions.iter().find_map(|a| match a {
@@ -379,16 +585,7 @@ impl Policy {
             ),
             _ => None,
         });
-        let first_cmd = plan.actions.iter().find_map(|a| match a {
-            Action::Spawn {
-                command, segments, ..
-            } => {
-                let s = segments.first().unwrap_or(command);
-                let words: Vec<&str> = s.split_whitespace().take(2).collect();
-                Some(words.join(" "))
-            }
-            _ => None,
-        });
+        let first_cmd = command_invocations(plan).iter().find_map(rule_for);
         let first_host = fetch_subjects(plan).into_iter().flatten().next();
         let rule = if let Some(c) = first_cmd {
             format!("{}({c}:*)", plan.tool)
@@ -401,6 +598,19 @@ impl Policy {
         };
         format!("--allow '{rule}'")
     }
+}
+
+/// One part of a command plan no allow rule covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Uncovered {
+    Invocation(Invocation),
+    Escape(String),
+}
+
+fn has_spawn(plan: &ActionPlan) -> bool {
+    plan.actions
+        .iter()
+        .any(|a| matches!(a, Action::Spawn { .. }))
 }
 
 fn describe_plan(plan: &ActionPlan, root: &Path) -> String {
@@ -501,7 +711,17 @@ impl Gate for Policy {
         if let Some(r) = self.ask.iter().find(|r| r.matches(plan, &self.root, false)) {
             return Decision::Ask(format!("{what} (asked by {})", r.describe("ask")));
         }
-        if self.allow.iter().any(|r| r.matches(plan, &self.root, true)) {
+        let spawns = has_spawn(plan);
+        if spawns {
+            // A command writing into git's internals or wrench's state asks
+            // in every mode, whatever rule matched its program.
+            if let Some(why) = self.protected_write(plan) {
+                return Decision::Ask(format!("{what}: {why}"));
+            }
+            if !command_invocations(plan).is_empty() && self.uncovered(plan).is_empty() {
+                return Decision::Allow;
+            }
+        } else if self.allow.iter().any(|r| r.matches(plan, &self.root, true)) {
             return Decision::Allow;
         }
         match (self.mode, plan.effect) {
@@ -539,6 +759,8 @@ mod tests {
             risk,
             reason: String::new(),
             segments: segs.iter().map(|s| s.to_string()).collect(),
+            invocations: vec![],
+            escapes: vec![],
         })
     }
     fn fetch_plan(url: &str) -> ActionPlan {

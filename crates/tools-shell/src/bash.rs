@@ -20,7 +20,7 @@ use wrench_core::{
     Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, OutputKind, Tool,
     ToolError, ToolOutput, ToolResult, ToolSpec,
 };
-use wrench_permissions::risk::classify;
+use wrench_permissions::command::{spawn_actions, terminal_actions};
 
 /// Default timeout of a foreground command, seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 45;
@@ -38,7 +38,10 @@ pub const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
 #[serde(deny_unknown_fields)]
 pub struct BashArgs {
     /// The command, run by the pinned bash (`bash --noprofile --norc`). `cd`
-    /// and `export` carry over to the next call of the session.
+    /// and `export` carry over to the next call of the session. Permission
+    /// rules and risk are decided on every program it really runs (wrappers,
+    /// quoting, `bash -c` and `eval` looked through); control characters
+    /// other than tab and newline are refused.
     pub command: String,
     /// Seconds before the whole process group is killed (1–900; default 45,
     /// or 900 in the background).
@@ -214,25 +217,44 @@ impl Tool for BashTool {
     async fn plan(
         &self,
         args: &BashArgs,
-        base: ActionPlan,
-        _ctx: &Context,
+        mut base: ActionPlan,
+        ctx: &Context,
     ) -> ToolResult<ActionPlan> {
-        let mut c = classify(&args.command);
-        if args.escape_sandbox {
-            c.risk = wrench_core::Risk::High;
-            c.reason =
-                "escape_sandbox: runs outside the OS sandbox (asked every time, never remembered)"
-                    .into();
-        } else if let Some(why) = sandbox::unconfined_reason(_ctx) {
-            c.risk = wrench_core::Risk::High;
-            c.reason = why;
+        let cwd = session_cwd(ctx, args.workdir.as_deref());
+        let mut actions = spawn_actions(&args.command, &cwd, &ctx.root)?;
+        let poisoned = session_env_escapes(ctx);
+        if let Some(Action::Spawn {
+            risk,
+            reason,
+            escapes,
+            ..
+        }) = actions.first_mut()
+            && !poisoned.is_empty()
+        {
+            if *risk == wrench_core::Risk::Low {
+                *reason = poisoned[0].clone();
+            }
+            *risk = wrench_core::Risk::High;
+            escapes.extend(poisoned);
         }
-        Ok(base.with(Action::Spawn {
-            command: args.command.clone(),
-            risk: c.risk,
-            reason: c.reason,
-            segments: c.segments,
-        }))
+        let unconfined = if args.escape_sandbox {
+            Some(
+                "escape_sandbox: runs outside the OS sandbox (asked every time, never remembered)"
+                    .to_string(),
+            )
+        } else {
+            sandbox::unconfined_reason(ctx)
+        };
+        if let (Some(why), Some(Action::Spawn { risk, reason, .. })) =
+            (unconfined, actions.first_mut())
+        {
+            *risk = wrench_core::Risk::High;
+            *reason = why;
+        }
+        for a in actions {
+            base.push(a);
+        }
+        Ok(base)
     }
 
     async fn run(
@@ -460,6 +482,42 @@ async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput
 }
 
 /// The final parseable line: survives any truncation since it is added after.
+/// The directory a command of this session starts in (for resolving its
+/// write targets): `workdir` when given, else the persisted cwd.
+pub fn session_cwd(ctx: &Context, workdir: Option<&str>) -> PathBuf {
+    let st = ShellState::load(ctx).unwrap_or_default();
+    let (cwd, _) = start_dir(&ctx.root, &st);
+    match workdir {
+        Some(w) => wrench_permissions::command::resolve(&cwd, w),
+        None => cwd,
+    }
+}
+
+/// Variables an earlier command of the session exported that change what
+/// later commands run (`export PATH=./evil:$PATH`): every later command is
+/// then high risk and no command rule covers it.
+pub fn session_env_escapes(ctx: &Context) -> Vec<String> {
+    let Ok(st) = ShellState::load(ctx) else {
+        return vec!["the session's shell state could not be read".into()];
+    };
+    st.set
+        .keys()
+        .filter(|k| wrench_permissions::command::programs::env_changes_programs(k))
+        .map(|k| format!("an earlier command of this session changed {k}, which can change what this command runs"))
+        .collect()
+}
+
+/// Plan input typed into a terminal (see [`terminal_actions`]).
+pub fn plan_terminal_input(ctx: &Context, input: &str) -> Vec<Action> {
+    let cwd = session_cwd(ctx, None);
+    let mut acts = terminal_actions(input, &cwd, &ctx.root);
+    let poisoned = session_env_escapes(ctx);
+    if let Some(Action::Spawn { escapes, .. }) = acts.first_mut() {
+        escapes.extend(poisoned);
+    }
+    acts
+}
+
 pub fn summary_line(r: &CommandResult) -> String {
     format!(
         "[bash exit={} signal={} timed_out={} duration_ms={} bytes={} spool={}]",

@@ -436,6 +436,8 @@ impl Tool for DiagnosticsTool {
                 risk: c.risk,
                 reason: c.reason,
                 segments: vec![format!("{program} {}", c.args.join(" "))],
+                invocations: vec![],
+                escapes: vec![],
             });
         }
         Ok(base)

@@ -477,6 +477,7 @@ pub struct TerminalArgs {
     #[serde(default, alias = "id")]
     pub terminal_id: Option<String>,
     /// For send: text to type (≤ 8 KiB). Secret-looking input is refused.
+    /// Each line (split at CR and LF) is judged as its own command.
     #[serde(default)]
     pub input: Option<String>,
     /// For send: press Enter after the input (default true).
@@ -521,13 +522,11 @@ impl Tool for TerminalTool {
     ) -> ToolResult<ActionPlan> {
         Ok(match (a.action, &a.input) {
             (TerminalAction::Send, Some(input)) => {
-                let c = wrench_permissions::risk::classify(input);
-                base.with(Action::Spawn {
-                    command: input.clone(),
-                    risk: wrench_core::Risk::High.max(c.risk),
-                    reason: "input typed into an interactive terminal runs whatever the program does with it".into(),
-                    segments: c.segments,
-                })
+                let mut base = base;
+                for act in crate::bash::plan_terminal_input(_c, input) {
+                    base.push(act);
+                }
+                base
             }
             (TerminalAction::Stop | TerminalAction::Interrupt, _) => {
                 base.with(Action::SessionState)

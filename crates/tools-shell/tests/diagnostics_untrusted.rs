@@ -55,6 +55,7 @@ async fn a_workspace_tsc_is_high_risk_and_not_run_in_auto_mode() {
             risk,
             reason,
             segments,
+            ..
         } = a
         else {
             continue;
