@@ -85,11 +85,12 @@ impl Context {
     /// Pass a plan through the gate; Ask goes to the asker when there is one,
     /// else becomes a denial that names what would allow it.
     pub async fn authorize(&self, plan: ActionPlan) -> ToolResult<Authorized> {
+        let reads = self.gate.read_check(&plan.tool);
         match self.gate.authorize(&plan) {
-            Decision::Allow => Ok(Authorized::mint(plan)),
+            Decision::Allow => Ok(Authorized::mint(plan, reads)),
             Decision::Deny(reason) => Err(ToolError::denied(reason)),
             Decision::Ask(prompt) => match &self.asker {
-                Some(a) if a.ask(&plan, &prompt).await => Ok(Authorized::mint(plan)),
+                Some(a) if a.ask(&plan, &prompt).await => Ok(Authorized::mint(plan, reads)),
                 Some(_) => Err(ToolError::denied(format!("{prompt}: declined"))),
                 None => Err(ToolError::denied(format!(
                     "{prompt}: needs approval, and this call is not interactive; to allow it, pass {} (or set a rule in the config, or use --mode auto / yolo)",

@@ -42,7 +42,7 @@ pub use context::{Context, Progress, context_for};
 pub use diag::{Diagnostic, DiagnosticsSource, Severity};
 pub use error::{ErrorKind, ToolError, ToolResult};
 pub use executor::{Call, CallResult, Executor};
-pub use gate::{Action, ActionPlan, AllowAll, Asker, Authorized, Decision, Gate, Risk};
+pub use gate::{Action, ActionPlan, AllowAll, Asker, Authorized, Decision, Gate, ReadCheck, Risk};
 pub use output::{Image, OutputKind, ToolOutput, trailer};
 pub use redact::Redactor;
 pub use registry::{Profile, Registry};

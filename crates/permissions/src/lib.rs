@@ -5,9 +5,12 @@
 //! [`Policy`] (modes, allow/deny/ask rules), which implements
 //! [`wrench_core::Gate`].
 
+pub mod families;
 pub mod hooks;
 pub mod mutation;
+pub mod pathrule;
 pub mod policy;
+pub mod protected;
 pub mod risk;
 pub mod workspace;
 pub mod write;

@@ -1,10 +1,13 @@
 //! Permission modes and allow/deny/ask rules; [`Policy`] implements the core
 //! [`Gate`]. Deny wins, then ask, then allow, then the mode decides.
 
+use crate::families::Family;
 use crate::hooks::{HookOutcome, Hooks, HooksConfig};
-use globset::{GlobBuilder, GlobMatcher};
+use crate::pathrule::{PathPattern, ReadRules};
+use crate::protected::{self, Guard};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use wrench_core::{Action, ActionPlan, Decision, Effect, Gate, Risk, ToolError, ToolResult};
 
 /// How much is allowed without asking (SPEC §6).
@@ -62,8 +65,8 @@ enum Spec {
     CommandExact(String),
     /// `webfetch(domain:docs.rs)`: the host is the domain or below it.
     Domain(String),
-    /// `write(src/**)`: a glob over root-relative paths.
-    PathGlob(GlobMatcher),
+    /// `write(src/**)`: a glob over root-relative paths (see [`crate::pathrule`]).
+    PathGlob(PathPattern),
 }
 
 /// One `allow`/`deny`/`ask` entry, e.g. `bash(git status:*)`, `write(src/**)`,
@@ -74,6 +77,8 @@ pub struct Rule {
     pub origin: RuleOrigin,
     tool: String,
     tool_prefix: bool,
+    /// `read`, `edit`, `write`: the family of tools the name stands for.
+    family: Option<Family>,
     spec: Spec,
 }
 
@@ -125,29 +130,63 @@ impl Rule {
                         None => Spec::CommandExact(s.to_string()),
                     }
                 } else {
-                    let g = GlobBuilder::new(s.trim_start_matches("./"))
-                        .literal_separator(true)
-                        .build()
-                        .map_err(|e| bad(&format!("bad path glob: {e}")))?;
-                    Spec::PathGlob(g.compile_matcher())
+                    Spec::PathGlob(
+                        PathPattern::parse(s).map_err(|e| bad(&format!("bad path glob: {e}")))?,
+                    )
                 }
             }
+        };
+        let family = if tool_prefix {
+            None
+        } else {
+            Family::of_rule_name(&tool)
         };
         Ok(Rule {
             text: t.to_string(),
             origin,
             tool,
             tool_prefix,
+            family,
             spec,
         })
     }
 
+    /// A family name (`read`, `edit`, `write`) covers every tool of the
+    /// family; any other name is one tool (or `mcp__server__*`).
     fn tool_matches(&self, tool: &str) -> bool {
         let tool = tool.to_ascii_lowercase();
         if self.tool_prefix {
             tool.starts_with(&self.tool)
         } else {
             tool == self.tool
+                || self
+                    .family
+                    .is_some_and(|f| Family::of_tool(&tool) == Some(f))
+        }
+    }
+
+    /// The root-relative paths of `plan` this rule's path glob is matched
+    /// against: a `read` rule sees the reads, an `edit`/`write` rule the
+    /// writes and deletes, a tool-name rule every path the tool plans.
+    fn path_subjects<'p>(&self, plan: &'p ActionPlan, root: &Path) -> Vec<&'p Path> {
+        plan.actions
+            .iter()
+            .filter_map(|a| match (a, self.family) {
+                (Action::Read { path }, None | Some(Family::Read))
+                | (Action::Write { path, .. }, None | Some(Family::Change))
+                | (Action::Delete { path }, None | Some(Family::Change)) => {
+                    Some(path.strip_prefix(root).unwrap_or(path))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The path glob of a deny or ask rule that covers reads by `tool`.
+    fn read_pattern(&self, tool: &str) -> Option<&PathPattern> {
+        match (&self.spec, self.family) {
+            (Spec::PathGlob(p), None | Some(Family::Read)) if self.tool_matches(tool) => Some(p),
+            _ => None,
         }
     }
 
@@ -177,17 +216,15 @@ impl Rule {
                     _ => None,
                 })
                 .collect(),
-            Spec::PathGlob(g) => plan
-                .actions
-                .iter()
-                .filter_map(|a| match a {
-                    Action::Read { path }
-                    | Action::Write { path, .. }
-                    | Action::Delete { path } => {
-                        let rel = path.strip_prefix(root).unwrap_or(path);
-                        Some(g.is_match(rel))
+            Spec::PathGlob(g) => self
+                .path_subjects(plan, root)
+                .into_iter()
+                .map(|rel| {
+                    if need_all {
+                        g.allows(rel)
+                    } else {
+                        g.restricts(rel)
                     }
-                    _ => None,
                 })
                 .collect(),
         };
@@ -268,6 +305,18 @@ pub struct Policy {
     deny: Vec<Rule>,
     ask: Vec<Rule>,
     hooks: Hooks,
+    read_rules: ReadRulesCache,
+}
+
+/// The run-time read rules per tool, built on first use (a clone starts empty:
+/// its rules may differ).
+#[derive(Debug, Default)]
+struct ReadRulesCache(std::sync::Mutex<std::collections::HashMap<String, Option<Arc<ReadRules>>>>);
+
+impl Clone for ReadRulesCache {
+    fn clone(&self) -> Self {
+        ReadRulesCache::default()
+    }
 }
 
 impl Policy {
@@ -279,6 +328,7 @@ impl Policy {
             deny: vec![],
             ask: vec![],
             hooks: Hooks::default(),
+            read_rules: ReadRulesCache::default(),
         }
     }
 
@@ -351,15 +401,7 @@ impl Policy {
 
     /// The narrowest `--allow` rule that would let this plan through.
     pub fn allow_hint(plan: &ActionPlan, root: &Path) -> String {
-        let first_path = plan.actions.iter().find_map(|a| match a {
-            Action::Write { path, .. } | Action::Delete { path } | Action::Read { path } => Some(
-                path.strip_prefix(root)
-                    .unwrap_or(path)
-                    .display()
-                    .to_string(),
-            ),
-            _ => None,
-        });
+        let (path_rule, first_path) = path_hint(plan, root);
         let first_cmd = plan.actions.iter().find_map(|a| match a {
             Action::Spawn {
                 command, segments, ..
@@ -379,11 +421,73 @@ impl Policy {
         } else if let Some(h) = first_host {
             format!("{}(domain:{h})", plan.tool)
         } else if let Some(p) = first_path {
-            format!("{}({p})", plan.tool)
+            format!("{path_rule}({p})")
         } else {
             plan.tool.clone()
         };
         format!("--allow '{rule}'")
+    }
+}
+
+/// The rule name and glob an allow hint names for a plan's paths: the family
+/// name (`read`, `edit`) when the tool has one, and every path the plan names
+/// for that family (named and real), since an allow rule must match them all.
+fn path_hint(plan: &ActionPlan, root: &Path) -> (String, Option<String>) {
+    let family = Family::of_tool(&plan.tool);
+    let mut paths: Vec<String> = Vec::new();
+    for a in &plan.actions {
+        let p = match (a, family) {
+            (Action::Read { path }, None | Some(Family::Read))
+            | (Action::Write { path, .. }, None | Some(Family::Change))
+            | (Action::Delete { path }, None | Some(Family::Change)) => path,
+            _ => continue,
+        };
+        let rel = crate::pathrule::escape(&rel(p, root));
+        if !paths.contains(&rel) {
+            paths.push(rel);
+        }
+    }
+    let name = match family {
+        Some(f) if Family::of_rule_name(&plan.tool).is_none() => f.rule_name().to_string(),
+        _ => plan.tool.clone(),
+    };
+    let glob = match paths.len() {
+        0 => None,
+        1 => paths.pop(),
+        _ => Some(format!("{{{}}}", paths.join(","))),
+    };
+    (name, glob.map(|g| g.replace('\'', "'\\''")))
+}
+
+impl Policy {
+    /// A change to a protected name (see [`crate::protected`]): refused for
+    /// `.git`/`.wrench` internals, asked in every mode for auto-run configs
+    /// unless an allow rule's path glob names every path of the plan.
+    fn protected_decision(&self, plan: &ActionPlan, what: &str) -> Option<Decision> {
+        for a in &plan.actions {
+            let (Action::Write { path, .. } | Action::Delete { path }) = a else {
+                continue;
+            };
+            let rel = path.strip_prefix(&self.root).unwrap_or(path);
+            let Some(e) = protected::protected(rel) else {
+                continue;
+            };
+            let why = protected::describe(rel, e);
+            if e.guard == Guard::Refuse {
+                return Some(Decision::Deny(format!("{what}: {why}")));
+            }
+            let named = self
+                .allow
+                .iter()
+                .any(|r| matches!(r.spec, Spec::PathGlob(_)) && r.matches(plan, &self.root, true));
+            if !named {
+                return Some(Decision::Ask(format!(
+                    "{what}: {why}, so it is asked in every mode (an allow rule naming the path, e.g. {}, allows it)",
+                    Policy::allow_hint(plan, &self.root)
+                )));
+            }
+        }
+        None
     }
 }
 
@@ -445,6 +549,9 @@ impl Gate for Policy {
         if let HookOutcome::Block(reason) = self.hooks.pre(plan) {
             return Decision::Deny(reason);
         }
+        if let Some(d) = self.protected_decision(plan, &what) {
+            return d;
+        }
         if let Some(r) = self.ask.iter().find(|r| r.matches(plan, &self.root, false)) {
             return Decision::Ask(format!("{what} (asked by {})", r.describe("ask")));
         }
@@ -459,6 +566,28 @@ impl Gate for Policy {
             (Mode::Ask, _) => Decision::Ask(format!("{what}: mode ask")),
             (Mode::ReadOnly, _) => Decision::Deny(format!("{what}: mode read-only")),
         }
+    }
+
+    fn read_check(&self, tool: &str) -> Option<Arc<dyn wrench_core::ReadCheck>> {
+        let tool = tool.to_ascii_lowercase();
+        let mut cache = self
+            .read_rules
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let rules = cache
+            .entry(tool.clone())
+            .or_insert_with(|| {
+                ReadRules::new(
+                    &self.root,
+                    self.deny
+                        .iter()
+                        .chain(&self.ask)
+                        .filter_map(|r| r.read_pattern(&tool)),
+                )
+            })
+            .clone();
+        rules.map(|r| r as Arc<dyn wrench_core::ReadCheck>)
     }
 
     fn after_call(&self, plan: &ActionPlan, result: &Result<wrench_core::ToolOutput, ToolError>) {
