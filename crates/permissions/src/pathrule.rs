@@ -15,6 +15,8 @@
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use wrench_core::{Authorized, ToolOutput};
 
 /// A rule's path glob, compiled for allow and for deny/ask matching.
 #[derive(Debug, Clone)]
@@ -137,6 +139,84 @@ impl wrench_core::ReadCheck for ReadRules {
             // Not under the root (a language server's library file): judged
             // by its absolute path.
             Err(_) => self.set.is_match(abs),
+        }
+    }
+}
+
+/// The per-file read check of one call (see [`Authorized::may_read`]; built from the token, so a tool cannot
+/// build one that skips the rules): a
+/// walk asks it for every file it meets, and a file a deny or ask read rule
+/// covers is skipped, counted, never shown. Free when no read rule exists.
+pub struct ReadFilter {
+    auth: Option<Authorized>,
+    skipped: AtomicUsize,
+}
+
+impl ReadFilter {
+    pub fn new(auth: &Authorized) -> Self {
+        ReadFilter {
+            auth: Some(auth.clone()),
+            skipped: AtomicUsize::new(0),
+        }
+    }
+    /// A filter without rules, for library callers outside a call (benches).
+    pub fn unrestricted() -> Self {
+        ReadFilter {
+            auth: None,
+            skipped: AtomicUsize::new(0),
+        }
+    }
+    fn rules(&self) -> Option<&Authorized> {
+        self.auth.as_ref().filter(|a| a.has_read_rules())
+    }
+    /// May the call read (or list) `abs`? Counts a refusal.
+    pub fn allows(&self, abs: &Path) -> bool {
+        match self.rules() {
+            None => return true,
+            Some(a) if a.may_read(abs) => return true,
+            Some(_) => {}
+        }
+        self.skipped.fetch_add(1, Ordering::Relaxed);
+        false
+    }
+    /// [`ReadFilter::allows`] for a path met through a directory named
+    /// `named` whose real path is `real` (the same when no symlink is on
+    /// the way): both must be allowed; a refusal counts once.
+    pub fn allows_both(&self, named: &Path, real: &Path) -> bool {
+        let Some(a) = self.rules() else {
+            return true;
+        };
+        let ok = a.may_read(named) && (named == real || a.may_read(real));
+        if !ok {
+            self.skipped.fetch_add(1, Ordering::Relaxed);
+        }
+        ok
+    }
+    /// The same rules with a count of its own (a second walk of the same
+    /// files must not count them twice).
+    pub fn fresh(&self) -> Self {
+        ReadFilter {
+            auth: self.auth.clone(),
+            skipped: AtomicUsize::new(0),
+        }
+    }
+    /// True when no rule can refuse anything (callers may skip per-file work).
+    pub fn is_open(&self) -> bool {
+        self.rules().is_none()
+    }
+    /// How many paths were refused so far.
+    pub fn skipped(&self) -> usize {
+        self.skipped.load(Ordering::Relaxed)
+    }
+    /// Add a note saying how many paths the read rules hid, if any.
+    pub fn annotate(&self, out: ToolOutput) -> ToolOutput {
+        match self.skipped() {
+            0 => out,
+            n => out.with_note(format!(
+                "{n} path{} skipped: a deny or ask read rule covers {}",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "it" } else { "them" }
+            )),
         }
     }
 }
