@@ -98,16 +98,17 @@ impl Context {
     /// Pass a plan through the gate; Ask goes to the asker when there is one,
     /// else becomes a denial that names what would allow it.
     pub async fn authorize(&self, plan: ActionPlan) -> ToolResult<Authorized> {
+        let reads = self.gate.read_check(&plan.tool);
         match self.gate.authorize(&plan) {
-            Decision::Allow => Ok(Authorized::mint(plan)),
+            Decision::Allow => Ok(Authorized::mint(plan, reads)),
             Decision::Deny(reason) => Err(ToolError::denied(reason)),
             Decision::Ask(_) if crate::gate::fetch_approved_before(&self.session, &plan) => {
-                Ok(Authorized::mint(plan))
+                Ok(Authorized::mint(plan, reads))
             }
             Decision::Ask(prompt) => match &self.asker {
                 Some(a) if a.ask(&plan, &prompt).await => {
                     crate::gate::remember_fetch_approval(&self.session, &plan);
-                    Ok(Authorized::mint(plan))
+                    Ok(Authorized::mint(plan, reads))
                 }
                 Some(_) => Err(ToolError::denied(format!("{prompt}: declined"))),
                 None => Err(ToolError::denied(format!(

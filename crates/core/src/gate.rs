@@ -160,6 +160,11 @@ pub enum Decision {
 /// Decides whether an action plan may go ahead.
 pub trait Gate: Send + Sync {
     fn authorize(&self, plan: &ActionPlan) -> Decision;
+    /// The read rules that apply to `tool` at run time (see [`ReadCheck`]);
+    /// None when no deny or ask rule covers its reads.
+    fn read_check(&self, _tool: &str) -> Option<std::sync::Arc<dyn ReadCheck>> {
+        None
+    }
     /// Called after an authorized call ran (post-tool hooks).
     fn after_call(
         &self,
@@ -176,16 +181,36 @@ pub trait Asker: Send + Sync {
     async fn ask(&self, plan: &ActionPlan, prompt: &str) -> bool;
 }
 
+/// The read rules a plan cannot decide up front: a walk (grep, glob, ls, an
+/// index) meets its files only while it runs, and asks this per file. A
+/// gate returns one only when some deny or ask rule covers reads by the
+/// tool, so a walk without read rules pays nothing.
+pub trait ReadCheck: Send + Sync {
+    /// True when a deny or ask rule covers reading `abs` (an absolute,
+    /// normalized path inside the workspace).
+    fn refuses(&self, abs: &std::path::Path) -> bool;
+}
+
 /// Proof that a plan passed the gate. Only this crate can construct one, through
 /// [`crate::Context::authorize`], so a tool holding it was allowed.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Authorized {
     plan: ActionPlan,
+    reads: Option<std::sync::Arc<dyn ReadCheck>>,
+}
+
+impl std::fmt::Debug for Authorized {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Authorized")
+            .field("plan", &self.plan)
+            .field("read_rules", &self.reads.is_some())
+            .finish()
+    }
 }
 
 impl Authorized {
-    pub(crate) fn mint(plan: ActionPlan) -> Self {
-        Authorized { plan }
+    pub(crate) fn mint(plan: ActionPlan, reads: Option<std::sync::Arc<dyn ReadCheck>>) -> Self {
+        Authorized { plan, reads }
     }
     pub fn plan(&self) -> &ActionPlan {
         &self.plan
@@ -193,6 +218,42 @@ impl Authorized {
     /// True when the authorized plan includes this action.
     pub fn covers(&self, a: &Action) -> bool {
         self.plan.actions.contains(a)
+    }
+    /// True when the plan has a `Write` (any risk) of exactly `abs`.
+    pub fn covers_write(&self, abs: &std::path::Path) -> bool {
+        self.plan
+            .actions
+            .iter()
+            .any(|a| matches!(a, Action::Write { path, .. } if path == abs))
+    }
+    /// True when the plan has a `Delete` of exactly `abs`.
+    pub fn covers_delete(&self, abs: &std::path::Path) -> bool {
+        self.plan
+            .actions
+            .iter()
+            .any(|a| matches!(a, Action::Delete { path } if path == abs))
+    }
+    /// Whether the call may read `abs`, a file it met while running (a walk's
+    /// entry, a location a language server returned): a path the plan named
+    /// was decided by the gate; any other is refused when a deny or ask rule
+    /// for reads covers it. Cheap when no read rule exists (no lookup at all).
+    pub fn may_read(&self, abs: &std::path::Path) -> bool {
+        match &self.reads {
+            None => true,
+            Some(r) => {
+                !r.refuses(abs)
+                    || self
+                        .plan
+                        .actions
+                        .iter()
+                        .any(|a| matches!(a, Action::Read { path } if path == abs))
+            }
+        }
+    }
+    /// True when [`Authorized::may_read`] can refuse anything at all (some
+    /// read rule covers this tool), so a caller can skip its per-file work.
+    pub fn has_read_rules(&self) -> bool {
+        self.reads.is_some()
     }
     /// True when the authorized plan reaches `host` (the host of one of its
     /// [`Action::Fetch`] actions): the check a network connect makes.

@@ -42,7 +42,9 @@ pub use context::{Context, Progress, context_for};
 pub use diag::{Diagnostic, DiagnosticsSource, Severity};
 pub use error::{ErrorKind, ToolError, ToolResult};
 pub use executor::{Call, CallResult, Executor};
-pub use gate::{Action, ActionPlan, AllowAll, Asker, Authorized, Decision, Gate, Invocation, Risk};
+pub use gate::{
+    Action, ActionPlan, AllowAll, Asker, Authorized, Decision, Gate, Invocation, ReadCheck, Risk,
+};
 pub use output::{Image, OutputKind, RedactionSource, Segment, ToolOutput, trailer};
 pub use redact::Redactor;
 pub use registry::{Profile, Registry};

@@ -13,9 +13,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use wrench_core::{
-    Access, Authorized, Context, Effect, ToolError, ToolOutput, ToolResult, ToolSpec, trailer,
+    Access, ActionPlan, Authorized, Context, Effect, ToolError, ToolOutput, ToolResult, ToolSpec,
+    trailer,
 };
 use wrench_permissions::Workspace;
+use wrench_permissions::pathrule::ReadFilter;
 
 /// Most locations one definition/references/workspace_symbol result lists.
 pub const MAX_LOCATIONS: usize = 200;
@@ -86,6 +88,22 @@ struct LocationsData {
     total: usize,
     shown: usize,
     locations: Vec<LocationOut>,
+}
+
+/// May the call show `loc`? A location in a file a deny or ask read rule
+/// covers (as the server names it, or at its real path) is dropped and
+/// counted, never read for its context line.
+fn may_show(reads: &ReadFilter, root: &Path, loc: &Location) -> bool {
+    if reads.is_open() {
+        return true;
+    }
+    let named = match docs::place_of(root, &loc.uri) {
+        Some(Place::Inside(rel)) => root.join(rel),
+        Some(Place::Outside(abs)) => abs,
+        None => return true,
+    };
+    let real = std::fs::canonicalize(&named).unwrap_or_else(|_| named.clone());
+    reads.allows_both(&named, &real)
 }
 
 /// Resolve a location to what the tools print.
@@ -253,12 +271,23 @@ impl wrench_core::Tool for Definition {
         position_access(ctx, &args.path)
     }
 
+    async fn plan(
+        &self,
+        a: &PositionArgs,
+        mut base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        Workspace::open(&ctx.root)?.plan_read(&mut base, &a.path)?;
+        Ok(base)
+    }
+
     async fn run(
         &self,
         a: PositionArgs,
-        _auth: Authorized,
+        auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
+        let reads = ReadFilter::new(&auth);
         let t = target(ctx, &a.path, a.line, a.character)?;
         let resp = crate::pool::with_client(ctx, &t.spec, |c| {
             let t = &t;
@@ -288,10 +317,11 @@ impl wrench_core::Tool for Definition {
         let mut texts = Texts::new(&t.ws);
         let mut out: Vec<LocationOut> = locs
             .iter()
+            .filter(|l| may_show(&reads, &ctx.root, l))
             .filter_map(|l| location_out(&mut texts, &ctx.root, l))
             .collect();
         out.dedup();
-        Ok(render_list(
+        Ok(reads.annotate(render_list(
             &t.spec.name,
             out,
             &format!(
@@ -301,7 +331,7 @@ impl wrench_core::Tool for Definition {
                 a.character
             ),
             "locations",
-        ))
+        )))
     }
 }
 
@@ -325,12 +355,23 @@ impl wrench_core::Tool for ReferencesTool {
         position_access(ctx, &args.path)
     }
 
+    async fn plan(
+        &self,
+        a: &ReferencesArgs,
+        mut base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        Workspace::open(&ctx.root)?.plan_read(&mut base, &a.path)?;
+        Ok(base)
+    }
+
     async fn run(
         &self,
         a: ReferencesArgs,
-        _auth: Authorized,
+        auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
+        let reads = ReadFilter::new(&auth);
         let t = target(ctx, &a.path, a.line, a.character)?;
         let include = a.include_declaration.unwrap_or(true);
         let resp = crate::pool::with_client(ctx, &t.spec, |c| {
@@ -353,6 +394,7 @@ impl wrench_core::Tool for ReferencesTool {
         let mut out: Vec<LocationOut> = resp
             .unwrap_or_default()
             .iter()
+            .filter(|l| may_show(&reads, &ctx.root, l))
             .filter_map(|l| location_out(&mut texts, &ctx.root, l))
             .collect();
         out.sort_by(|x, y| {
@@ -364,7 +406,7 @@ impl wrench_core::Tool for ReferencesTool {
             ))
         });
         out.dedup();
-        Ok(render_list(
+        Ok(reads.annotate(render_list(
             &t.spec.name,
             out,
             &format!(
@@ -374,7 +416,7 @@ impl wrench_core::Tool for ReferencesTool {
                 a.character
             ),
             "references",
-        ))
+        )))
     }
 }
 
@@ -415,6 +457,16 @@ impl wrench_core::Tool for Hover {
 
     fn access(&self, args: &PositionArgs, ctx: &Context) -> Access {
         position_access(ctx, &args.path)
+    }
+
+    async fn plan(
+        &self,
+        a: &PositionArgs,
+        mut base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        Workspace::open(&ctx.root)?.plan_read(&mut base, &a.path)?;
+        Ok(base)
     }
 
     async fn run(
@@ -569,12 +621,23 @@ impl wrench_core::Tool for WorkspaceSymbol {
         }
     }
 
+    async fn plan(
+        &self,
+        a: &WorkspaceSymbolArgs,
+        mut base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        Workspace::open(&ctx.root)?.plan_read(&mut base, a.path.as_deref().unwrap_or("."))?;
+        Ok(base)
+    }
+
     async fn run(
         &self,
         a: WorkspaceSymbolArgs,
-        _auth: Authorized,
+        auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
+        let reads = ReadFilter::new(&auth);
         let ws = Workspace::open(&ctx.root)?;
         let (spec, anchor) = match &a.path {
             Some(p) => {
@@ -610,6 +673,9 @@ impl wrench_core::Tool for WorkspaceSymbol {
             None => {}
             Some(WorkspaceSymbolResponse::Flat(v)) => {
                 for s in v {
+                    if !may_show(&reads, &ctx.root, &s.location) {
+                        continue;
+                    }
                     if let Some(mut l) = location_out(&mut texts, &ctx.root, &s.location) {
                         l.name = Some(s.name);
                         l.kind = Some(kind_name(s.kind));
@@ -627,6 +693,9 @@ impl wrench_core::Tool for WorkspaceSymbol {
                             range: Default::default(),
                         },
                     };
+                    if !may_show(&reads, &ctx.root, &loc) {
+                        continue;
+                    }
                     if let Some(mut l) = location_out(&mut texts, &ctx.root, &loc) {
                         l.name = Some(s.name);
                         l.kind = Some(kind_name(s.kind));
@@ -646,11 +715,11 @@ impl wrench_core::Tool for WorkspaceSymbol {
             ))
         });
         out.dedup();
-        Ok(render_list(
+        Ok(reads.annotate(render_list(
             &spec.name,
             out,
             &format!("No symbol matches {:?}", a.query),
             "symbols",
-        ))
+        )))
     }
 }

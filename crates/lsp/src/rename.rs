@@ -19,6 +19,7 @@ use wrench_core::{
     Access, Action, ActionPlan, Authorized, Context, Effect, OutputKind, Risk, ToolError,
     ToolOutput, ToolResult, ToolSpec,
 };
+use wrench_permissions::Workspace;
 
 /// Most files one rename may change.
 pub const MAX_RENAME_FILES: usize = 200;
@@ -298,14 +299,23 @@ async fn prepare(ctx: &Context, a: &RenameArgs) -> ToolResult<Prepared> {
     })
 }
 
-fn plan_actions(p: &Prepared) -> Vec<Action> {
-    p.changes
-        .iter()
-        .map(|c| Action::Write {
-            path: c.abs.clone(),
-            risk: Risk::Low,
-        })
-        .collect()
+/// A Write for every file the rename changes, as named and at the real
+/// path a symlink leads to (protected names refused before the gate).
+fn plan_actions(ctx: &Context, p: &Prepared) -> ToolResult<Vec<Action>> {
+    let ws = Workspace::open(&ctx.root)?;
+    let mut plan = ActionPlan::new(
+        "rename_symbol",
+        Effect::SelfAuthorized,
+        serde_json::json!({}),
+    );
+    for c in &p.changes {
+        let rel = c.rel.to_str().ok_or_else(|| {
+            ToolError::unsupported(format!("{} is not a UTF-8 path", c.rel.display()))
+        })?;
+        ws.resolve_for_write(rel)?
+            .plan_write(&ws, &mut plan, Risk::Low);
+    }
+    Ok(plan.actions)
 }
 
 #[async_trait::async_trait]
@@ -341,7 +351,7 @@ impl wrench_core::Tool for RenameSymbol {
     ) -> ToolResult<ActionPlan> {
         let p = prepare(ctx, a).await?;
         let mut plan = base;
-        for act in plan_actions(&p) {
+        for act in plan_actions(ctx, &p)? {
             plan.push(act);
         }
         lock(&self.prepared).insert(cache_key(ctx, a), p);
@@ -350,17 +360,18 @@ impl wrench_core::Tool for RenameSymbol {
 
     async fn run(&self, a: RenameArgs, auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
         let cached = lock(&self.prepared).remove(&cache_key(ctx, &a));
-        let p = match cached {
-            Some(p) => p,
+        let (p, auth) = match cached {
+            Some(p) => (p, auth),
             None => {
                 let p = prepare(ctx, &a).await?;
-                let acts = plan_actions(&p);
-                if !acts.iter().all(|x| auth.covers(x)) {
+                let acts = plan_actions(ctx, &p)?;
+                if acts.iter().all(|x| auth.covers(x)) {
+                    (p, auth)
+                } else {
                     let mut plan = auth.plan().clone();
                     plan.actions = acts;
-                    ctx.authorize(plan).await?;
+                    (p, ctx.authorize(plan).await?)
                 }
-                p
             }
         };
         let summary_files = p.edits_per_file.len();
@@ -381,7 +392,8 @@ impl wrench_core::Tool for RenameSymbol {
         }
         let commit_ctx = ctx.clone();
         let changes = p.changes.clone();
-        tokio::task::spawn_blocking(move || txn::commit(&commit_ctx, &changes))
+        let commit_auth = auth.clone();
+        tokio::task::spawn_blocking(move || txn::commit(&commit_ctx, &commit_auth, &changes))
             .await
             .map_err(|e| ToolError::io(format!("rename commit task failed: {e}")))??;
         // Tell the server what changed on disk; open documents resync on next use.

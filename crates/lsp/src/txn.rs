@@ -4,7 +4,7 @@
 
 use crate::docs::WsFile;
 use std::path::PathBuf;
-use wrench_core::{Context, ReadEvidence, ToolError, ToolResult};
+use wrench_core::{Authorized, Context, ReadEvidence, ToolError, ToolResult};
 use wrench_permissions::Workspace;
 use wrench_permissions::mutation::{Change, MutationGuard, Transaction, check_redaction};
 
@@ -53,9 +53,9 @@ pub fn stale_error(files: &[String]) -> ToolError {
 /// workspace write lock, the evidence check under it, the comparison with the
 /// bytes the edit was planned from, an all-or-nothing commit and updated
 /// evidence. Blocking (file locks and fsync): call it from `spawn_blocking`.
-pub fn commit(ctx: &Context, changes: &[FileChange]) -> ToolResult<()> {
+pub fn commit(ctx: &Context, auth: &Authorized, changes: &[FileChange]) -> ToolResult<()> {
     let ws = Workspace::open(&ctx.root)?;
-    let guard = MutationGuard::acquire(&ws, ctx)?;
+    let guard = MutationGuard::acquire(&ws, ctx, auth)?;
     let mut tx = Transaction::new();
     for c in changes {
         let p = c.rel.to_str().ok_or_else(|| {

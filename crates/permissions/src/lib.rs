@@ -7,9 +7,12 @@
 
 pub mod command;
 pub mod domain;
+pub mod families;
 pub mod hooks;
 pub mod mutation;
+pub mod pathrule;
 pub mod policy;
+pub mod protected;
 pub mod risk;
 pub mod workspace;
 pub mod write;

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 use wrench_core::session::FileLock;
-use wrench_core::{Context, ReadEvidence, ToolError, ToolResult};
+use wrench_core::{Authorized, Context, ReadEvidence, ToolError, ToolResult};
 
 /// The session document where core's `SessionStore` keeps read evidence
 /// (`record_read`/`record_write`/`evidence` use it; a commit updates it once
@@ -49,6 +49,8 @@ pub struct Current {
 pub struct MutationGuard<'a> {
     ws: &'a Workspace,
     ctx: &'a Context,
+    /// What the gate allowed: every change must be covered by it.
+    auth: &'a Authorized,
     _lock: FileLock,
     locked_at: SystemTime,
     /// Directories already swept for stale temp files (each once, before
@@ -134,11 +136,16 @@ pub fn check_redaction(old: &str, new: &str, what: &str) -> ToolResult<()> {
 
 impl<'a> MutationGuard<'a> {
     /// Take the workspace write lock (blocking until other writers finish).
-    pub fn acquire(ws: &'a Workspace, ctx: &'a Context) -> ToolResult<Self> {
+    /// `auth` is the token the gate minted for this call: the guard changes
+    /// only files whose named and real paths its plan covers (a `Write` for
+    /// content, a `Delete` for a removed or moved-away file), so a tool
+    /// cannot change a file it did not ask about.
+    pub fn acquire(ws: &'a Workspace, ctx: &'a Context, auth: &'a Authorized) -> ToolResult<Self> {
         let lock = ctx.session.write_lock()?;
         Ok(MutationGuard {
             ws,
             ctx,
+            auth,
             _lock: lock,
             locked_at: SystemTime::now(),
             swept: std::cell::RefCell::new(Vec::new()),
@@ -474,8 +481,51 @@ impl<'a> MutationGuard<'a> {
         }
     }
 
-    /// Step 1 for one change: directories open, preconditions hold.
+    /// Replace or create one file atomically, outside a transaction (no
+    /// evidence check): refused unless the authorized plan covers it.
+    pub fn write_file(
+        &self,
+        t: &WriteTarget,
+        bytes: &[u8],
+        must_not_exist: bool,
+    ) -> ToolResult<Metadata> {
+        self.require_covered(t, false)?;
+        self.ws.write_file(t, bytes, must_not_exist, self.locked_at)
+    }
+
+    /// Refuse a target whose paths (named and real) the authorized plan
+    /// does not cover with a `Write` (or, with `delete`, a `Delete`).
+    pub fn require_covered(&self, t: &WriteTarget, delete: bool) -> ToolResult<()> {
+        for p in t.plan_paths(self.ws) {
+            let ok = if delete {
+                self.auth.covers_delete(&p)
+            } else {
+                self.auth.covers_write(&p)
+            };
+            if !ok {
+                let rel = p.strip_prefix(self.ws.root()).unwrap_or(&p);
+                return Err(ToolError::denied(format!(
+                    "{} was not in the plan the gate allowed ({} {}); it may have changed into a symlink since the call was planned. Nothing was changed; run the call again",
+                    t.display(),
+                    if delete { "delete" } else { "write" },
+                    rel.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Step 1 for one change: the gate allowed it, directories open,
+    /// preconditions hold.
     fn check<'t>(&self, c: &'t Change, dirs: &mut Vec<Arc<WriteDir>>) -> ToolResult<Staged<'t>> {
+        match c {
+            Change::Write { target, .. } => self.require_covered(target, false)?,
+            Change::Delete { target, .. } => self.require_covered(target, true)?,
+            Change::Move { from, to, .. } => {
+                self.require_covered(from, true)?;
+                self.require_covered(to, false)?;
+            }
+        }
         let op = match c {
             Change::Write {
                 target,
@@ -917,6 +967,50 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
+    /// The token a gate that allows everything mints for writing `names`.
+    fn auth_for(ctx: &Context, names: &[&str]) -> Authorized {
+        let mut plan = wrench_core::ActionPlan::new(
+            "write",
+            wrench_core::Effect::SelfAuthorized,
+            serde_json::json!({}),
+        );
+        for n in names {
+            plan.push(wrench_core::Action::Write {
+                path: ctx.root.join(n),
+                risk: wrench_core::Risk::Low,
+            });
+        }
+        futures::executor::block_on(ctx.authorize(plan)).unwrap()
+    }
+
+    #[test]
+    fn a_change_the_authorized_plan_does_not_cover_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let (root, ctx) = two_file_guard(&d);
+        let ws = Workspace::open(&ctx.root).unwrap();
+        let auth = auth_for(&ctx, &["a.txt"]);
+        let g = MutationGuard::acquire(&ws, &ctx, &auth).unwrap();
+        let e = g.commit(replace_both(&g)).unwrap_err();
+        assert_eq!(e.kind, wrench_core::ErrorKind::Denied, "{}", e.message);
+        assert!(e.message.contains("b.txt"), "{}", e.message);
+        assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"old a");
+        drop(g);
+        // A symlink's target needs its own Write: the named path is not enough.
+        std::os::unix::fs::symlink("b.txt", root.join("link")).unwrap();
+        let auth = auth_for(&ctx, &["link"]);
+        let g = MutationGuard::acquire(&ws, &ctx, &auth).unwrap();
+        let t = g.resolve("link").unwrap();
+        let stamp = g.load(&t).unwrap().unwrap().stamp;
+        let mut tx = Transaction::new();
+        tx.push(Change::Write {
+            target: t,
+            bytes: b"via link".to_vec(),
+            expect: Some(stamp),
+        });
+        assert!(g.commit(tx).is_err());
+        assert_eq!(std::fs::read(root.join("b.txt")).unwrap(), b"old b");
+    }
+
     #[test]
     fn commit_updates_evidence_the_store_sees() {
         let d = tempfile::tempdir().unwrap();
@@ -928,7 +1022,8 @@ mod tests {
         )
         .unwrap();
         let ws = Workspace::open(&ctx.root).unwrap();
-        let g = MutationGuard::acquire(&ws, &ctx).unwrap();
+        let auth = auth_for(&ctx, &["a.txt"]);
+        let g = MutationGuard::acquire(&ws, &ctx, &auth).unwrap();
         let t = g.resolve("a.txt").unwrap();
         let mut tx = Transaction::new();
         tx.push(Change::Write {
@@ -968,7 +1063,8 @@ mod tests {
         )
         .unwrap();
         let ws = Workspace::open(&ctx.root).unwrap();
-        let g = MutationGuard::acquire(&ws, &ctx).unwrap();
+        let auth = auth_for(&ctx, &["a.txt", "b.txt"]);
+        let g = MutationGuard::acquire(&ws, &ctx, &auth).unwrap();
         let a = g.resolve("a.txt").unwrap();
         let stamp = g.load(&a).unwrap().unwrap().stamp;
         let b = g.resolve("b.txt").unwrap();
@@ -1047,7 +1143,8 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let (root, ctx) = two_file_guard(&d);
         let ws = Workspace::open(&ctx.root).unwrap();
-        let g = MutationGuard::acquire(&ws, &ctx).unwrap();
+        let auth = auth_for(&ctx, &["a.txt", "b.txt"]);
+        let g = MutationGuard::acquire(&ws, &ctx, &auth).unwrap();
         let metas = g.commit(replace_both(&g)).unwrap();
         assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"new a");
         assert_eq!(std::fs::read(root.join("b.txt")).unwrap(), b"new b");
@@ -1063,7 +1160,8 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let (root, ctx) = two_file_guard(&d);
         let ws = Workspace::open(&ctx.root).unwrap();
-        let g = MutationGuard::acquire(&ws, &ctx).unwrap();
+        let auth = auth_for(&ctx, &["a.txt", "b.txt"]);
+        let g = MutationGuard::acquire(&ws, &ctx, &auth).unwrap();
         let tx = replace_both(&g);
         let staged = staged(&g, &tx);
         // Another program rewrites b.txt in place after the check.

@@ -2,10 +2,13 @@
 //! [`Gate`]. Deny wins, then ask, then allow, then the mode decides.
 
 use crate::domain::{DomainPattern, NetHost, parse_host, url_host};
+use crate::families::Family;
 use crate::hooks::{HookOutcome, Hooks, HooksConfig};
-use globset::{GlobBuilder, GlobMatcher};
+use crate::pathrule::{PathPattern, ReadRules};
+use crate::protected::{self, Guard};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use wrench_core::{
     Action, ActionPlan, Decision, Effect, Gate, Invocation, Risk, ToolError, ToolResult,
 };
@@ -67,8 +70,8 @@ enum Spec {
     /// `webfetch(domain:docs.rs)`: the host is that domain; `*.docs.rs`: below it
     /// (see [`crate::domain`]).
     Domain(DomainPattern),
-    /// `write(src/**)`: a glob over root-relative paths.
-    PathGlob(GlobMatcher),
+    /// `write(src/**)`: a glob over root-relative paths (see [`crate::pathrule`]).
+    PathGlob(PathPattern),
 }
 
 /// One `allow`/`deny`/`ask` entry, e.g. `bash(git status:*)`, `write(src/**)`,
@@ -79,6 +82,8 @@ pub struct Rule {
     pub origin: RuleOrigin,
     tool: String,
     tool_prefix: bool,
+    /// `read`, `edit`, `write`: the family of tools the name stands for.
+    family: Option<Family>,
     spec: Spec,
 }
 
@@ -141,29 +146,63 @@ impl Rule {
                         Spec::CommandExact(words)
                     }
                 } else {
-                    let g = GlobBuilder::new(s.trim_start_matches("./"))
-                        .literal_separator(true)
-                        .build()
-                        .map_err(|e| bad(&format!("bad path glob: {e}")))?;
-                    Spec::PathGlob(g.compile_matcher())
+                    Spec::PathGlob(
+                        PathPattern::parse(s).map_err(|e| bad(&format!("bad path glob: {e}")))?,
+                    )
                 }
             }
+        };
+        let family = if tool_prefix {
+            None
+        } else {
+            Family::of_rule_name(&tool)
         };
         Ok(Rule {
             text: t.to_string(),
             origin,
             tool,
             tool_prefix,
+            family,
             spec,
         })
     }
 
+    /// A family name (`read`, `edit`, `write`) covers every tool of the
+    /// family; any other name is one tool (or `mcp__server__*`).
     fn tool_matches(&self, tool: &str) -> bool {
         let tool = tool.to_ascii_lowercase();
         if self.tool_prefix {
             tool.starts_with(&self.tool)
         } else {
             tool == self.tool
+                || self
+                    .family
+                    .is_some_and(|f| Family::of_tool(&tool) == Some(f))
+        }
+    }
+
+    /// The root-relative paths of `plan` this rule's path glob is matched
+    /// against: a `read` rule sees the reads, an `edit`/`write` rule the
+    /// writes and deletes, a tool-name rule every path the tool plans.
+    fn path_subjects<'p>(&self, plan: &'p ActionPlan, root: &Path) -> Vec<&'p Path> {
+        plan.actions
+            .iter()
+            .filter_map(|a| match (a, self.family) {
+                (Action::Read { path }, None | Some(Family::Read))
+                | (Action::Write { path, .. }, None | Some(Family::Change))
+                | (Action::Delete { path }, None | Some(Family::Change)) => {
+                    Some(path.strip_prefix(root).unwrap_or(path))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The path glob of a deny or ask rule that covers reads by `tool`.
+    fn read_pattern(&self, tool: &str) -> Option<&PathPattern> {
+        match (&self.spec, self.family) {
+            (Spec::PathGlob(p), None | Some(Family::Read)) if self.tool_matches(tool) => Some(p),
+            _ => None,
         }
     }
 
@@ -189,17 +228,15 @@ impl Rule {
                 .iter()
                 .map(|h| h.as_ref().is_some_and(|h| d.matches(h)))
                 .collect(),
-            Spec::PathGlob(g) => plan
-                .actions
-                .iter()
-                .filter_map(|a| match a {
-                    Action::Read { path }
-                    | Action::Write { path, .. }
-                    | Action::Delete { path } => {
-                        let rel = path.strip_prefix(root).unwrap_or(path);
-                        Some(g.is_match(rel))
+            Spec::PathGlob(g) => self
+                .path_subjects(plan, root)
+                .into_iter()
+                .map(|rel| {
+                    if need_all {
+                        g.allows(rel)
+                    } else {
+                        g.restricts(rel)
                     }
-                    _ => None,
                 })
                 .collect(),
         };
@@ -380,6 +417,18 @@ pub struct Policy {
     deny: Vec<Rule>,
     ask: Vec<Rule>,
     hooks: Hooks,
+    read_rules: ReadRulesCache,
+}
+
+/// The run-time read rules per tool, built on first use (a clone starts empty:
+/// its rules may differ).
+#[derive(Debug, Default)]
+struct ReadRulesCache(std::sync::Mutex<std::collections::HashMap<String, Option<Arc<ReadRules>>>>);
+
+impl Clone for ReadRulesCache {
+    fn clone(&self) -> Self {
+        ReadRulesCache::default()
+    }
 }
 
 impl Policy {
@@ -391,6 +440,7 @@ impl Policy {
             deny: vec![],
             ask: vec![],
             hooks: Hooks::default(),
+            read_rules: ReadRulesCache::default(),
         }
     }
 
@@ -576,15 +626,7 @@ impl Policy {
 
     /// The narrowest `--allow` rule that would let this plan through.
     pub fn allow_hint(plan: &ActionPlan, root: &Path) -> String {
-        let first_path = plan.actions.iter().find_map(|a| match a {
-            Action::Write { path, .. } | Action::Delete { path } | Action::Read { path } => Some(
-                path.strip_prefix(root)
-                    .unwrap_or(path)
-                    .display()
-                    .to_string(),
-            ),
-            _ => None,
-        });
+        let (path_rule, first_path) = path_hint(plan, root);
         let first_cmd = command_invocations(plan).iter().find_map(rule_for);
         let first_host = fetch_subjects(plan).into_iter().flatten().next();
         let rule = if let Some(c) = first_cmd {
@@ -592,11 +634,73 @@ impl Policy {
         } else if let Some(h) = first_host {
             format!("{}(domain:{h})", plan.tool)
         } else if let Some(p) = first_path {
-            format!("{}({p})", plan.tool)
+            format!("{path_rule}({p})")
         } else {
             plan.tool.clone()
         };
         format!("--allow '{rule}'")
+    }
+}
+
+/// The rule name and glob an allow hint names for a plan's paths: the family
+/// name (`read`, `edit`) when the tool has one, and every path the plan names
+/// for that family (named and real), since an allow rule must match them all.
+fn path_hint(plan: &ActionPlan, root: &Path) -> (String, Option<String>) {
+    let family = Family::of_tool(&plan.tool);
+    let mut paths: Vec<String> = Vec::new();
+    for a in &plan.actions {
+        let p = match (a, family) {
+            (Action::Read { path }, None | Some(Family::Read))
+            | (Action::Write { path, .. }, None | Some(Family::Change))
+            | (Action::Delete { path }, None | Some(Family::Change)) => path,
+            _ => continue,
+        };
+        let rel = crate::pathrule::escape(&rel(p, root));
+        if !paths.contains(&rel) {
+            paths.push(rel);
+        }
+    }
+    let name = match family {
+        Some(f) if Family::of_rule_name(&plan.tool).is_none() => f.rule_name().to_string(),
+        _ => plan.tool.clone(),
+    };
+    let glob = match paths.len() {
+        0 => None,
+        1 => paths.pop(),
+        _ => Some(format!("{{{}}}", paths.join(","))),
+    };
+    (name, glob.map(|g| g.replace('\'', "'\\''")))
+}
+
+impl Policy {
+    /// A change to a protected name (see [`crate::protected`]): refused for
+    /// `.git`/`.wrench` internals, asked in every mode for auto-run configs
+    /// unless an allow rule's path glob names every path of the plan.
+    fn protected_decision(&self, plan: &ActionPlan, what: &str) -> Option<Decision> {
+        for a in &plan.actions {
+            let (Action::Write { path, .. } | Action::Delete { path }) = a else {
+                continue;
+            };
+            let rel = path.strip_prefix(&self.root).unwrap_or(path);
+            let Some(e) = protected::protected(rel) else {
+                continue;
+            };
+            let why = protected::describe(rel, e);
+            if e.guard == Guard::Refuse {
+                return Some(Decision::Deny(format!("{what}: {why}")));
+            }
+            let named = self
+                .allow
+                .iter()
+                .any(|r| matches!(r.spec, Spec::PathGlob(_)) && r.matches(plan, &self.root, true));
+            if !named {
+                return Some(Decision::Ask(format!(
+                    "{what}: {why}, so it is asked in every mode (an allow rule naming the path, e.g. {}, allows it)",
+                    Policy::allow_hint(plan, &self.root)
+                )));
+            }
+        }
+        None
     }
 }
 
@@ -705,6 +809,9 @@ impl Gate for Policy {
         if let HookOutcome::Block(reason) = self.hooks.pre(plan) {
             return Decision::Deny(reason);
         }
+        if let Some(d) = self.protected_decision(plan, &what) {
+            return d;
+        }
         if let Some(d) = self.decide_fetch(plan, &what) {
             return d;
         }
@@ -732,6 +839,28 @@ impl Gate for Policy {
             (Mode::Ask, _) => Decision::Ask(format!("{what}: mode ask")),
             (Mode::ReadOnly, _) => Decision::Deny(format!("{what}: mode read-only")),
         }
+    }
+
+    fn read_check(&self, tool: &str) -> Option<Arc<dyn wrench_core::ReadCheck>> {
+        let tool = tool.to_ascii_lowercase();
+        let mut cache = self
+            .read_rules
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let rules = cache
+            .entry(tool.clone())
+            .or_insert_with(|| {
+                ReadRules::new(
+                    &self.root,
+                    self.deny
+                        .iter()
+                        .chain(&self.ask)
+                        .filter_map(|r| r.read_pattern(&tool)),
+                )
+            })
+            .clone();
+        rules.map(|r| r as Arc<dyn wrench_core::ReadCheck>)
     }
 
     fn after_call(&self, plan: &ActionPlan, result: &Result<wrench_core::ToolOutput, ToolError>) {

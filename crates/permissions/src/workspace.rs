@@ -172,6 +172,39 @@ impl Workspace {
         Ok(self.open_real(p, libc::O_PATH)?.2)
     }
 
+    /// The absolute paths a reader plans for `p`: the path as named
+    /// (lexically normalized: `sub/../.env` is `.env`) and, when it exists
+    /// and a symlink makes it differ, the real path it leads to, so a read
+    /// rule sees both. A path out of the root is refused here as it would
+    /// be when opened; a missing path plans its name only (the tool then
+    /// reports it missing).
+    pub fn read_paths(&self, p: &str) -> ToolResult<Vec<PathBuf>> {
+        let r = self.resolve(p)?;
+        let mut out = vec![r.abs.clone()];
+        match self.open_real(p, libc::O_PATH) {
+            Ok((_, _, real)) => {
+                let real = self.root.join(real);
+                if real != r.abs {
+                    out.push(real);
+                }
+            }
+            Err(e) if e.kind == wrench_core::ErrorKind::Denied => return Err(e),
+            Err(_) => {}
+        }
+        Ok(out)
+    }
+
+    /// Add a `Read` action for each path [`Workspace::read_paths`] gives.
+    pub fn plan_read(&self, plan: &mut wrench_core::ActionPlan, p: &str) -> ToolResult<()> {
+        for path in self.read_paths(p)? {
+            let a = wrench_core::Action::Read { path };
+            if !plan.actions.contains(&a) {
+                plan.push(a);
+            }
+        }
+        Ok(())
+    }
+
     /// The real path, relative to the root, of `f`: a file this workspace
     /// opened for the path `p` (no second open, no second resolution).
     pub fn real_rel_of(&self, f: &File, p: &str) -> ToolResult<PathBuf> {

@@ -18,6 +18,7 @@
 //! whether they exist yet or not, and also when an innocent-looking symlink
 //! leads to one.
 
+use crate::protected::{self, Guard};
 use crate::workspace::{Resolved, Workspace, openat2_resolve};
 use std::ffi::{CString, OsStr, OsString};
 use std::fs::{File, Metadata};
@@ -27,15 +28,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
-use wrench_core::{ToolError, ToolResult};
+use wrench_core::{Action, ActionPlan, Risk, ToolError, ToolResult};
 
-/// Name prefix of wrench's temp files (and rollback backups) next to a target.
-pub const TEMP_PREFIX: &str = ".wrench-tmp-";
-
-/// Directory names file tools never change anything under, compared
-/// case-insensitively: git's internals (hooks, config, HEAD, refs, objects)
-/// and wrench's own config and state.
-pub const PROTECTED_DIRS: &[&str] = &[".git", ".wrench"];
+pub use crate::protected::TEMP_PREFIX;
 
 /// A path resolved for a change.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,39 +49,50 @@ impl WriteTarget {
     pub fn real_abs(&self, ws: &Workspace) -> PathBuf {
         ws.root().join(&self.real_rel)
     }
+    /// The absolute paths a change of this target touches: as named, and
+    /// the real path when a symlink makes it differ. A plan names both, so
+    /// a rule sees where the bytes really go, and the mutation guard
+    /// refuses a target whose paths the authorized plan does not cover.
+    pub fn plan_paths(&self, ws: &Workspace) -> Vec<PathBuf> {
+        let real = self.real_abs(ws);
+        if real == self.resolved.abs {
+            vec![real]
+        } else {
+            vec![self.resolved.abs.clone(), real]
+        }
+    }
+    /// Add a `Write` action (at `risk`) for each of [`WriteTarget::plan_paths`].
+    pub fn plan_write(&self, ws: &Workspace, plan: &mut ActionPlan, risk: Risk) {
+        for path in self.plan_paths(ws) {
+            let a = Action::Write { path, risk };
+            if !plan.actions.contains(&a) {
+                plan.push(a);
+            }
+        }
+    }
+    /// Add a `Delete` action for each of [`WriteTarget::plan_paths`].
+    pub fn plan_delete(&self, ws: &Workspace, plan: &mut ActionPlan) {
+        for path in self.plan_paths(ws) {
+            let a = Action::Delete { path };
+            if !plan.actions.contains(&a) {
+                plan.push(a);
+            }
+        }
+    }
     /// Root-relative display of the path as the caller named it.
     pub fn display(&self) -> String {
         self.resolved.display_rel()
     }
 }
 
-/// Why `rel` (root-relative) is protected from file tools, if it is.
+/// Why `rel` (root-relative) is refused to file tools, if it is: the
+/// [`Guard::Refuse`] entries of the protected-name table (`.git/`
+/// internals, `.wrench/`, wrench's temp files). The [`Guard::Ask`] entries
+/// are the gate's to ask about (see [`crate::protected`]).
 pub fn protected_reason(rel: &Path) -> Option<String> {
-    let comps: Vec<&OsStr> = rel
-        .components()
-        .filter_map(|c| match c {
-            Component::Normal(n) => Some(n),
-            _ => None,
-        })
-        .collect();
-    for (i, c) in comps.iter().enumerate() {
-        let lower = c.to_string_lossy().to_lowercase();
-        if let Some(d) = PROTECTED_DIRS.iter().find(|d| **d == lower) {
-            let what = if *d == ".git" {
-                "git's internals (hooks, config, HEAD, refs, objects); use git itself to change them"
-            } else {
-                "wrench's own configuration and state; edit it outside wrench"
-            };
-            return Some(format!("{} is protected: {d}/ holds {what}", rel.display()));
-        }
-        if i + 1 == comps.len() && lower.starts_with(TEMP_PREFIX) {
-            return Some(format!(
-                "{} is protected: names starting with {TEMP_PREFIX} are wrench's temp files",
-                rel.display()
-            ));
-        }
-    }
-    None
+    protected::protected(rel)
+        .filter(|e| e.guard == Guard::Refuse)
+        .map(|e| protected::describe(rel, e))
 }
 
 fn cstr(name: &OsStr) -> ToolResult<CString> {
@@ -712,7 +718,7 @@ impl Workspace {
     /// Replace or create one file atomically (temp, fsync, mode kept,
     /// rename, directory fsync). With `must_not_exist` an existing file is a
     /// conflict. Stale temp files older than `locked_at` are cleaned first.
-    pub fn write_file(
+    pub(crate) fn write_file(
         &self,
         t: &WriteTarget,
         bytes: &[u8],

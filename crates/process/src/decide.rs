@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use wrench_core::{Context, ToolResult};
 
 /// Names file tools never change (the same list as
-/// `wrench_permissions::write::PROTECTED_DIRS`; a test there keeps them equal).
+/// the `Refuse` directories of `wrench_permissions::protected::PROTECTED`; a test there keeps them equal).
 pub const PROTECTED_DIRS: &[&str] = &[".git", ".wrench"];
 
 /// The sandbox keys of the `[bash]` section (the rest is the shell's).

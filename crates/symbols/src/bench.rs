@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Instant, SystemTime};
 use wrench_core::{ToolError, ToolResult};
 use wrench_permissions::Workspace;
+use wrench_permissions::pathrule::ReadFilter;
 
 /// Warm queries timed per measure (the median is reported).
 pub const BENCH_WARM_RUNS: usize = 15;
@@ -70,7 +71,7 @@ pub(crate) fn run(root: &Path, state_dir: &Path) -> ToolResult<BenchReport> {
     let mut warm = Vec::new();
     for _ in 0..BENCH_WARM_RUNS {
         let t = Instant::now();
-        search(&ws, &cache, &args, &stop)?;
+        search(&ws, &cache, &args, &ReadFilter::unrestricted(), &stop)?;
         warm.push(ms(t));
     }
 
@@ -90,7 +91,7 @@ pub(crate) fn run(root: &Path, state_dir: &Path) -> ToolResult<BenchReport> {
             f.set_modified(when)
                 .map_err(|e| ToolError::from_io(&rel, &e))?;
             let t = Instant::now();
-            search(&ws, &cache, &args, &stop)?;
+            search(&ws, &cache, &args, &ReadFilter::unrestricted(), &stop)?;
             after.push(ms(t));
         }
         f.set_modified(orig)
@@ -101,7 +102,7 @@ pub(crate) fn run(root: &Path, state_dir: &Path) -> ToolResult<BenchReport> {
     for _ in 0..BENCH_WARM_RUNS.min(5) {
         index::drop_in_memory(&cache);
         let t = Instant::now();
-        search(&ws, &cache, &args, &stop)?;
+        search(&ws, &cache, &args, &ReadFilter::unrestricted(), &stop)?;
         fresh.push(ms(t));
     }
     let cache_bytes = std::fs::read_dir(&cache)

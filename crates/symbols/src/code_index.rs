@@ -9,10 +9,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use wrench_core::{
-    Access, AccessClass, Authorized, Context, Effect, Tool, ToolError, ToolOutput, ToolResult,
-    ToolSpec,
+    Access, AccessClass, ActionPlan, Authorized, Context, Effect, Tool, ToolError, ToolOutput,
+    ToolResult, ToolSpec,
 };
 use wrench_permissions::Workspace;
+use wrench_permissions::pathrule::ReadFilter;
 
 /// Output cap in characters; a cut outline ends with a trailer.
 pub const CODE_INDEX_MAX_CHARS: usize = 20_000;
@@ -63,17 +64,28 @@ impl Tool for CodeIndex {
         Access::read(&ctx.root, args.path.as_deref().unwrap_or("."))
     }
 
+    async fn plan(
+        &self,
+        args: &CodeIndexArgs,
+        mut base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        Workspace::open(&ctx.root)?.plan_read(&mut base, args.path.as_deref().unwrap_or("."))?;
+        Ok(base)
+    }
+
     async fn run(
         &self,
         args: CodeIndexArgs,
-        _auth: Authorized,
+        auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
         let root = ctx.root.clone();
         let cache = cache_dir(ctx);
+        let reads = ReadFilter::new(&auth);
         with_cancel(ctx, move |stop| {
             let ws = Workspace::open(&root)?;
-            code_index(&ws, &cache, &args, stop)
+            code_index(&ws, &cache, &args, &reads, stop).map(|o| reads.annotate(o))
         })
         .await
     }
@@ -83,6 +95,7 @@ fn code_index(
     ws: &Workspace,
     cache: &std::path::Path,
     args: &CodeIndexArgs,
+    reads: &ReadFilter,
     cancel: &std::sync::atomic::AtomicBool,
 ) -> ToolResult<ToolOutput> {
     let path = args.path.as_deref().unwrap_or(".");
@@ -123,6 +136,7 @@ fn code_index(
         let mut files: Vec<_> = idx
             .files_under(&dir)
             .filter(|f| f.status == FileStatus::Parsed && !f.symbols.is_empty())
+            .filter(|f| reads.allows(&ws.root().join(&f.rel)))
             .collect();
         files.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
         let total_symbols: usize = files.iter().map(|f| f.symbols.len()).sum();

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wrench_core::text;
 use wrench_core::{
-    Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, OutputKind, Risk, Tool,
+    Access, AccessClass, ActionPlan, Authorized, Context, Effect, OutputKind, Risk, Tool,
     ToolError, ToolOutput, ToolResult, ToolSpec,
 };
 use wrench_permissions::Workspace;
@@ -78,12 +78,13 @@ impl Tool for DeleteSymbol {
         base: ActionPlan,
         ctx: &Context,
     ) -> ToolResult<ActionPlan> {
+        // The path as named and the real file a symlink leads to: a rule
+        // sees both, and the mutation guard refuses a file not covered.
         let ws = Workspace::open(&ctx.root)?;
-        let r = ws.resolve(&args.path)?;
-        Ok(base.with(Action::Write {
-            path: r.abs,
-            risk: Risk::Low,
-        }))
+        let mut plan = base;
+        ws.resolve_for_write(&args.path)?
+            .plan_write(&ws, &mut plan, Risk::Low);
+        Ok(plan)
     }
 
     async fn run(
@@ -92,34 +93,17 @@ impl Tool for DeleteSymbol {
         auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
-        // The plan named the path as given; when it leads through an in-root
-        // symlink, the file really written needs its own approval.
-        let ws = Workspace::open(&ctx.root)?;
-        if let Ok(real) = ws.real_rel(&args.path) {
-            let target = Action::Write {
-                path: ctx.root.join(real),
-                risk: Risk::Low,
-            };
-            if !auth.covers(&target) {
-                let plan = ActionPlan::new(
-                    "delete_symbol",
-                    Effect::SelfAuthorized,
-                    serde_json::json!(&args),
-                )
-                .with(target);
-                ctx.authorize(plan).await?;
-            }
-        }
         let ctx = ctx.clone();
-        blocking(move || delete(&ctx, &args)).await
+        blocking(move || delete(&ctx, &auth, &args)).await
     }
 }
 
-fn delete(ctx: &Context, args: &DeleteSymbolArgs) -> ToolResult<ToolOutput> {
+fn delete(ctx: &Context, auth: &Authorized, args: &DeleteSymbolArgs) -> ToolResult<ToolOutput> {
     let ws = Workspace::open(&ctx.root)?;
     // The shared mutation guard: write lock held from the freshness check to
-    // the write, evidence checked under it, atomic commit, evidence updated.
-    let guard = MutationGuard::acquire(&ws, ctx)?;
+    // the write, evidence checked under it, only what the plan covers,
+    // atomic commit, evidence updated.
+    let guard = MutationGuard::acquire(&ws, ctx, auth)?;
     let target = guard.resolve(&args.path)?;
     let shown = target.display();
     let cur = guard

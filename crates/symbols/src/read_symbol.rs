@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use wrench_core::{
-    Access, AccessClass, Authorized, Context, Effect, OutputKind, ReadEvidence, RedactionSource,
+    Access, AccessClass, ActionPlan, Authorized, Context, Effect, OutputKind, ReadEvidence, RedactionSource,
     Tool, ToolError, ToolOutput, ToolResult, ToolSpec, trailer,
 };
 use wrench_permissions::Workspace;
@@ -71,6 +71,16 @@ impl Tool for ReadSymbol {
 
     fn access(&self, args: &ReadSymbolArgs, ctx: &Context) -> Access {
         Access::read(&ctx.root, &args.path)
+    }
+
+    async fn plan(
+        &self,
+        args: &ReadSymbolArgs,
+        mut base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        Workspace::open(&ctx.root)?.plan_read(&mut base, &args.path)?;
+        Ok(base)
     }
 
     async fn run(

@@ -10,10 +10,11 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
 use wrench_core::{
-    Access, AccessClass, Authorized, Context, Effect, Tool, ToolError, ToolOutput, ToolResult,
-    ToolSpec, trailer,
+    Access, AccessClass, ActionPlan, Authorized, Context, Effect, Tool, ToolError, ToolOutput,
+    ToolResult, ToolSpec, trailer,
 };
 use wrench_permissions::Workspace;
+use wrench_permissions::pathrule::ReadFilter;
 
 /// Matches returned when `limit` is not given.
 pub const SYMBOL_SEARCH_DEFAULT_LIMIT: usize = 100;
@@ -184,17 +185,28 @@ impl Tool for SymbolSearch {
         Access::read(&ctx.root, args.path.as_deref().unwrap_or("."))
     }
 
+    async fn plan(
+        &self,
+        args: &SymbolSearchArgs,
+        mut base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        Workspace::open(&ctx.root)?.plan_read(&mut base, args.path.as_deref().unwrap_or("."))?;
+        Ok(base)
+    }
+
     async fn run(
         &self,
         args: SymbolSearchArgs,
-        _auth: Authorized,
+        auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
         let root = ctx.root.clone();
         let cache = cache_dir(ctx);
+        let reads = ReadFilter::new(&auth);
         with_cancel(ctx, move |stop| {
             let ws = Workspace::open(&root)?;
-            search(&ws, &cache, &args, stop)
+            search(&ws, &cache, &args, &reads, stop).map(|o| reads.annotate(o))
         })
         .await
     }
@@ -215,6 +227,7 @@ pub fn search(
     ws: &Workspace,
     cache: &std::path::Path,
     args: &SymbolSearchArgs,
+    reads: &ReadFilter,
     cancel: &AtomicBool,
 ) -> ToolResult<ToolOutput> {
     let limit = limit_of(args.limit)?;
@@ -284,7 +297,10 @@ pub fn search(
     }
     let dir = resolved.rel.to_string_lossy().into_owned();
     Ok(index::with_index(ws, cache, cancel, |idx, st| {
-        let files: Vec<&FileEntry> = idx.files_under(&dir).collect();
+        let files: Vec<&FileEntry> = idx
+            .files_under(&dir)
+            .filter(|f| reads.allows(&ws.root().join(&f.rel)))
+            .collect();
         render(&files, query, &filters, limit, Some(st.clone()))
     }))
 }

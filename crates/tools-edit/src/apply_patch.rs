@@ -10,8 +10,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wrench_core::text::{self, Encoding};
 use wrench_core::{
-    Access, Action, ActionPlan, Authorized, Context, Effect, Risk, Tool, ToolError, ToolOutput,
-    ToolResult, ToolSpec,
+    Access, ActionPlan, Authorized, Context, Effect, Risk, Tool, ToolError, ToolOutput, ToolResult,
+    ToolSpec,
 };
 use wrench_permissions::mutation::{Change, MutationGuard, Transaction, check_redaction};
 
@@ -39,18 +39,48 @@ fn parse(args: &ApplyPatchArgs) -> ToolResult<patch::Patch<'_>> {
     patch::parse(&args.patch)
 }
 
-/// The result of applying a patch, for callers that are not the tool (bench).
+/// The result of applying a patch, for callers that are not the tool
+/// (bench): planned and passed through the context's gate like a call.
 pub fn apply(ctx: &Context, patch_text: &str) -> ToolResult<ToolOutput> {
     let args = ApplyPatchArgs {
         patch: patch_text.to_string(),
     };
     let p = parse(&args)?;
-    run_patch(ctx, &p)
+    let base = ActionPlan::new(
+        "apply_patch",
+        wrench_core::Effect::SelfAuthorized,
+        serde_json::json!({}),
+    );
+    let plan = plan_ops(&p, base, ctx)?;
+    let auth = futures::executor::block_on(ctx.authorize(plan))?;
+    run_patch(ctx, &auth, &p)
 }
 
-fn run_patch(ctx: &Context, p: &patch::Patch<'_>) -> ToolResult<ToolOutput> {
+/// Write (named and real path) for every added or updated file and the
+/// destination of a move; Delete for every deleted file and a move's source.
+fn plan_ops(p: &patch::Patch<'_>, mut base: ActionPlan, ctx: &Context) -> ToolResult<ActionPlan> {
     let ws = workspace(ctx)?;
-    let guard = MutationGuard::acquire(&ws, ctx)?;
+    for op in &p.ops {
+        let t = ws.resolve_for_write(op.path())?;
+        match op {
+            Op::Delete { .. } => t.plan_delete(&ws, &mut base),
+            Op::Add { .. } => t.plan_write(&ws, &mut base, Risk::Low),
+            Op::Update { move_to, .. } => match move_to {
+                Some(m) => {
+                    t.plan_delete(&ws, &mut base);
+                    ws.resolve_for_write(m)?
+                        .plan_write(&ws, &mut base, Risk::Low);
+                }
+                None => t.plan_write(&ws, &mut base, Risk::Low),
+            },
+        }
+    }
+    Ok(base)
+}
+
+fn run_patch(ctx: &Context, auth: &Authorized, p: &patch::Patch<'_>) -> ToolResult<ToolOutput> {
+    let ws = workspace(ctx)?;
+    let guard = MutationGuard::acquire(&ws, ctx, auth)?;
     let mut tx = Transaction::new();
     let mut lines: Vec<String> = Vec::new();
     let mut diffs = String::new();
@@ -283,49 +313,19 @@ impl Tool for ApplyPatch {
     async fn plan(
         &self,
         args: &ApplyPatchArgs,
-        mut base: ActionPlan,
+        base: ActionPlan,
         ctx: &Context,
     ) -> ToolResult<ActionPlan> {
-        let p = parse(args)?;
-        let ws = workspace(ctx)?;
-        for op in &p.ops {
-            let t = ws.resolve_for_write(op.path())?;
-            match op {
-                Op::Delete { .. } => base.push(Action::Delete {
-                    path: t.resolved.abs,
-                }),
-                Op::Add { .. } => base.push(Action::Write {
-                    path: t.resolved.abs,
-                    risk: Risk::Low,
-                }),
-                Op::Update { move_to, .. } => match move_to {
-                    Some(m) => {
-                        let to = ws.resolve_for_write(m)?;
-                        base.push(Action::Delete {
-                            path: t.resolved.abs,
-                        });
-                        base.push(Action::Write {
-                            path: to.resolved.abs,
-                            risk: Risk::Low,
-                        });
-                    }
-                    None => base.push(Action::Write {
-                        path: t.resolved.abs,
-                        risk: Risk::Low,
-                    }),
-                },
-            }
-        }
-        Ok(base)
+        plan_ops(&parse(args)?, base, ctx)
     }
 
     async fn run(
         &self,
         args: ApplyPatchArgs,
-        _auth: Authorized,
+        auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
         let p = parse(&args)?;
-        run_patch(ctx, &p)
+        run_patch(ctx, &auth, &p)
     }
 }

@@ -5,7 +5,7 @@ use crate::engine::Tier;
 use serde::Serialize;
 use wrench_core::text::{self, Decoded};
 use wrench_core::{
-    Access, Action, ActionPlan, Context, OutputKind, Risk, ToolError, ToolOutput, ToolResult,
+    Access, ActionPlan, Authorized, Context, OutputKind, Risk, ToolError, ToolOutput, ToolResult,
 };
 use wrench_permissions::Workspace;
 use wrench_permissions::mutation::{Change, MutationGuard, Transaction, check_redaction};
@@ -67,8 +67,9 @@ pub fn write_access(ctx: &Context, path: &str) -> Access {
     Access::write(&ctx.root, path)
 }
 
-/// Add a Write action for `path`, refusing confinement and protected-path
-/// violations before the gate is asked.
+/// Add Write actions for `path` as named and for the real path a symlink
+/// leads to, refusing confinement and protected-path violations before the
+/// gate is asked.
 pub fn plan_write(
     mut plan: ActionPlan,
     ctx: &Context,
@@ -76,21 +77,7 @@ pub fn plan_write(
     risk: Risk,
 ) -> ToolResult<ActionPlan> {
     let ws = workspace(ctx)?;
-    let t = ws.resolve_for_write(path)?;
-    plan.push(Action::Write {
-        path: t.resolved.abs,
-        risk,
-    });
-    Ok(plan)
-}
-
-/// Add a Delete action for `path`.
-pub fn plan_delete(mut plan: ActionPlan, ctx: &Context, path: &str) -> ToolResult<ActionPlan> {
-    let ws = workspace(ctx)?;
-    let t = ws.resolve_for_write(path)?;
-    plan.push(Action::Delete {
-        path: t.resolved.abs,
-    });
+    ws.resolve_for_write(path)?.plan_write(&ws, &mut plan, risk);
     Ok(plan)
 }
 
@@ -112,12 +99,13 @@ pub struct TextChange {
 /// commit atomically, record the write.
 pub fn change_file(
     ctx: &Context,
+    auth: &Authorized,
     path: &str,
     tool: &str,
     f: impl FnOnce(&str, &str) -> ToolResult<TextChange>,
 ) -> ToolResult<ToolOutput> {
     let ws = workspace(ctx)?;
-    let guard = MutationGuard::acquire(&ws, ctx)?;
+    let guard = MutationGuard::acquire(&ws, ctx, auth)?;
     let target = guard.resolve(path)?;
     let shown = target.display();
     let Some(cur) = guard.load_fresh(&target)? else {

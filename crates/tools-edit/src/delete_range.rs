@@ -135,10 +135,10 @@ impl Tool for DeleteRange {
     async fn run(
         &self,
         args: DeleteRangeArgs,
-        _auth: Authorized,
+        auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
-        change_file(ctx, &args.path, "delete_range", |text, shown| {
+        change_file(ctx, &auth, &args.path, "delete_range", |text, shown| {
             delete_range(text, &args.start_anchor, &args.end_anchor, shown)
         })
     }

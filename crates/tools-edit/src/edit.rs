@@ -149,14 +149,9 @@ impl Tool for Edit {
         plan_write(base, ctx, &args.path, Risk::Low)
     }
 
-    async fn run(
-        &self,
-        args: EditArgs,
-        _auth: Authorized,
-        ctx: &Context,
-    ) -> ToolResult<ToolOutput> {
+    async fn run(&self, args: EditArgs, auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
         let ops = args.ops()?;
-        change_file(ctx, &args.path, "edit", |text, shown| {
+        change_file(ctx, &auth, &args.path, "edit", |text, shown| {
             apply_ops(text, &ops, shown)
         })
     }

@@ -6,8 +6,8 @@ use crate::common::{EditData, edit_output, workspace};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wrench_core::{
-    Access, Action, ActionPlan, Authorized, Context, Effect, Risk, Tool, ToolError, ToolOutput,
-    ToolResult, ToolSpec,
+    Access, ActionPlan, Authorized, Context, Effect, Risk, Tool, ToolError, ToolOutput, ToolResult,
+    ToolSpec,
 };
 use wrench_permissions::mutation::{Change, MutationGuard, Transaction};
 
@@ -57,28 +57,27 @@ impl Tool for MoveFile {
         let ws = workspace(ctx)?;
         let from = ws.resolve_for_write(&args.source_path)?;
         let to = ws.resolve_for_write(&args.destination_path)?;
-        base.push(Action::Delete {
-            path: from.resolved.abs,
-        });
-        base.push(Action::Write {
-            path: to.resolved.abs,
-            risk: if args.overwrite {
+        from.plan_delete(&ws, &mut base);
+        to.plan_write(
+            &ws,
+            &mut base,
+            if args.overwrite {
                 Risk::High
             } else {
                 Risk::Low
             },
-        });
+        );
         Ok(base)
     }
 
     async fn run(
         &self,
         args: MoveFileArgs,
-        _auth: Authorized,
+        auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
         let ws = workspace(ctx)?;
-        let guard = MutationGuard::acquire(&ws, ctx)?;
+        let guard = MutationGuard::acquire(&ws, ctx, &auth)?;
         let from = guard.resolve(&args.source_path)?;
         let to = guard.resolve(&args.destination_path)?;
         let (fs, ts) = (from.display(), to.display());

@@ -57,7 +57,7 @@ impl Tool for MultiEdit {
     async fn run(
         &self,
         args: MultiEditArgs,
-        _auth: Authorized,
+        auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
         if args.edits.is_empty() {
@@ -65,7 +65,7 @@ impl Tool for MultiEdit {
                 "edits is empty; pass at least one {old_string, new_string}",
             ));
         }
-        change_file(ctx, &args.path, "multi_edit", |text, shown| {
+        change_file(ctx, &auth, &args.path, "multi_edit", |text, shown| {
             apply_ops(text, &args.edits, shown)
         })
     }

@@ -262,10 +262,10 @@ impl Tool for NotebookEdit {
     async fn run(
         &self,
         args: NotebookEditArgs,
-        _auth: Authorized,
+        auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
-        change_file(ctx, &args.path, "notebook_edit", |text, shown| {
+        change_file(ctx, &auth, &args.path, "notebook_edit", |text, shown| {
             edit_notebook(text, &args, shown)
         })
     }

@@ -79,7 +79,7 @@ impl Tool for Write {
     async fn run(
         &self,
         args: WriteArgs,
-        _auth: Authorized,
+        auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
         if args.content.len() > MAX_WRITE_BYTES {
@@ -89,7 +89,7 @@ impl Tool for Write {
             )));
         }
         let ws = workspace(ctx)?;
-        let guard = MutationGuard::acquire(&ws, ctx)?;
+        let guard = MutationGuard::acquire(&ws, ctx, &auth)?;
         let target = guard.resolve(&args.path)?;
         let shown = target.display();
         let cur = guard.load_fresh(&target)?;

@@ -77,16 +77,13 @@ fn child_writer_loop() {
     let ws = wrench_permissions::Workspace::open(&ctx.root).unwrap();
     let a = vec![b'a'; SIZE];
     let b = vec![b'b'; SIZE];
+    let auth = support::auth_for(&ctx, &["big.bin"]);
     for i in 0.. {
-        let guard = wrench_permissions::mutation::MutationGuard::acquire(&ws, &ctx).unwrap();
+        let guard = wrench_permissions::mutation::MutationGuard::acquire(&ws, &ctx, &auth).unwrap();
         let t = guard.resolve("big.bin").unwrap();
-        ws.write_file(
-            &t,
-            if i % 2 == 0 { &a } else { &b },
-            false,
-            guard.locked_at(),
-        )
-        .unwrap();
+        guard
+            .write_file(&t, if i % 2 == 0 { &a } else { &b }, false)
+            .unwrap();
     }
 }
 
@@ -182,9 +179,10 @@ fn child_committer_loop() {
     let ctx = child_ctx();
     let ws = wrench_permissions::Workspace::open(&ctx.root).unwrap();
     let contents = [vec![b'a'; COMMIT_SIZE], vec![b'b'; COMMIT_SIZE]];
+    let auth = support::auth_for(&ctx, &COMMIT_FILES);
     loop {
         use wrench_permissions::mutation::{Change, MutationGuard, Transaction};
-        let guard = MutationGuard::acquire(&ws, &ctx).unwrap();
+        let guard = MutationGuard::acquire(&ws, &ctx, &auth).unwrap();
         let mut tx = Transaction::new();
         for name in COMMIT_FILES {
             let t = guard.resolve(name).unwrap();

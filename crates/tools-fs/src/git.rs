@@ -25,7 +25,8 @@ use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use wrench_core::{
-    Access, Authorized, Context, Effect, Tool, ToolError, ToolOutput, ToolResult, ToolSpec,
+    Access, ActionPlan, Authorized, Context, Effect, Tool, ToolError, ToolOutput, ToolResult,
+    ToolSpec,
 };
 
 /// A git command is killed (with its process group) after this long.
@@ -136,6 +137,16 @@ impl Tool for Git {
     /// A whole-tree read: git looks at the index and every tracked file.
     fn access(&self, _args: &GitArgs, ctx: &Context) -> Access {
         Access::read(&ctx.root, ".")
+    }
+
+    async fn plan(
+        &self,
+        a: &GitArgs,
+        mut base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        scope::workspace(ctx)?.plan_read(&mut base, a.path.as_deref().unwrap_or("."))?;
+        Ok(base)
     }
 
     async fn run(&self, a: GitArgs, _auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {

@@ -1,6 +1,6 @@
 //! `glob`: files whose path matches a glob, gitignore- and hidden-aware, newest first.
 
-use crate::scope::{self, PathGlob, Start, Visibility};
+use crate::scope::{self, PathGlob, ReadFilter, Start, Visibility};
 use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use wrench_core::{
-    Access, Authorized, Context, Effect, Tool, ToolError, ToolOutput, ToolResult, ToolSpec, trailer,
+    Access, ActionPlan, Authorized, Context, Effect, Tool, ToolError, ToolOutput, ToolResult,
+    ToolSpec, trailer,
 };
 
 /// Paths returned when no `limit` is given.
@@ -77,7 +78,17 @@ impl Tool for Glob {
         Access::read(&ctx.root, args.path.as_deref().unwrap_or("."))
     }
 
-    async fn run(&self, a: GlobArgs, _auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
+    async fn plan(
+        &self,
+        a: &GlobArgs,
+        mut base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        scope::workspace(ctx)?.plan_read(&mut base, a.path.as_deref().unwrap_or("."))?;
+        Ok(base)
+    }
+
+    async fn run(&self, a: GlobArgs, auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
         let limit = a.limit.unwrap_or(GLOB_DEFAULT_LIMIT);
         if limit == 0 || limit > GLOB_MAX_LIMIT {
             return Err(ToolError::invalid_args(format!(
@@ -95,14 +106,21 @@ impl Tool for Glob {
         }
         let cancel = ctx.cancel.clone();
         let root = ws.root().to_path_buf();
+        let reads = Arc::new(ReadFilter::new(&auth));
+        let walk_reads = Arc::clone(&reads);
         let found = tokio::task::spawn_blocking(move || {
-            walk(&root, &start, &glob, Instant::now() + GLOB_TIMEOUT, &|| {
-                cancel.is_cancelled()
-            })
+            walk(
+                &root,
+                &start,
+                &glob,
+                Instant::now() + GLOB_TIMEOUT,
+                &walk_reads,
+                &|| cancel.is_cancelled(),
+            )
         })
         .await
         .map_err(|e| ToolError::io(format!("glob worker failed: {e}")))?;
-        Ok(render(&a.pattern, found, limit))
+        Ok(reads.annotate(render(&a.pattern, found, limit)))
     }
 }
 
@@ -118,6 +136,7 @@ pub fn walk(
     start: &Start,
     glob: &PathGlob,
     deadline: Instant,
+    reads: &ReadFilter,
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Found {
     let results: Mutex<Vec<(SystemTime, PathBuf)>> = Mutex::new(Vec::new());
@@ -146,7 +165,7 @@ pub fn walk(
                 let Ok(in_start) = ent.path().strip_prefix(&start.abs) else {
                     return WalkState::Continue;
                 };
-                if !glob.is_match(in_start) {
+                if !glob.is_match(in_start) || !reads.allows(ent.path()) {
                     return WalkState::Continue;
                 }
                 let Some(rel) = scope::rel_of(root, ent.path()) else {

@@ -9,7 +9,7 @@
 //! path, so the output is the same on every run, and only then cut to the budget.
 
 use crate::read;
-use crate::scope::{self, PathGlob, Start, Visibility};
+use crate::scope::{self, PathGlob, ReadFilter, Start, Visibility};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use ignore::WalkState;
@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use wrench_core::session::merge_ranges;
 use wrench_core::{
-    Access, Authorized, Context, Effect, ReadEvidence, RedactionSource, Tool, ToolError,
+    Access, ActionPlan, Authorized, Context, Effect, ReadEvidence, RedactionSource, Tool, ToolError,
     ToolOutput, ToolResult, ToolSpec,
 };
 use wrench_permissions::Workspace;
@@ -234,7 +234,24 @@ impl Tool for Grep {
         )
     }
 
-    async fn run(&self, a: GrepArgs, _auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
+    async fn plan(
+        &self,
+        a: &GrepArgs,
+        mut base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        let ws = scope::workspace(ctx)?;
+        let paths = a.path.as_ref().map(OneOrMany::to_vec).unwrap_or_default();
+        if paths.is_empty() {
+            ws.plan_read(&mut base, ".")?;
+        }
+        for p in &paths {
+            ws.plan_read(&mut base, p)?;
+        }
+        Ok(base)
+    }
+
+    async fn run(&self, a: GrepArgs, auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
         let q = Query::new(&a)?;
         let ws = scope::workspace(ctx)?;
         let mut paths = a.path.as_ref().map(OneOrMany::to_vec).unwrap_or_default();
@@ -247,9 +264,10 @@ impl Tool for Grep {
             .collect::<ToolResult<Vec<_>>>()?;
         let cancel = ctx.cancel.clone();
         let ctx2 = ctx.clone();
+        let reads = ReadFilter::new(&auth);
         tokio::task::spawn_blocking(move || {
             let cancelled = || cancel.is_cancelled();
-            run_search(&ws, &starts, &q, &ctx2, &cancelled)
+            run_search(&ws, &starts, &q, &ctx2, &reads, &cancelled).map(|out| reads.annotate(out))
         })
         .await
         .map_err(|e| ToolError::io(format!("grep worker failed: {e}")))?
@@ -643,14 +661,15 @@ struct Outcome {
     capped: bool,
 }
 
-/// Walk `starts` and search every file the rules let through, in parallel.
+/// Walk `starts` and search every file the rules let through, in parallel,
+/// until the deadline or `stop_after` files with matches.
 fn search_tree(
     ws: &Workspace,
     starts: &[Start],
     q: &Query,
     vis: Visibility,
-    deadline: Instant,
-    stop_after: Option<usize>,
+    (deadline, stop_after): (Instant, Option<usize>),
+    reads: &ReadFilter,
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Outcome {
     let shared = Shared {
@@ -700,6 +719,9 @@ fn search_tree(
                 let Some(rel) = scope::rel_of(root, path) else {
                     return WalkState::Continue;
                 };
+                if !reads.allows(path) {
+                    return WalkState::Continue;
+                }
                 let Ok(file) = scope::open_beneath(ws, rel) else {
                     return WalkState::Continue;
                 };
@@ -741,6 +763,7 @@ fn run_search(
     starts: &[Start],
     q: &Query,
     ctx: &Context,
+    reads: &ReadFilter,
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> ToolResult<ToolOutput> {
     let vis = if q.include_ignored {
@@ -760,8 +783,8 @@ fn run_search(
         starts,
         q,
         vis,
-        Instant::now() + GREP_TIMEOUT,
-        None,
+        (Instant::now() + GREP_TIMEOUT, None),
+        reads,
         cancelled,
     );
     let mut probe = Vec::new();
@@ -773,8 +796,11 @@ fn run_search(
             starts,
             &pq,
             Visibility::Everything,
-            Instant::now() + GREP_IGNORED_PROBE_TIMEOUT,
-            Some(PROBE_EXAMPLES),
+            (
+                Instant::now() + GREP_IGNORED_PROBE_TIMEOUT,
+                Some(PROBE_EXAMPLES),
+            ),
+            &reads.fresh(),
             cancelled,
         );
         probe = p

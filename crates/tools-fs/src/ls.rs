@@ -1,7 +1,7 @@
 //! `ls`: the entries of one directory, with sizes.
 
 use crate::read::human_size;
-use crate::scope::{self, PathGlob};
+use crate::scope::{self, PathGlob, ReadFilter};
 use nix::dir::{Dir, Type};
 use nix::fcntl::AtFlags;
 use nix::sys::stat::{SFlag, fstatat};
@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use std::os::fd::OwnedFd;
 use std::path::Path;
 use wrench_core::{
-    Access, Authorized, Context, Effect, Tool, ToolError, ToolOutput, ToolResult, ToolSpec, trailer,
+    Access, ActionPlan, Authorized, Context, Effect, Tool, ToolError, ToolOutput, ToolResult,
+    ToolSpec, trailer,
 };
 
 /// Entries listed at most (then a trailer).
@@ -69,7 +70,17 @@ impl Tool for Ls {
         Access::read(&ctx.root, args.path.as_deref().unwrap_or("."))
     }
 
-    async fn run(&self, a: LsArgs, _auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
+    async fn plan(
+        &self,
+        a: &LsArgs,
+        mut base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        scope::workspace(ctx)?.plan_read(&mut base, a.path.as_deref().unwrap_or("."))?;
+        Ok(base)
+    }
+
+    async fn run(&self, a: LsArgs, auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
         let ws = scope::workspace(ctx)?;
         let p = a.path.as_deref().unwrap_or(".");
         let ignore = a
@@ -79,6 +90,12 @@ impl Tool for Ls {
             .collect::<ToolResult<Vec<_>>>()?;
         let (f, r) = ws.open_read(p)?;
         let shown = r.display_rel();
+        let reads = ReadFilter::new(&auth);
+        let real_dir = if auth.has_read_rules() {
+            ws.root().join(ws.real_rel_of(&f, p)?)
+        } else {
+            r.abs.clone()
+        };
         let meta = f.metadata().map_err(|e| ToolError::from_io(&shown, &e))?;
         if !meta.is_dir() {
             return Err(ToolError::invalid_args(format!(
@@ -96,7 +113,9 @@ impl Tool for Ls {
             if name == "." || name == ".." {
                 continue;
             }
-            if ignore.iter().any(|g| g.is_match(Path::new(&name))) {
+            if ignore.iter().any(|g| g.is_match(Path::new(&name)))
+                || !reads.allows_both(&r.abs.join(&name), &real_dir.join(&name))
+            {
                 continue;
             }
             names.push((name, ent.file_type()));
@@ -151,11 +170,11 @@ impl Tool for Ls {
             ));
             text.push('\n');
         }
-        Ok(ToolOutput::text(text).with_data(&LsView {
+        Ok(reads.annotate(ToolOutput::text(text).with_data(&LsView {
             path: shown,
             entries,
             total,
             truncated,
-        }))
+        })))
     }
 }

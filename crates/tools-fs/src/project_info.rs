@@ -11,7 +11,8 @@ use std::io::Read as _;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use wrench_core::{
-    Access, Authorized, Context, Effect, Tool, ToolError, ToolOutput, ToolResult, ToolSpec,
+    Access, ActionPlan, Authorized, Context, Effect, Tool, ToolError, ToolOutput, ToolResult,
+    ToolSpec,
 };
 use wrench_permissions::Workspace;
 
@@ -134,6 +135,16 @@ impl Tool for ProjectInfo {
 
     fn access(&self, _args: &ProjectInfoArgs, ctx: &Context) -> Access {
         Access::read(&ctx.root, ".")
+    }
+
+    async fn plan(
+        &self,
+        _a: &ProjectInfoArgs,
+        mut base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        scope::workspace(ctx)?.plan_read(&mut base, ".")?;
+        Ok(base)
     }
 
     async fn run(

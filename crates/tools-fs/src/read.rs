@@ -1,7 +1,7 @@
 //! `read`: a file as numbered lines, a directory as a tree, an image as an image.
 
 use crate::render::{self, Window};
-use crate::scope::{self, Visibility};
+use crate::scope::{self, ReadFilter, Visibility};
 use base64::Engine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -9,7 +9,7 @@ use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 use wrench_core::text::{self, Encoding};
 use wrench_core::{
-    Access, Authorized, Context, Effect, Image, OutputKind, ReadEvidence, RedactionSource, Tool,
+    Access, ActionPlan, Authorized, Context, Effect, Image, OutputKind, ReadEvidence, RedactionSource, Tool,
     ToolError, ToolOutput, ToolResult, ToolSpec,
 };
 use wrench_permissions::Workspace;
@@ -148,12 +148,17 @@ impl Tool for Read {
         Access::read(&ctx.root, &args.path)
     }
 
-    async fn run(
+    async fn plan(
         &self,
-        args: ReadArgs,
-        _auth: Authorized,
+        a: &ReadArgs,
+        mut base: ActionPlan,
         ctx: &Context,
-    ) -> ToolResult<ToolOutput> {
+    ) -> ToolResult<ActionPlan> {
+        scope::workspace(ctx)?.plan_read(&mut base, &a.path)?;
+        Ok(base)
+    }
+
+    async fn run(&self, args: ReadArgs, auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
         let ws = scope::workspace(ctx)?;
         let limit = args.limit.unwrap_or(READ_MAX_LINES);
         if limit == 0 || limit > READ_MAX_LINES {
@@ -174,7 +179,7 @@ impl Tool for Read {
                     "depth must be 1-{READ_MAX_DEPTH} (got {depth})"
                 )));
             }
-            return read_dir(&ws, &args.path, depth);
+            return read_dir(&ws, &args.path, depth, &ReadFilter::new(&auth));
         };
         if let Some(mime) = image_mime(&file.bytes) {
             return image(&file, mime);
@@ -455,7 +460,7 @@ pub fn human_size(n: u64) -> String {
     }
 }
 
-fn read_dir(ws: &Workspace, p: &str, depth: u8) -> ToolResult<ToolOutput> {
+fn read_dir(ws: &Workspace, p: &str, depth: u8, reads: &ReadFilter) -> ToolResult<ToolOutput> {
     let start = scope::start(ws, p)?;
     let Some(mut b) = scope::walker(std::slice::from_ref(&start), Visibility::Standard) else {
         return Err(ToolError::io("internal: no walk start"));
@@ -469,7 +474,7 @@ fn read_dir(ws: &Workspace, p: &str, depth: u8) -> ToolResult<ToolOutput> {
     let mut text = format!("{}/\n", scope::display_rel(&start.rel));
     for ent in b.build() {
         let Ok(ent) = ent else { continue };
-        if ent.depth() == 0 {
+        if ent.depth() == 0 || !reads.allows(ent.path()) {
             continue;
         }
         if entries.len() >= READ_DIR_MAX_ENTRIES {
@@ -516,5 +521,5 @@ fn read_dir(ws: &Workspace, p: &str, depth: u8) -> ToolResult<ToolOutput> {
         entries,
         truncated,
     };
-    Ok(ToolOutput::text(text).with_data(&v))
+    Ok(reads.annotate(ToolOutput::text(text).with_data(&v)))
 }

@@ -7,7 +7,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wrench_core::text;
 use wrench_core::{
-    Access, Authorized, Context, Effect, Tool, ToolError, ToolOutput, ToolResult, ToolSpec,
+    Access, ActionPlan, Authorized, Context, Effect, Tool, ToolError, ToolOutput, ToolResult,
+    ToolSpec,
 };
 
 /// Most lines one region may span.
@@ -62,6 +63,16 @@ impl Tool for ReadRegion {
 
     fn access(&self, args: &ReadRegionArgs, ctx: &Context) -> Access {
         Access::read(&ctx.root, &args.path)
+    }
+
+    async fn plan(
+        &self,
+        a: &ReadRegionArgs,
+        mut base: ActionPlan,
+        ctx: &Context,
+    ) -> ToolResult<ActionPlan> {
+        scope::workspace(ctx)?.plan_read(&mut base, &a.path)?;
+        Ok(base)
     }
 
     async fn run(

@@ -81,6 +81,8 @@ pub fn walker(starts: &[Start], vis: Visibility) -> Option<WalkBuilder> {
     Some(b)
 }
 
+pub use wrench_permissions::pathrule::ReadFilter;
+
 /// The path of `abs` relative to the root, if it is inside.
 pub fn rel_of<'a>(root: &Path, abs: &'a Path) -> Option<&'a Path> {
     abs.strip_prefix(root).ok()

@@ -96,3 +96,21 @@ pub fn is_temp(p: &Path) -> bool {
     p.file_name()
         .is_some_and(|n| n.to_string_lossy().starts_with(".wrench-tmp-"))
 }
+
+/// The token an allow-all gate mints for writing `names` (for tests that
+/// drive the mutation guard directly).
+#[allow(dead_code)]
+pub fn auth_for(ctx: &Context, names: &[&str]) -> wrench_core::Authorized {
+    let mut plan = wrench_core::ActionPlan::new(
+        "write",
+        wrench_core::Effect::SelfAuthorized,
+        serde_json::json!({}),
+    );
+    for n in names {
+        plan.push(wrench_core::Action::Write {
+            path: ctx.root.join(n),
+            risk: wrench_core::Risk::Low,
+        });
+    }
+    futures::executor::block_on(ctx.authorize(plan)).unwrap()
+}
