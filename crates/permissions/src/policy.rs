@@ -686,7 +686,10 @@ impl Policy {
                 continue;
             };
             let why = protected::describe(rel, e);
-            if e.guard == Guard::Refuse {
+            // File tools never change a refused name; a command that writes
+            // there (`echo x > .git/info/exclude`) is asked in every mode,
+            // as the command rules promise, since a person may mean it.
+            if e.guard == Guard::Refuse && !has_spawn(plan) {
                 return Some(Decision::Deny(format!("{what}: {why}")));
             }
             let named = self
