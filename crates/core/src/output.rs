@@ -39,6 +39,11 @@ pub struct ToolOutput {
     /// Notes the engine adds (argument repairs, withheld env vars, ...).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub notes: Vec<String>,
+    /// Lines wrench itself writes after untrusted content (a command's notes,
+    /// exit status and spool path): the executor appends them after the frame,
+    /// on a line of their own, so they are not inside it.
+    #[serde(skip_serializing_if = "String::is_empty", default)]
+    pub epilogue: String,
 }
 
 impl ToolOutput {
@@ -50,6 +55,7 @@ impl ToolOutput {
             untrusted_source: None,
             images: Vec::new(),
             notes: Vec::new(),
+            epilogue: String::new(),
         }
     }
     pub fn text(text: impl Into<String>) -> Self {
@@ -59,6 +65,26 @@ impl ToolOutput {
     pub fn untrusted(source: impl Into<String>, text: impl Into<String>) -> Self {
         let mut o = Self::new(OutputKind::UntrustedContext, text);
         o.untrusted_source = Some(source.into());
+        o
+    }
+    /// Output of a program (bash, a background job, a terminal): `body` is what
+    /// the program printed, framed by the executor as untrusted data from
+    /// `source`; `epilogue` is wrench's own lines after it. An empty body gives
+    /// no frame, only `(no output)`.
+    pub fn command(
+        source: impl Into<String>,
+        body: impl Into<String>,
+        epilogue: impl Into<String>,
+    ) -> Self {
+        let body = body.into();
+        let mut o = if body.is_empty() {
+            Self::new(OutputKind::Command, "(no output)")
+        } else {
+            let mut o = Self::new(OutputKind::Command, body);
+            o.untrusted_source = Some(source.into());
+            o
+        };
+        o.epilogue = epilogue.into();
         o
     }
     /// Attach typed data (anything serializable; an error serializing becomes null).
