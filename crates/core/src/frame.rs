@@ -201,6 +201,12 @@ pub fn is_hidden(c: char) -> bool {
     c.is_control() || is_invisible(c)
 }
 
+/// Whether `c` is hidden in content: [`is_hidden`] but for `\n`, `\t` and `\r`
+/// (which [`sanitize`] keeps in a CRLF).
+pub fn is_hidden_in_content(c: char) -> bool {
+    !matches!(c, '\n' | '\t' | '\r') && is_hidden(c)
+}
+
 /// Characters that are not seen, or change how their neighbours are seen, but are
 /// not controls: every format character (Cf: zero-width space and joiners, bidi
 /// marks, embeddings, overrides and isolates, word joiner, invisible operators,

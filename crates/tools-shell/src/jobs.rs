@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
+use wrench_core::frame::Ansi;
 use wrench_core::{
     Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, OutputKind, Tool,
     ToolError, ToolOutput, ToolResult, ToolSpec,
@@ -411,6 +412,11 @@ pub async fn wait_jobs(
     }
 }
 
+/// The frame source of a job's output.
+fn job_source(id: &str) -> String {
+    format!("{} of {id}", crate::bash::COMMAND_OUTPUT)
+}
+
 fn render_waited(ctx: &Context, st: &[JobStatus]) -> ToolResult<String> {
     let doc = load_jobs(ctx)?;
     let mut t = String::new();
@@ -427,9 +433,11 @@ fn render_waited(ctx: &Context, st: &[JobStatus]) -> ToolResult<String> {
                     "  last output ({} bytes in all; bash_output {} for unread output):\n",
                     s.output_bytes, s.id
                 ));
+                // Several jobs' output in one result: each quoted line gets the
+                // frame's escaping (no frame of its own).
                 for line in tail.lines() {
                     t.push_str("  | ");
-                    t.push_str(line);
+                    t.push_str(&wrench_core::frame::sanitize(line, Ansi::Strip));
                     t.push('\n');
                 }
             }
@@ -478,10 +486,9 @@ impl Tool for BashOutputTool {
             return terminal::read_for_output(ctx, &a.id).await;
         }
         let o = read_new(ctx, &a.id)?;
-        let mut text = o.output.clone();
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
-        }
+        // The job's output is framed as untrusted command data by the executor;
+        // these lines of wrench's own follow the frame.
+        let mut text = String::new();
         if o.more {
             text.push_str(&format!(
                 "[… more output unread; call bash_output {} again]\n",
@@ -496,7 +503,7 @@ impl Tool for BashOutputTool {
             describe(&o.status),
             o.status.output_bytes
         ));
-        Ok(ToolOutput::new(OutputKind::Command, text).with_data(&o))
+        Ok(ToolOutput::command(job_source(&a.id), o.output.clone(), text).with_data(&o))
     }
 }
 
@@ -678,8 +685,11 @@ impl Tool for TasksTool {
                 }
                 let j = find_job(ctx, &id)?;
                 let st = status_of(&j);
-                let text = format!("{}\n[{}]", tail_of(&j, TAIL_BYTES), describe(&st));
-                Ok(ToolOutput::new(OutputKind::Command, text).with_data(&st))
+                let epilogue = format!("[{}]", describe(&st));
+                Ok(
+                    ToolOutput::command(job_source(&id), tail_of(&j, TAIL_BYTES), epilogue)
+                        .with_data(&st),
+                )
             }
             TasksAction::Stop => {
                 let id = need_id()?;

@@ -275,16 +275,22 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
             Ok(())
         })?;
     let (out, resp) = read_settled(ctx, &rec, Duration::from_millis(DEFAULT_WAIT_MS)).await?;
-    let text = format!(
-        "started {id}: {}\n{out}\n{}\nSend input with terminal {{\"action\": \"send\", \"terminal_id\": \"{id}\", \"input\": \"...\"}}.",
+    let epilogue = format!(
+        "started {id}: {}\n{}\nSend input with terminal {{\"action\": \"send\", \"terminal_id\": \"{id}\", \"input\": \"...\"}}.",
         args.command,
         status_line(&id, &resp)
     );
     Ok(
-        ToolOutput::new(OutputKind::Command, text).with_data(&serde_json::json!({
+        screen_output(&id, out.clone(), epilogue).with_data(&serde_json::json!({
             "id": id, "output": out, "alive": resp.alive, "exit_code": resp.exit_code,
         })),
     )
+}
+
+/// What a terminal's program printed, framed by the executor as untrusted
+/// command data, and wrench's own lines after the frame.
+fn screen_output(id: &str, out: String, epilogue: String) -> ToolOutput {
+    ToolOutput::command(format!("terminal output of {id}"), out, epilogue)
 }
 
 /// List the session's terminals.
@@ -315,11 +321,7 @@ pub fn list(ctx: &Context) -> ToolResult<Vec<TerminalInfo>> {
 pub async fn read_for_output(ctx: &Context, id: &str) -> ToolResult<ToolOutput> {
     let t = find(ctx, id)?;
     let (out, r) = read_settled(ctx, &t, Duration::ZERO).await?;
-    Ok(ToolOutput::new(
-        OutputKind::Command,
-        format!("{out}\n{}", status_line(id, &r)),
-    )
-    .with_data(
+    Ok(screen_output(id, out.clone(), status_line(id, &r)).with_data(
         &serde_json::json!({"id": id, "output": out, "alive": r.alive, "exit_code": r.exit_code}),
     ))
 }
@@ -330,10 +332,8 @@ pub async fn tail(ctx: &Context, id: &str) -> ToolResult<ToolOutput> {
     let st = ask(&t, Request::Status).await?;
     let since = st.total.saturating_sub(crate::jobs::TAIL_BYTES as u64);
     let r = ask(&t, Request::Read { since }).await?;
-    Ok(ToolOutput::new(
-        OutputKind::Command,
-        format!("{}\n{}", r.data, status_line(id, &r)),
-    ))
+    let epilogue = status_line(id, &r);
+    Ok(screen_output(id, r.data, epilogue))
 }
 
 /// Stop a terminal: kill its program's group and end the holder.
@@ -478,7 +478,7 @@ impl Tool for TerminalTool {
                     },
                 )
                 .await?;
-                Ok(ToolOutput::new(OutputKind::Command, format!("{out}\n{}", status_line(&id, &r)))
+                Ok(screen_output(&id, out.clone(), status_line(&id, &r))
                     .with_data(&serde_json::json!({"id": id, "output": out, "alive": r.alive, "exit_code": r.exit_code})))
             }
             TerminalAction::Send => {
@@ -507,7 +507,7 @@ impl Tool for TerminalTool {
                     ));
                 }
                 let (out, r) = read_settled(ctx, &t, wait).await?;
-                Ok(ToolOutput::new(OutputKind::Command, format!("{out}\n{}", status_line(&id, &r)))
+                Ok(screen_output(&id, out.clone(), status_line(&id, &r))
                     .with_data(&serde_json::json!({"id": id, "output": out, "alive": r.alive, "exit_code": r.exit_code})))
             }
             TerminalAction::Resize => {
@@ -538,10 +538,8 @@ impl Tool for TerminalTool {
                     ));
                 }
                 let (out, r) = read_settled(ctx, &t, wait).await?;
-                Ok(ToolOutput::new(
-                    OutputKind::Command,
-                    format!("sent ^C to {id}\n{out}\n{}", status_line(&id, &r)),
-                ))
+                let epilogue = format!("sent ^C to {id}\n{}", status_line(&id, &r));
+                Ok(screen_output(&id, out, epilogue))
             }
             TerminalAction::Stop => stop(ctx, &id).await,
         }
