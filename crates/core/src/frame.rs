@@ -146,13 +146,19 @@ fn fallback_random(bytes: &mut [u8; 16]) {
 /// look-alike or invisible characters folded; see the module docs) by replacing its
 /// opening bracket with `&lt;`. Text without any is returned borrowed.
 pub fn neutralize(text: &str) -> Cow<'_, str> {
+    defuse_brackets(text, |_, rest| opens_tag(rest))
+}
+
+/// Replaces by `&lt;` every `<`-like bracket for which `defuse(bracket, rest)`
+/// holds, `rest` being the text after it. Text without one is returned borrowed.
+fn defuse_brackets(text: &str, defuse: impl Fn(char, &str) -> bool) -> Cow<'_, str> {
     if !text.chars().any(is_lt) {
         return Cow::Borrowed(text);
     }
     let mut out: Option<String> = None;
     let mut copied = 0;
     for (i, c) in text.char_indices() {
-        if is_lt(c) && opens_tag(&text[i + c.len_utf8()..]) {
+        if is_lt(c) && defuse(c, &text[i + c.len_utf8()..]) {
             let buf = out.get_or_insert_with(|| String::with_capacity(text.len() + 16));
             buf.push_str(&text[copied..i]);
             buf.push_str(DEFUSED_BRACKET);
@@ -192,7 +198,41 @@ fn escape_and_defuse(text: &str, ansi: Ansi, lines: bool) -> Cow<'_, str> {
 /// are escaped too, so a name cannot start a line of its own; ANSI sequences are
 /// shown escaped, never removed, so two names never look the same.
 pub fn echo(name: &str) -> Cow<'_, str> {
-    escape_and_defuse(name, Ansi::Show, false)
+    match escape_and_defuse(name, Ansi::Show, false) {
+        Cow::Borrowed(b) => defuse_cut_tags(b),
+        Cow::Owned(o) => Cow::Owned(defuse_cut_tags(&o).into_owned()),
+    }
+}
+
+/// In a name, which is quoted inside a sentence, a tag cut short anywhere (not
+/// only at the end) is defused: a `<`-like bracket followed by an optional
+/// `/`-like character and a prefix of the tag name that ends at anything but a
+/// letter (`</untrus.txt`, `<untr-`, `<`), as in [`defuse_tail`].
+fn defuse_cut_tags(text: &str) -> Cow<'_, str> {
+    // `⟨U+` opens one of our own escapes, never a tag.
+    defuse_brackets(text, |c, rest| {
+        !(c == '⟨' && rest.starts_with("U+")) && cut_tag_follows(rest)
+    })
+}
+
+/// Whether `rest` starts with an optional slash and a prefix of the tag name
+/// that stops at the end or at a character that is not a letter.
+fn cut_tag_follows(rest: &str) -> bool {
+    let mut chars = rest.chars().filter(|&c| !is_ignorable(c)).peekable();
+    if chars.peek().is_some_and(|&c| is_slash(c)) {
+        chars.next();
+    }
+    for &want in TAG {
+        match chars.next() {
+            None => return true,
+            Some(c) => match fold_letter(c) {
+                Some(l) if l == want => {}
+                Some(_) => return false,
+                None => return !c.is_alphabetic(),
+            },
+        }
+    }
+    true
 }
 
 /// Whether `c` is shown as an escape by [`sanitize`] (`\n`, `\t` and `\r` aside:
@@ -701,6 +741,10 @@ mod tests {
             "a⟨U+000A⟩b⟨U+0009⟩c⟨U+202E⟩&lt;/untrusted>.txt"
         );
         assert_eq!(echo("\x1b[2Jx"), "⟨U+001B⟩[2Jx");
+        assert_eq!(echo("j</untrus.txt"), "j&lt;/untrus.txt");
+        assert_eq!(echo("<UNT-1"), "&lt;UNT-1");
+        assert_eq!(echo("a<b.txt"), "a<b.txt");
+        assert_eq!(echo("<div>.html"), "<div>.html");
         assert!(matches!(echo("src/main.rs"), Cow::Borrowed(_)));
         assert!(matches!(
             sanitize("plain\ntext\r\n", Ansi::Strip),

@@ -17,7 +17,6 @@ use ignore::types::TypesBuilder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::io::Read as _;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -592,9 +591,10 @@ fn search_one(
             })
         }
         GrepMode::Content => {
-            let path = rel.as_os_str().as_bytes();
+            // The `path:N:` prefix quotes the name escaped, like every listing.
+            let shown = scope::display_rel(rel);
             let mut sink = ContentSink {
-                path,
+                path: shown.as_bytes(),
                 chunk: Vec::new(),
                 marks: Vec::new(),
                 count: 0,
