@@ -282,6 +282,108 @@ pub fn is_invisible(c: char) -> bool {
     )
 }
 
+/// Most hidden characters named per line by [`hidden_char_notes`].
+pub const HIDDEN_NOTES_PER_LINE: usize = 4;
+/// Most lines named by [`hidden_char_notes`]; the rest are counted.
+pub const HIDDEN_NOTES_MAX_LINES: usize = 20;
+
+/// For text shown as it is (a workspace file the model reads and then edits,
+/// whose bytes must stay exact so an edit matches): one note per line that
+/// holds a hidden character (bidi controls, zero-width and other format
+/// characters, controls but `\t` and a final `\r`), e.g.
+/// `line 12: U+202E RIGHT-TO-LEFT OVERRIDE at col 5` (columns count characters
+/// from 1). `lines` gives each line with its number. Bounded by
+/// [`HIDDEN_NOTES_PER_LINE`] and [`HIDDEN_NOTES_MAX_LINES`]; empty when there is
+/// nothing hidden. The Trojan Source class (CVE-2021-42574).
+pub fn hidden_char_notes<'a>(lines: impl IntoIterator<Item = (u64, &'a str)>) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut more_lines = 0usize;
+    for (n, line) in lines {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if !line.bytes().any(|b| b >= 0x80 || b < 0x20 || b == 0x7f) {
+            continue;
+        }
+        let found: Vec<(usize, char)> = line
+            .chars()
+            .enumerate()
+            .filter(|&(_, c)| c != '\t' && is_hidden(c))
+            .collect();
+        if found.is_empty() {
+            continue;
+        }
+        if notes.len() >= HIDDEN_NOTES_MAX_LINES {
+            more_lines += 1;
+            continue;
+        }
+        let mut note = format!("line {n}: ");
+        for (i, (col, c)) in found.iter().take(HIDDEN_NOTES_PER_LINE).enumerate() {
+            if i > 0 {
+                note.push_str(", ");
+            }
+            note.push_str(&format!(
+                "U+{:04X} {} at col {}",
+                u32::from(*c),
+                char_name(*c),
+                col + 1
+            ));
+        }
+        if found.len() > HIDDEN_NOTES_PER_LINE {
+            note.push_str(&format!(
+                " and {} more",
+                found.len() - HIDDEN_NOTES_PER_LINE
+            ));
+        }
+        notes.push(note);
+    }
+    if more_lines > 0 {
+        notes.push(format!("{more_lines} more lines hold hidden characters"));
+    }
+    notes
+}
+
+/// The Unicode name of a hidden character, or its class.
+fn char_name(c: char) -> &'static str {
+    match c {
+        '\u{0}' => "NULL",
+        '\u{7}' => "BELL",
+        '\u{8}' => "BACKSPACE",
+        '\u{B}' => "LINE TABULATION",
+        '\u{C}' => "FORM FEED",
+        '\r' => "CARRIAGE RETURN",
+        '\u{1B}' => "ESCAPE",
+        '\u{7F}' => "DELETE",
+        '\u{85}' => "NEXT LINE",
+        '\u{AD}' => "SOFT HYPHEN",
+        '\u{34F}' => "COMBINING GRAPHEME JOINER",
+        '\u{61C}' => "ARABIC LETTER MARK",
+        '\u{180E}' => "MONGOLIAN VOWEL SEPARATOR",
+        '\u{200B}' => "ZERO WIDTH SPACE",
+        '\u{200C}' => "ZERO WIDTH NON-JOINER",
+        '\u{200D}' => "ZERO WIDTH JOINER",
+        '\u{200E}' => "LEFT-TO-RIGHT MARK",
+        '\u{200F}' => "RIGHT-TO-LEFT MARK",
+        '\u{2028}' => "LINE SEPARATOR",
+        '\u{2029}' => "PARAGRAPH SEPARATOR",
+        '\u{202A}' => "LEFT-TO-RIGHT EMBEDDING",
+        '\u{202B}' => "RIGHT-TO-LEFT EMBEDDING",
+        '\u{202C}' => "POP DIRECTIONAL FORMATTING",
+        '\u{202D}' => "LEFT-TO-RIGHT OVERRIDE",
+        '\u{202E}' => "RIGHT-TO-LEFT OVERRIDE",
+        '\u{2060}' => "WORD JOINER",
+        '\u{2061}'..='\u{2064}' => "INVISIBLE OPERATOR",
+        '\u{2066}' => "LEFT-TO-RIGHT ISOLATE",
+        '\u{2067}' => "RIGHT-TO-LEFT ISOLATE",
+        '\u{2068}' => "FIRST STRONG ISOLATE",
+        '\u{2069}' => "POP DIRECTIONAL ISOLATE",
+        '\u{3164}' | '\u{115F}' | '\u{1160}' | '\u{FFA0}' => "HANGUL FILLER",
+        '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}' => "VARIATION SELECTOR",
+        '\u{FEFF}' => "ZERO WIDTH NO-BREAK SPACE",
+        '\u{E0000}'..='\u{E007F}' => "TAG CHARACTER",
+        c if c.is_control() => "CONTROL CHARACTER",
+        _ => "INVISIBLE FORMAT CHARACTER",
+    }
+}
+
 /// Appends the visible escape of `c`: `⟨U+202E⟩`.
 fn push_escape(out: &mut String, c: char) {
     use std::fmt::Write;
@@ -750,6 +852,28 @@ mod tests {
             sanitize("plain\ntext\r\n", Ansi::Strip),
             Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn hidden_characters_of_shown_lines_are_named_with_line_and_column() {
+        let text = "fn ok() {}\nlet x = \"\u{202E} } \u{2066}if admin\";\nplain\ttab\r\nz\u{200B}w\u{E0041}";
+        let notes = hidden_char_notes(text.split('\n').zip(1..).map(|(l, n)| (n, l)));
+        assert_eq!(
+            notes,
+            [
+                "line 2: U+202E RIGHT-TO-LEFT OVERRIDE at col 10, U+2066 LEFT-TO-RIGHT ISOLATE at col 14",
+                "line 4: U+200B ZERO WIDTH SPACE at col 2, U+E0041 TAG CHARACTER at col 4",
+            ]
+        );
+        assert!(hidden_char_notes([(1, "plain\tascii\r"), (2, "café ✓")]).is_empty());
+        let many: Vec<String> = (0..30).map(|_| "\u{200B}".repeat(6)).collect();
+        let notes = hidden_char_notes(many.iter().zip(1..).map(|(l, n)| (n, l.as_str())));
+        assert_eq!(notes.len(), HIDDEN_NOTES_MAX_LINES + 1);
+        assert!(notes[0].ends_with("and 2 more"), "{}", notes[0]);
+        assert_eq!(
+            notes[HIDDEN_NOTES_MAX_LINES],
+            "10 more lines hold hidden characters"
+        );
     }
 
     #[test]

@@ -846,6 +846,8 @@ fn render_with_ranges(
     let mut truncated = false;
     let mut shown_matches: u64 = 0;
     let mut ranges: Vec<(u64, u64)> = Vec::new();
+    // Shown lines with a byte that may start a hidden character: (file, line, text).
+    let mut suspects: Vec<(usize, u64, &str)> = Vec::new();
     let budget = q.max_chars;
     match q.mode {
         GrepMode::FilesWithMatches | GrepMode::Count => {
@@ -895,6 +897,16 @@ fn render_with_ranges(
                         wrote_sep = true;
                     }
                     text.extend_from_slice(line);
+                    // Shown lines keep their bytes; hidden characters in them
+                    // are named after the output.
+                    let t = &r.chunk[m.text_start as usize..end - 1];
+                    if m.kind != BREAK
+                        && t.iter()
+                            .any(|&b| b >= 0x80 || b == 0x7f || (b < 0x20 && b != b'\t'))
+                        && let Ok(t) = std::str::from_utf8(t)
+                    {
+                        suspects.push((i, m.line, t));
+                    }
                     if m.kind == MATCH {
                         shown_matches += 1;
                         shown_here += 1;
@@ -924,6 +936,19 @@ fn render_with_ranges(
     }
     let mut text = String::from_utf8(text)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    let mut noted = 0;
+    for group in suspects.chunk_by(|a, b| a.0 == b.0) {
+        if noted >= wrench_core::frame::HIDDEN_NOTES_MAX_LINES {
+            text.push_str("[hidden characters: more in other files]\n");
+            break;
+        }
+        noted += group.len();
+        let p = scope::display_rel(&out.results[group[0].0].rel);
+        let notes = wrench_core::frame::hidden_char_notes(group.iter().map(|&(_, n, t)| (n, t)));
+        for n in notes {
+            text.push_str(&format!("[hidden characters: {p}: {n}]\n"));
+        }
+    }
     if q.include_ignored {
         text.push_str("[searched ignored and hidden files too (include_ignored: true)]\n");
     }
