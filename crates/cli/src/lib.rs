@@ -116,6 +116,7 @@ pub fn engine(opts: &Options, asker: Option<Arc<dyn wrench_core::Asker>>) -> Too
         .unwrap_or_else(|| wrench_core::session::DEFAULT_SESSION.to_string());
     let session = SessionStore::open(&root, &session_name)?;
     let pcfg: PermissionsConfig = config.section("permissions")?;
+    wrench_core::executor::ansi_from_config(&config)?;
     let mode = opts.mode.as_deref().map(Mode::parse).transpose()?;
     let hooks = Policy::hooks_from_config(&config, &root, &session_name)?;
     let policy = Arc::new(

@@ -46,6 +46,11 @@ pub struct ToolOutput {
     /// the shown pieces, so a partial view hides exactly the secret bytes it holds.
     #[serde(skip)]
     pub sources: Vec<RedactionSource>,
+    /// Lines wrench itself writes after untrusted content (a command's notes,
+    /// exit status and spool path): the executor appends them after the frame,
+    /// on a line of their own, so they are not inside it.
+    #[serde(skip_serializing_if = "String::is_empty", default)]
+    pub epilogue: String,
 }
 
 /// A source text and where its pieces appear in a [`ToolOutput`].
@@ -105,6 +110,7 @@ impl ToolOutput {
             images: Vec::new(),
             notes: Vec::new(),
             sources: Vec::new(),
+            epilogue: String::new(),
         }
     }
     pub fn text(text: impl Into<String>) -> Self {
@@ -114,6 +120,26 @@ impl ToolOutput {
     pub fn untrusted(source: impl Into<String>, text: impl Into<String>) -> Self {
         let mut o = Self::new(OutputKind::UntrustedContext, text);
         o.untrusted_source = Some(source.into());
+        o
+    }
+    /// Output of a program (bash, a background job, a terminal): `body` is what
+    /// the program printed, framed by the executor as untrusted data from
+    /// `source`; `epilogue` is wrench's own lines after it. An empty body gives
+    /// no frame, only `(no output)`.
+    pub fn command(
+        source: impl Into<String>,
+        body: impl Into<String>,
+        epilogue: impl Into<String>,
+    ) -> Self {
+        let body = body.into();
+        let mut o = if body.is_empty() {
+            Self::new(OutputKind::Command, "(no output)")
+        } else {
+            let mut o = Self::new(OutputKind::Command, body);
+            o.untrusted_source = Some(source.into());
+            o
+        };
+        o.epilogue = epilogue.into();
         o
     }
     /// Attach typed data (anything serializable; an error serializing becomes null).

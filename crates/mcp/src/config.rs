@@ -133,10 +133,44 @@ pub struct Annotations {
     pub open_world: Option<bool>,
 }
 
+/// Escapes the `description` and `title` strings of a JSON Schema, at any depth;
+/// property names, enums and defaults stay exact (the server matches them).
+fn escape_schema_text(v: &mut serde_json::Value, shown: &impl Fn(&str) -> String) {
+    match v {
+        serde_json::Value::Object(o) => {
+            for (k, x) in o.iter_mut() {
+                match x {
+                    serde_json::Value::String(s) if k == "description" || k == "title" => {
+                        *s = shown(s);
+                    }
+                    _ => escape_schema_text(x, shown),
+                }
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| escape_schema_text(x, shown)),
+        _ => {}
+    }
+}
+
 impl RemoteTool {
-    /// Build from the JSON of one tools/list entry.
+    /// Build from the JSON of one tools/list entry. A tool whose name is not
+    /// 1-128 ASCII letters, digits, `_`, `-` or `.` (as MCP asks) is left out: it
+    /// could hide characters in `mcp__SERVER__NAME`. What the server writes for
+    /// a model (description and title, also those inside the input schema) gets
+    /// the untrusted frame's escaping: hidden characters shown as `⟨U+XXXX⟩`,
+    /// ANSI sequences shown escaped, frame tags defused.
     pub fn from_json(v: &serde_json::Value) -> Option<RemoteTool> {
         let name = v.get("name")?.as_str()?.to_string();
+        if name.is_empty()
+            || name.len() > 128
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        {
+            return None;
+        }
+        let shown =
+            |s: &str| wrench_core::frame::sanitize(s, wrench_core::frame::Ansi::Show).into_owned();
         let a = v.get("annotations");
         let hint = |k: &str| {
             a.and_then(|a| a.get(k))
@@ -146,18 +180,22 @@ impl RemoteTool {
             .get("title")
             .and_then(|t| t.as_str())
             .or_else(|| a.and_then(|a| a.get("title")).and_then(|t| t.as_str()))
-            .map(String::from);
+            .map(|t| wrench_core::frame::echo(t).into_owned());
         Some(RemoteTool {
             name,
             title,
-            description: v
-                .get("description")
-                .and_then(|d| d.as_str())
-                .unwrap_or_default()
-                .to_string(),
+            description: shown(
+                v.get("description")
+                    .and_then(|d| d.as_str())
+                    .unwrap_or_default(),
+            ),
             input_schema: v
                 .get("inputSchema")
                 .cloned()
+                .map(|mut s| {
+                    escape_schema_text(&mut s, &shown);
+                    s
+                })
                 .unwrap_or_else(|| serde_json::json!({"type": "object"})),
             annotations: Annotations {
                 read_only: hint("readOnlyHint"),

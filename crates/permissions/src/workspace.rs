@@ -21,12 +21,14 @@ pub struct Resolved {
 }
 
 impl Resolved {
-    /// `rel` for display; `.` for the root.
+    /// `rel` for display; `.` for the root. Hidden characters and frame tags in
+    /// a name are escaped ([`wrench_core::frame::echo`]): every result and
+    /// error that quotes a path gets it from here.
     pub fn display_rel(&self) -> String {
         if self.rel.as_os_str().is_empty() {
             ".".to_string()
         } else {
-            self.rel.display().to_string()
+            wrench_core::frame::echo(&self.rel.to_string_lossy()).into_owned()
         }
     }
 }

@@ -17,7 +17,6 @@ use ignore::types::TypesBuilder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::io::Read as _;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -616,9 +615,10 @@ fn search_one(
             })
         }
         GrepMode::Content => {
-            let path = rel.as_os_str().as_bytes();
+            // The `path:N:` prefix quotes the name escaped, like every listing.
+            let shown = scope::display_rel(rel);
             let mut sink = ContentSink {
-                path,
+                path: shown.as_bytes(),
                 chunk: Vec::new(),
                 marks: Vec::new(),
                 count: 0,
@@ -934,6 +934,8 @@ fn render_with_ranges(q: &Query, starts: &[Start], out: Outcome, probe: Vec<Stri
     let mut shown_matches: u64 = 0;
     let mut ranges: Vec<(u64, u64)> = Vec::new();
     let mut shown_files: Vec<ShownFile> = Vec::new();
+    // Shown lines with a byte that may start a hidden character: (file, line, text).
+    let mut suspects: Vec<(usize, u64, &str)> = Vec::new();
     let budget = q.max_chars;
     match q.mode {
         GrepMode::FilesWithMatches | GrepMode::Count => {
@@ -992,6 +994,16 @@ fn render_with_ranges(q: &Query, starts: &[Start], out: Outcome, probe: Vec<Stri
                         });
                     }
                     text.extend_from_slice(line);
+                    // Shown lines keep their bytes; hidden characters in them
+                    // are named after the output.
+                    let t = &r.chunk[m.text_start as usize..end - 1];
+                    if m.kind != BREAK
+                        && t.iter()
+                            .any(|&b| b >= 0x80 || b == 0x7f || (b < 0x20 && b != b'\t'))
+                        && let Ok(t) = std::str::from_utf8(t)
+                    {
+                        suspects.push((i, m.line, t));
+                    }
                     if m.kind == MATCH {
                         shown_matches += 1;
                         shown_here += 1;
@@ -1027,6 +1039,19 @@ fn render_with_ranges(q: &Query, starts: &[Start], out: Outcome, probe: Vec<Stri
     }
     let mut text = String::from_utf8(text)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    let mut noted = 0;
+    for group in suspects.chunk_by(|a, b| a.0 == b.0) {
+        if noted >= wrench_core::frame::HIDDEN_NOTES_MAX_LINES {
+            text.push_str("[hidden characters: more in other files]\n");
+            break;
+        }
+        noted += group.len();
+        let p = scope::display_rel(&out.results[group[0].0].rel);
+        let notes = wrench_core::frame::hidden_char_notes(group.iter().map(|&(_, n, t)| (n, t)));
+        for n in notes {
+            text.push_str(&format!("[hidden characters: {p}: {n}]\n"));
+        }
+    }
     if q.include_ignored {
         text.push_str("[searched ignored and hidden files too (include_ignored: true)]\n");
     }

@@ -139,7 +139,9 @@ impl Tool for Ls {
                     _ => None,
                 };
                 LsEntry {
-                    name,
+                    // A hostile name (a newline, a bidi override, a frame tag)
+                    // is shown escaped, never raw.
+                    name: wrench_core::frame::echo(&name).into_owned(),
                     kind: kind.to_string(),
                     size,
                 }

@@ -357,6 +357,26 @@ pub(crate) fn text_output(
     if enc != Encoding::Utf8 {
         text.push_str(&format!("[encoding: {}; edits keep it]\n", enc.name()));
     }
+    // The bytes stay as they are (so edits match); hidden characters in the shown
+    // lines are named after them. Plain ASCII output (the common case) is
+    // recognised in one pass over what is shown.
+    let maybe_hidden = text
+        .bytes()
+        .any(|b| b >= 0x80 || b == 0x7f || (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')));
+    let notes = if maybe_hidden {
+        wrench_core::frame::hidden_char_notes(
+            render::lines(content)
+                .zip(1u64..)
+                .skip((w.first - 1) as usize)
+                .take((w.last + 1 - w.first) as usize)
+                .map(|(l, n)| (n, l)),
+        )
+    } else {
+        Vec::new()
+    };
+    for n in &notes {
+        text.push_str(&format!("[hidden characters: {n}]\n"));
+    }
     let v = view(f, enc, shown, &w, next, full, sha256);
     Ok(ToolOutput::new(OutputKind::Read, text)
         .with_data(&v)

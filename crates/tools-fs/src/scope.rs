@@ -18,12 +18,13 @@ pub fn workspace(ctx: &Context) -> ToolResult<Workspace> {
     Workspace::open(&ctx.root)
 }
 
-/// A path relative to the root, for output: `/` separators, `.` for the root.
+/// A path relative to the root, for output: `/` separators, `.` for the root,
+/// hidden characters and frame tags escaped ([`wrench_core::frame::echo`]).
 pub fn display_rel(rel: &Path) -> String {
     if rel.as_os_str().is_empty() {
         ".".to_string()
     } else {
-        rel.to_string_lossy().into_owned()
+        wrench_core::frame::echo(&rel.to_string_lossy()).into_owned()
     }
 }
 

@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
 use wrench_core::{
-    Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, OutputKind, Tool,
-    ToolError, ToolOutput, ToolResult, ToolSpec,
+    Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, Tool, ToolError,
+    ToolOutput, ToolResult, ToolSpec,
 };
 use wrench_permissions::command::{spawn_actions, terminal_actions};
 
@@ -447,17 +447,22 @@ async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput
         state_captured,
         sandbox: notes.iter().find(|n| n.starts_with("sandbox:")).cloned(),
     };
-    let mut text = output.text.clone();
-    if text.is_empty() {
-        text.push_str("(no output)\n");
-    } else if !text.ends_with('\n') {
-        text.push('\n');
-    }
+    // What the program printed is framed as untrusted command data by the
+    // executor; wrench's own lines (notes, the summary) follow the frame.
+    let mut epilogue = String::new();
     for n in &notes {
-        text.push_str(&format!("[note: {n}]\n"));
+        epilogue.push_str(&format!("[note: {n}]\n"));
     }
-    text.push_str(&summary_line(&result));
+    epilogue.push_str(&summary_line(&result));
     if timed_out || cancelled {
+        let mut text = output.text.clone();
+        if text.is_empty() {
+            text.push_str("(no output)");
+        }
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&epilogue);
         let why = if timed_out {
             format!(
                 "timed out after {}s; the whole process group was killed",
@@ -470,7 +475,8 @@ async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput
             "{why}. Output so far:\n{text}\nRetry with a larger timeout (≤{MAX_TIMEOUT_SECS}) or run_in_background"
         )));
     }
-    let mut out = ToolOutput::new(OutputKind::Command, text).with_data(&result);
+    let mut out =
+        ToolOutput::command(COMMAND_OUTPUT, output.text.clone(), epilogue).with_data(&result);
     // A cut preview: secrets are found on the bytes around each cut.
     output.attach(&mut out, Some(0), "/output");
     stdout.attach(&mut out, None, "/stdout");
@@ -480,6 +486,9 @@ async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput
     }
     Ok(out)
 }
+
+/// The frame source of what a command printed.
+pub const COMMAND_OUTPUT: &str = "command output";
 
 /// The final parseable line: survives any truncation since it is added after.
 /// The directory a command of this session starts in (for resolving its

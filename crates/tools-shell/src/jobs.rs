@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
+use wrench_core::frame::Ansi;
 use wrench_core::{
     Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, OutputKind,
     RedactionSource, Tool, ToolError, ToolOutput, ToolResult, ToolSpec,
@@ -497,6 +498,11 @@ pub async fn wait_jobs(
     }
 }
 
+/// The frame source of a job's output.
+fn job_source(id: &str) -> String {
+    format!("{} of {id}", crate::bash::COMMAND_OUTPUT)
+}
+
 /// What `wait` shows per job: its state and the last lines of its output,
 /// each line's text declared with the output it was cut from.
 fn render_waited(ctx: &Context, st: &[JobStatus]) -> ToolResult<(String, Vec<RedactionSource>)> {
@@ -517,12 +523,18 @@ fn render_waited(ctx: &Context, st: &[JobStatus]) -> ToolResult<(String, Vec<Red
                     "  last output ({} bytes in all; bash_output {} for unread output):\n",
                     s.output_bytes, s.id
                 ));
+                // Several jobs' output in one result: each quoted line gets the
+                // frame's escaping (no frame of its own); a line the escaping
+                // leaves as it is is declared with the output it was cut from.
                 let mut src = RedactionSource::new(view.source.as_str());
                 for line in tail.lines() {
                     t.push_str("  | ");
-                    let at = view.at + (line.as_ptr() as usize - tail.as_ptr() as usize);
-                    src.text_piece(t.len(), at, line.len());
-                    t.push_str(line);
+                    let clean = wrench_core::frame::sanitize(line, Ansi::Strip);
+                    if clean.as_ref() == line {
+                        let at = view.at + (line.as_ptr() as usize - tail.as_ptr() as usize);
+                        src.text_piece(t.len(), at, line.len());
+                    }
+                    t.push_str(&clean);
                     t.push('\n');
                 }
                 sources.push(src);
@@ -573,10 +585,9 @@ impl Tool for BashOutputTool {
         }
         let o = read_new(ctx, &a.id)?;
         let view = stream_view(&o.context, &o.output);
-        let mut text = o.output.clone();
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
-        }
+        // The job's output is framed as untrusted command data by the executor;
+        // these lines of wrench's own follow the frame.
+        let mut text = String::new();
         if o.more {
             text.push_str(&format!(
                 "[… more output unread; call bash_output {} again]\n",
@@ -591,7 +602,8 @@ impl Tool for BashOutputTool {
             describe(&o.status),
             o.status.output_bytes
         ));
-        let mut out = ToolOutput::new(OutputKind::Command, text).with_data(&o);
+        let mut out =
+            ToolOutput::command(job_source(&a.id), o.output.clone(), text).with_data(&o);
         view.attach(&mut out, Some(0), Some("/output"));
         Ok(out)
     }
@@ -781,8 +793,13 @@ impl Tool for TasksTool {
                 let j = find_job(ctx, &id)?;
                 let st = status_of(&j);
                 let view = tail_with_context(&j, TAIL_BYTES);
-                let text = format!("{}\n[{}]", &view.source[view.at..], describe(&st));
-                let mut out = ToolOutput::new(OutputKind::Command, text).with_data(&st);
+                let epilogue = format!("[{}]", describe(&st));
+                let mut out = ToolOutput::command(
+                    job_source(&id),
+                    view.source[view.at..].to_string(),
+                    epilogue,
+                )
+                .with_data(&st);
                 view.attach(&mut out, Some(0), None);
                 Ok(out)
             }

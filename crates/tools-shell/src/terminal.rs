@@ -370,16 +370,23 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
             Ok(())
         })?;
     let (out, resp) = read_settled(ctx, &rec, Duration::from_millis(DEFAULT_WAIT_MS)).await?;
-    let lead = format!("started {id}: {}\n", args.command);
-    let text = format!(
-        "{lead}{out}\n{}\nSend input with terminal {{\"action\": \"send\", \"terminal_id\": \"{id}\", \"input\": \"...\"}}.",
+    let epilogue = format!(
+        "started {id}: {}\n{}\nSend input with terminal {{\"action\": \"send\", \"terminal_id\": \"{id}\", \"input\": \"...\"}}.",
+        args.command,
         status_line(&id, &resp)
     );
-    Ok(ToolOutput::new(OutputKind::Command, text)
-        .with_data(&serde_json::json!({
+    Ok(
+        screen_output(&id, out.to_string(), epilogue).with_data(&serde_json::json!({
             "id": id, "output": out, "alive": resp.alive, "exit_code": resp.exit_code,
         }))
-        .with_source(out.source(Some(lead.len()), Some("/output"))))
+        .with_source(out.source(Some(0), Some("/output"))),
+    )
+}
+
+/// What a terminal's program printed, framed by the executor as untrusted
+/// command data, and wrench's own lines after the frame.
+fn screen_output(id: &str, out: String, epilogue: String) -> ToolOutput {
+    ToolOutput::command(format!("terminal output of {id}"), out, epilogue)
 }
 
 /// List the session's terminals.
@@ -410,11 +417,7 @@ pub fn list(ctx: &Context) -> ToolResult<Vec<TerminalInfo>> {
 pub async fn read_for_output(ctx: &Context, id: &str) -> ToolResult<ToolOutput> {
     let t = find(ctx, id)?;
     let (out, r) = read_settled(ctx, &t, Duration::ZERO).await?;
-    Ok(ToolOutput::new(
-        OutputKind::Command,
-        format!("{out}\n{}", status_line(id, &r)),
-    )
-    .with_data(
+    Ok(screen_output(id, out.to_string(), status_line(id, &r)).with_data(
         &serde_json::json!({"id": id, "output": out, "alive": r.alive, "exit_code": r.exit_code}),
     )
     .with_source(out.source(Some(0), Some("/output"))))
@@ -431,11 +434,8 @@ pub async fn tail(ctx: &Context, id: &str) -> ToolResult<ToolOutput> {
         text: r.data.clone(),
         at: 0,
     };
-    Ok(ToolOutput::new(
-        OutputKind::Command,
-        format!("{}\n{}", r.data, status_line(id, &r)),
-    )
-    .with_source(shown.source(Some(0), None)))
+    let epilogue = status_line(id, &r);
+    Ok(screen_output(id, r.data, epilogue).with_source(shown.source(Some(0), None)))
 }
 
 /// Stop a terminal: kill its program's group and end the holder.
@@ -579,7 +579,7 @@ impl Tool for TerminalTool {
                     },
                 )
                 .await?;
-                Ok(ToolOutput::new(OutputKind::Command, format!("{out}\n{}", status_line(&id, &r)))
+                Ok(screen_output(&id, out.to_string(), status_line(&id, &r))
                     .with_data(&serde_json::json!({"id": id, "output": out, "alive": r.alive, "exit_code": r.exit_code}))
                     .with_source(out.source(Some(0), Some("/output"))))
             }
@@ -609,7 +609,7 @@ impl Tool for TerminalTool {
                     ));
                 }
                 let (out, r) = read_settled(ctx, &t, wait).await?;
-                Ok(ToolOutput::new(OutputKind::Command, format!("{out}\n{}", status_line(&id, &r)))
+                Ok(screen_output(&id, out.to_string(), status_line(&id, &r))
                     .with_data(&serde_json::json!({"id": id, "output": out, "alive": r.alive, "exit_code": r.exit_code}))
                     .with_source(out.source(Some(0), Some("/output"))))
             }
@@ -641,12 +641,9 @@ impl Tool for TerminalTool {
                     ));
                 }
                 let (out, r) = read_settled(ctx, &t, wait).await?;
-                let lead = format!("sent ^C to {id}\n");
-                Ok(ToolOutput::new(
-                    OutputKind::Command,
-                    format!("{lead}{out}\n{}", status_line(&id, &r)),
-                )
-                .with_source(out.source(Some(lead.len()), None)))
+                let epilogue = format!("sent ^C to {id}\n{}", status_line(&id, &r));
+                Ok(screen_output(&id, out.to_string(), epilogue)
+                    .with_source(out.source(Some(0), None)))
             }
             TerminalAction::Stop => stop(ctx, &id).await,
         }

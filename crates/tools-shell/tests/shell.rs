@@ -51,6 +51,23 @@ async fn ok(ex: &Executor, tool: &str, args: Value) -> (String, Value) {
     }
 }
 
+/// What the program printed: the body of the untrusted frame wrench puts its
+/// output in (the text as it is when there is no frame).
+fn body(text: &str) -> String {
+    let Some(rest) = text.strip_prefix("<untrusted ") else {
+        return text.to_string();
+    };
+    let mut lines = rest.split_inclusive('\n').skip(2);
+    let mut out = String::new();
+    for l in lines.by_ref() {
+        if l.starts_with("</untrusted nonce=") {
+            break;
+        }
+        out.push_str(l);
+    }
+    out
+}
+
 fn dead(pid: i32) -> bool {
     proc_stat(pid).is_none_or(|s| s.state == 'Z' || s.state == 'X')
 }
@@ -95,7 +112,7 @@ async fn cwd_and_env_persist_across_two_processes() {
     .await;
     let want = e.root().join("a/b");
     assert!(
-        text.starts_with(&format!("{}\nhi there\n", want.display())),
+        body(&text).starts_with(&format!("{}\nhi there\n", want.display())),
         "{text}"
     );
     assert_eq!(d["cwd"], json!(want));
@@ -122,7 +139,7 @@ async fn exit_and_pushd_and_unset_behave_as_in_a_shell() {
     )
     .await;
     assert!(
-        text.starts_with(&format!(
+        body(&text).starts_with(&format!(
             "{}\nK=1 D=unset\n",
             e.root().join("x/y").display()
         )),
@@ -138,7 +155,7 @@ async fn cd_out_of_the_workspace_is_reported_and_the_next_call_starts_at_the_roo
     assert!(text.contains("outside the workspace"), "{text}");
     let (text, _) = ok(&e.process(), "bash", json!({"command": "pwd -P"})).await;
     assert!(
-        text.starts_with(&format!("{}\n", e.root().display())),
+        body(&text).starts_with(&format!("{}\n", e.root().display())),
         "{text}"
     );
 }
@@ -184,7 +201,7 @@ async fn long_output_keeps_head_and_tail_and_a_spool_outside_the_workspace() {
         json!({"command": "seq 1 100000; echo 'error: the failing line' >&2"}),
     )
     .await;
-    assert!(text.starts_with("1\n2\n3\n"), "head kept");
+    assert!(body(&text).starts_with("1\n2\n3\n"), "head kept");
     assert!(text.contains("error: the failing line"), "tail kept");
     assert!(text.len() < 40_000, "preview bounded: {}", text.len());
     let spool = PathBuf::from(d["spool"].as_str().unwrap());
@@ -287,7 +304,7 @@ async fn credential_variables_are_withheld_unless_kept() {
         json!({"command": format!("echo \"[${VAR}]\"")}),
     )
     .await;
-    assert!(text.starts_with("[]\n"), "{text}");
+    assert!(body(&text).starts_with("[]\n"), "{text}");
     assert!(d["env_withheld"].as_array().unwrap().contains(&json!(VAR)));
     assert!(text.contains(VAR), "the withheld name is said");
     let cfg = Config::from_str(&format!("[bash]\nkeep_env = [\"{VAR}\"]\n")).unwrap();
@@ -297,7 +314,7 @@ async fn credential_variables_are_withheld_unless_kept() {
         json!({"command": format!("echo \"[${VAR}]\"")}),
     )
     .await;
-    assert!(text.starts_with("[s3cr3t-value]\n"), "{text}");
+    assert!(body(&text).starts_with("[s3cr3t-value]\n"), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -406,7 +423,7 @@ async fn tasks_lists_tails_waits_and_stops() {
     assert!(text.contains("bg-1 running"), "{text}");
     eventually(Duration::from_secs(20), async || {
         let (t, _) = ok(&ex, "tasks", json!({"action": "tail", "id": "bg-1"})).await;
-        t.starts_with("one\n").then_some(())
+        body(&t).starts_with("one\n").then_some(())
     })
     .await;
     let (_, s) = ok(&ex, "tasks", json!({"action": "stop", "id": "bg-1"})).await;
