@@ -119,12 +119,12 @@ impl Frame {
             ..Inv::default()
         }
     }
-    /// The frame for the command a wrapper runs: redirections stay with the
-    /// outermost invocation.
+    /// The frame for the command a wrapper runs: redirections go with it
+    /// (so rules see only the wrapped program), the wrapper's own extra
+    /// paths do not.
     fn wrapped(&self, wrapper: &str) -> Frame {
         let mut f = self.clone();
         f.wrappers.push(wrapper.to_string());
-        f.redirects.clear();
         f.extra_writes.clear();
         f.extra_paths.clear();
         f
@@ -628,6 +628,7 @@ fn wrapper(
     // command (and for rules that name it).
     let mut own = frame.inv();
     own.args.push(w.to_string());
+    let own_redirects = std::mem::take(&mut own.redirects);
     if opts
         .iter()
         .any(|o| o.value.as_ref().is_some_and(|v| v.literal().is_none()))
@@ -828,6 +829,7 @@ fn wrapper(
     }
     if cmd.is_empty() {
         // `env` prints the environment, `time` alone times nothing.
+        own.redirects = own_redirects;
         if own.dynamic {
             out.findings
                 .push(format!("`{w}` has an option computed at run time"));
@@ -840,9 +842,10 @@ fn wrapper(
     Some(())
 }
 
-/// A wrapper's own invocation matters only when it writes or is dynamic.
+/// A wrapper's own invocation matters only when it is dynamic (its
+/// redirections and extra writes travel with the command it runs).
 fn push_own_if_needed(own: Inv, out: &mut Normalized) {
-    if own.dynamic || !own.extra_writes.is_empty() || !own.redirects.is_empty() {
+    if own.dynamic {
         if own.dynamic {
             out.findings
                 .push("a wrapper has an option computed at run time".into());
@@ -927,11 +930,6 @@ fn shell(sh: &str, rest: &[Word], frame: &Frame, depth: usize, out: &mut Normali
             Some(text) => {
                 let inner = frame.wrapped(&format!("{sh} -c"));
                 nested(text, &inner, depth, out);
-                if !frame.redirects.is_empty() {
-                    let mut own = frame.inv();
-                    own.args.push(sh.to_string());
-                    out.invocations.push(own);
-                }
             }
             None => {
                 out.findings
