@@ -132,6 +132,11 @@ impl Tool for Git {
                 GIT_MAX_OVERRIDES,
                 "configured programs switched off; a repository naming more is refused",
             )
+            .limit(
+                "GIT_MAX_GITDIR_ENTRIES",
+                guard::GIT_MAX_GITDIR_ENTRIES,
+                "entries of the workspace's git directory checked for symlinks leading out; a larger one is refused",
+            )
     }
 
     /// A whole-tree read: git looks at the index and every tracked file.

@@ -313,6 +313,22 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// A toolchain named by anything path-like is refused, in the TOML
+        /// form and the legacy one-line form.
+        #[test]
+        fn path_like_toolchain_names_are_refused(
+            a in "[a-z0-9._-]{0,12}",
+            b in "[a-z0-9._-]{0,12}",
+            lead in proptest::sample::select(vec!["", ".", "./", "../", "~/", "/"]),
+        ) {
+            let name = format!("{lead}{a}/{b}");
+            let toml = format!("[toolchain]\nchannel = {name:?}\n");
+            proptest::prop_assert!(toolchain_override(&toml).is_some(), "{}", toml);
+            proptest::prop_assert!(toolchain_override(&format!("{name}\n")).is_some(), "{}", name);
+        }
+    }
+
     #[test]
     fn safe_settings_win_over_the_users() {
         let user = serde_json::json!({"cargo": {"features": "all", "buildScripts": {"enable": true}}, "procMacro": {"enable": true}});

@@ -422,6 +422,27 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Whatever a driver is called (`=`, dots, quotes, spaces, unicode),
+        /// each of its program variables gets an override under that exact key.
+        #[test]
+        fn every_configured_driver_program_is_switched_off(
+            section in proptest::sample::select(vec!["filter", "diff", "merge", "FILTER"]),
+            name in "[^\\x00\\n]{1,40}",
+            value in "[^\\x00]{0,40}",
+        ) {
+            let var = match section {
+                "diff" => "command",
+                "merge" => "driver",
+                _ => "clean",
+            };
+            let key = format!("{section}.{name}.{var}");
+            let list = format!("core.bare\nfalse\0{key}\n{value}\0");
+            let o = overrides(config_keys(list.as_bytes()));
+            proptest::prop_assert_eq!(o.get(&key).map(String::as_str), Some(""));
+        }
+    }
+
     #[test]
     fn core_worktree_is_read_from_the_core_section_only() {
         let c = "[core]\n\tbare = false\n\tworktree = ../../../sub\n[other]\n\tworktree = /x\n";
