@@ -315,3 +315,59 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod cost {
+    use super::*;
+
+    /// Run with `cargo test -p wrench-redact --release -- --ignored --nocapture`:
+    /// what finding secrets on the source adds to a one-shot `read` of a
+    /// ~26 KB file (a fresh redactor each time, as in a new process).
+    #[test]
+    #[ignore]
+    fn view_masking_cost_on_a_26kb_file() {
+        let source = include_str!("engine.rs").repeat(2);
+        let source = &source[..26 * 1024];
+        let source = &source[..source.rfind('\n').map_or(source.len(), |i| i + 1)];
+        let mut view = String::new();
+        let mut segs = Vec::new();
+        let mut at = 0;
+        for (n, line) in source.split_inclusive('\n').enumerate() {
+            view.push_str(&format!("{:>6}\t", n + 1));
+            segs.push(Segment {
+                view: view.len(),
+                source: at,
+                len: line.len() - 1,
+            });
+            view.push_str(line);
+            at += line.len();
+        }
+        let runs = 30;
+        let time = |f: &dyn Fn()| {
+            let t = std::time::Instant::now();
+            for _ in 0..runs {
+                f();
+            }
+            t.elapsed() / runs
+        };
+        let before = time(&|| {
+            let r = Redactor::new();
+            let _ = r.scrub(&view);
+        });
+        let after = time(&|| {
+            let r = Redactor::new();
+            let masked = r.mask_view(source, &view, &segs);
+            let _ = r.scrub(&masked);
+        });
+        let warm_before = {
+            let r = Redactor::new();
+            let _ = r.scrub(&view);
+            time(&|| {
+                let _ = r.find(&view);
+            })
+        };
+        eprintln!(
+            "26 KB read, fresh redactor: view scrub {before:?}; source spans + mask + view scrub {after:?}; one warm scan {warm_before:?}"
+        );
+    }
+}

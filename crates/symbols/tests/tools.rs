@@ -266,3 +266,24 @@ async fn code_index_outlines_a_tree_grouped_by_file() {
     let (text, _) = env.ok("code_index", json!({"path": "src/kinds.go"})).await;
     assert!(text.starts_with("src/kinds.go ("), "{text}");
 }
+
+#[tokio::test]
+async fn read_symbol_cuts_a_long_line_without_showing_part_of_a_token() {
+    let alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let rand: String = (0..36usize)
+        .map(|i| alnum.as_bytes()[(i * 17 + 5) % 62] as char)
+        .collect();
+    let token = format!("{}{rand}", concat!("gh", "p_"));
+    // The line is cut at 2,000 characters, 10 characters into the token.
+    let lead = "    let t = \"";
+    let pad = "x".repeat(1990 - lead.len());
+    let src = format!("fn creds() -> &'static str {{\n{lead}{pad}{token}\";\n    t\n}}\n");
+    let env = Env::new(&[("src/c.rs", src.as_str())]);
+    let (text, data) = env
+        .ok("read_symbol", json!({"path": "src/c.rs", "query": "creds"}))
+        .await;
+    assert!(text.contains("line cut"), "{text}");
+    assert!(!text.contains(&token[..8]), "token start shown:\n{text}");
+    assert!(text.contains("[REDACTED:github_pat]"), "{text}");
+    assert!(!data.to_string().contains(&token[..8]));
+}

@@ -210,6 +210,11 @@ impl Tool for Grep {
                 "time spent looking into ignored files after a miss",
             )
             .limit(
+                "GREP_SOURCE_MAX_BYTES",
+                GREP_SOURCE_MAX_BYTES,
+                "largest file read again to find secrets around the lines shown",
+            )
+            .limit(
                 "GREP_MAX_COLLECT_BYTES",
                 GREP_MAX_COLLECT_BYTES,
                 "matched text kept while searching",

@@ -200,6 +200,7 @@ impl Tool for BashTool {
         .limit("PREVIEW_BUDGET_BYTES", crate::capture::PREVIEW_BUDGET_BYTES, "merged output shown before cutting to head and tail")
         .limit("PREVIEW_HEAD_BYTES", crate::capture::PREVIEW_HEAD_BYTES, "head kept of a cut output")
         .limit("PREVIEW_TAIL_BYTES", crate::capture::PREVIEW_TAIL_BYTES, "tail kept of a cut output")
+        .limit("CUT_CONTEXT_BYTES", crate::capture::CUT_CONTEXT_BYTES, "output kept around each cut so secrets are found with their context")
         .limit("STREAM_BUDGET_BYTES", crate::capture::STREAM_BUDGET_BYTES, "stdout and stderr each, in the structured result")
         .limit("SPOOL_CAP_BYTES", crate::capture::SPOOL_CAP_BYTES, "largest spool file; more output is counted, not stored")
         .limit("SPOOL_KEEP", crate::capture::SPOOL_KEEP, "spool files kept per session")

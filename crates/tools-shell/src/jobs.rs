@@ -575,6 +575,11 @@ impl Tool for BashOutputTool {
             OUTPUT_CHUNK_BYTES,
             "most output returned per call",
         )
+        .limit(
+            "HOLD_BACK_MAX_BYTES",
+            wrench_core::redact::HOLD_BACK_MAX_BYTES,
+            "longest unfinished last word held back until the next read",
+        )
     }
     fn access(&self, _a: &IdArgs, _c: &Context) -> Access {
         Access::ParallelBash
