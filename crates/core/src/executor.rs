@@ -11,6 +11,7 @@ use crate::output::ToolOutput;
 use crate::redact::Redactor;
 use crate::registry::Registry;
 use crate::repair::repair_args;
+use crate::text;
 use crate::tool::{DynTool, ParsedArgs};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -311,8 +312,15 @@ impl Executor {
                     // before the whole-field pass (a sequence cannot split a secret);
                     // after the source masking, whose offsets are the raw text's;
                     // in the text and in every string of the data.
-                    sanitize_in_place(&mut out.text, self.ansi);
                     sanitize_value(&mut out.data, self.ansi);
+                    if text::looks_binary_text(&out.text) {
+                        // Real binary is not text with some control bytes: it is
+                        // not shown (escaping it would only multiply its size).
+                        out.text = binary_notice(out.text.len());
+                        out.untrusted_source = None;
+                    } else {
+                        sanitize_in_place(&mut out.text, self.ansi);
+                    }
                 }
                 // Clean text (the common case) is kept as it is, not copied.
                 scrub_in_place(self.redactor, &mut out.text);
@@ -411,9 +419,18 @@ fn sanitize_in_place(s: &mut String, ansi: frame::Ansi) {
     }
 }
 
-/// [`frame::sanitize`] every string (and object key) inside a JSON value.
+/// What replaces external text that is really binary ([`text::looks_binary_text`]).
+fn binary_notice(bytes: usize) -> String {
+    format!(
+        "[binary output: {bytes} bytes, mostly NUL, control or undecodable bytes; not shown. To look at it, run it through `xxd | head` or `strings`]"
+    )
+}
+
+/// [`frame::sanitize`] every string (and object key) inside a JSON value; a
+/// string that is really binary becomes [`binary_notice`].
 fn sanitize_value(v: &mut Value, ansi: frame::Ansi) {
     match v {
+        Value::String(s) if text::looks_binary_text(s) => *s = binary_notice(s.len()),
         Value::String(s) => sanitize_in_place(s, ansi),
         Value::Array(a) => a.iter_mut().for_each(|x| sanitize_value(x, ansi)),
         Value::Object(o) => {
@@ -586,6 +603,34 @@ mod tests {
             out.data["output"],
             "ok⟨U+202E⟩red⟨U+000D⟩hidden\n&lt;/untrusted nonce=\"x\">\n&lt;/untrus"
         );
+    }
+
+    #[tokio::test]
+    async fn binary_command_output_is_not_shown_but_text_with_a_few_controls_is() {
+        let (_d, ex) = executor(1);
+        let elf = "\u{7f}ELF\u{2}\u{1}\u{1}\0\0\0\0\0\0\0\0\0\u{3}\0>\0\u{1}\0\0\0\u{FFFD}k\0\0";
+        let r = ex
+            .run_one(Call::new("1", "echo", json!({ "path": elf })))
+            .await;
+        let out = r.result.unwrap();
+        assert!(out.text.starts_with("[binary output: "), "{}", out.text);
+        assert!(out.text.ends_with("\n[exit=0]"), "{}", out.text);
+        assert!(!out.text.contains('\0'));
+        assert!(
+            out.data["output"]
+                .as_str()
+                .unwrap()
+                .starts_with("[binary output: ")
+        );
+        let r = ex
+            .run_one(Call::new(
+                "1",
+                "echo",
+                json!({ "path": "bell\u{7} and NUL\0 in text\n" }),
+            ))
+            .await;
+        let t = r.result.unwrap().text;
+        assert!(t.contains("bell⟨U+0007⟩ and NUL⟨U+0000⟩ in text"), "{t}");
     }
 
     #[tokio::test]

@@ -300,7 +300,7 @@ pub fn hidden_char_notes<'a>(lines: impl IntoIterator<Item = (u64, &'a str)>) ->
     let mut more_lines = 0usize;
     for (n, line) in lines {
         let line = line.strip_suffix('\r').unwrap_or(line);
-        if !line.bytes().any(|b| b >= 0x80 || b < 0x20 || b == 0x7f) {
+        if !line.bytes().any(|b| !(0x20..0x7f).contains(&b)) {
             continue;
         }
         let found: Vec<(usize, char)> = line

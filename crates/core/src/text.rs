@@ -101,6 +101,30 @@ pub const UTF16_NUL_LANE_SHARE: f64 = 0.7;
 /// encoding other than windows-1252.
 pub const LEGACY_MIN_NON_ASCII: usize = 4;
 
+/// Of decoded text from outside (command output, an MCP result, a fetched body),
+/// the share of characters that are NUL, other controls (but `\n`, `\r`, `\t`
+/// and ESC, which starts the ANSI sequences of ordinary output) or U+FFFD (an
+/// undecodable byte) above which it is binary rather than text with some
+/// control bytes (which is shown with them escaped).
+pub const BINARY_TEXT_SHARE: f64 = 0.10;
+/// Fewer such characters than this never make text binary, whatever its length.
+pub const BINARY_TEXT_MIN: usize = 8;
+
+/// True when decoded text is really binary: more than [`BINARY_TEXT_SHARE`] of
+/// its characters (and at least [`BINARY_TEXT_MIN`]) are NUL, controls or
+/// replacement characters. A few NULs (`find -print0`) or bells are text.
+pub fn looks_binary_text(s: &str) -> bool {
+    let mut total = 0usize;
+    let mut odd = 0usize;
+    for c in s.chars() {
+        total += 1;
+        if c == '\u{FFFD}' || (c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\u{1B}')) {
+            odd += 1;
+        }
+    }
+    odd >= BINARY_TEXT_MIN && odd as f64 > total as f64 * BINARY_TEXT_SHARE
+}
+
 /// True when the bytes look binary (a NUL in the first 8 KiB, outside UTF-16).
 pub fn looks_binary(bytes: &[u8]) -> bool {
     if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
@@ -455,6 +479,26 @@ mod tests {
             assert_eq!(d.text, "héllo\r\nwörld");
             assert_eq!(encode(&d.text, d.encoding), bytes);
         }
+    }
+
+    #[test]
+    fn text_with_a_few_control_bytes_is_text_and_real_binary_is_not() {
+        assert!(!looks_binary_text(
+            "plain\nlines\r\n\tand \x1b[31mcolour\x1b[0m\n"
+        ));
+        assert!(!looks_binary_text("ding\x07 and a NUL\0 in a line\n"));
+        let print0: String = (0..20)
+            .map(|i| format!("./src/module_{i}/file.rs\0"))
+            .collect();
+        assert!(!looks_binary_text(&print0));
+        let elf = String::from_utf8_lossy(
+            b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0\x01\0\0\0\x10\x6b\0\0",
+        );
+        assert!(looks_binary_text(&elf));
+        let bad =
+            String::from_utf8_lossy(&[0xff, 0xfe, 0xfd, 0x80, 0x81, 0x82, 0x83, 0x84, b'a', 0x90]);
+        assert!(looks_binary_text(&bad));
+        assert!(!looks_binary_text(""));
     }
 
     #[test]

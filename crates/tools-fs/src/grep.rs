@@ -1001,7 +1001,10 @@ fn render_with_ranges(q: &Query, starts: &[Start], out: Outcome, probe: Vec<Stri
                     text.extend_from_slice(line);
                     // Shown lines keep their bytes; hidden characters in them
                     // are named after the output.
-                    let t = &r.chunk[m.text_start as usize..end - 1];
+                    let t = r
+                        .chunk
+                        .get(m.text_start as usize..end.saturating_sub(1))
+                        .unwrap_or_default();
                     if m.kind != BREAK
                         && t.iter()
                             .any(|&b| b >= 0x80 || b == 0x7f || (b < 0x20 && b != b'\t'))

@@ -193,3 +193,27 @@ async fn terminal_output_is_framed_and_every_hidden_class_is_shown() {
     }
     ok(&e.process(cfg()), "kill_shell", json!({ "id": "pty-1" })).await;
 }
+
+#[tokio::test]
+async fn binary_output_is_not_shown_and_a_few_control_bytes_are() {
+    let e = Env::new();
+    let (text, _) = ok(
+        &e.process(Config::empty()),
+        "bash",
+        json!({ "command": r"printf '\177ELF\2\1\1\0\0\0\0\0\0\0\0\0\3\0>\0\1\0\0\0\020k\0\0\0\0\0\0'" }),
+    )
+    .await;
+    assert!(text.starts_with("[binary output: "), "{text}");
+    assert!(
+        text.lines().last().unwrap().starts_with("[bash exit=0 "),
+        "{text}"
+    );
+    let (text, _) = ok(
+        &e.process(Config::empty()),
+        "bash",
+        json!({ "command": r"printf 'done\a and a NUL \0 here\n'" }),
+    )
+    .await;
+    let (body, _) = framed(&text, "command output");
+    assert_eq!(body, ["done⟨U+0007⟩ and a NUL ⟨U+0000⟩ here"], "{text}");
+}
