@@ -113,6 +113,17 @@ fn build_cli(reg: &wrench_core::Registry) -> Command {
         )
         .subcommand(Command::new("schema").about("Print a tool's JSON Schema").arg(Arg::new("tool").required(true)))
         .subcommand(
+            Command::new("policy")
+                .about("Explain what the permission engine decides for a call, without running it")
+                .subcommand_required(true)
+                .subcommand(with_mode(
+                    Command::new("check")
+                        .about("Plan TOOL with ARGS and print its effects, each rule considered, the decision and the rule that would change it; runs nothing (exit 0 allow, 3 ask or deny)")
+                        .arg(Arg::new("tool").required(true))
+                        .arg(Arg::new("args").help("JSON object, or - for stdin (default: {})")),
+                )),
+        )
+        .subcommand(
             Command::new("mcp")
                 .about("MCP: serve wrench's tools, or use configured MCP servers")
                 .subcommand_required(true)
@@ -417,6 +428,10 @@ async fn run(m: ArgMatches, reg_for_cli: Arc<wrench_core::Registry>) -> ExitCode
                 _ => code(exit::USAGE),
             }
         }
+        "policy" => match sm.subcommand() {
+            Some(("check", cm)) => policy_check(&opts, cm, json).await,
+            _ => code(exit::USAGE),
+        },
         "call" => {
             let engine = match wrench_cli::engine(&opts, asker) {
                 Ok(e) => e,
@@ -562,4 +577,47 @@ fn main() -> ExitCode {
         wrench_lsp::shutdown_all().await;
         code
     })
+}
+
+/// `wrench policy check TOOL [ARGS]`: plan the call, explain the decision.
+async fn policy_check(opts: &wrench_cli::Options, cm: &ArgMatches, json: bool) -> ExitCode {
+    let engine = match wrench_cli::engine(opts, None) {
+        Ok(e) => e,
+        Err(e) => return fail(&e, json),
+    };
+    let tool = cm.get_one::<String>("tool").cloned().unwrap_or_default();
+    let raw = match cm.get_one::<String>("args").map(String::as_str) {
+        None => "{}".to_string(),
+        Some("-") => match read_input(None) {
+            Ok(s) => s,
+            Err(e) => return fail(&e, json),
+        },
+        Some(s) => s.to_string(),
+    };
+    let args: serde_json::Value = match serde_json::from_str(&raw) {
+        Ok(v) => v,
+        Err(e) => {
+            return fail(
+                &ToolError::invalid_args(format!(
+                    "ARGS must be a JSON object (or - to read it from stdin): {e}"
+                )),
+                json,
+            );
+        }
+    };
+    let plan = match engine.executor.plan_only(Call::new("1", tool, args)).await {
+        Ok(p) => p,
+        Err(e) => return fail(&e, json),
+    };
+    let e = engine.policy.explain(&plan);
+    if json {
+        println!("{}", serde_json::to_string(&e).unwrap_or_default());
+    } else {
+        print!("{}", wrench_cli::explain::render(&e));
+    }
+    if e.decision == "allow" {
+        code(exit::OK)
+    } else {
+        code(exit::DENIED)
+    }
 }

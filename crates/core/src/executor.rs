@@ -7,6 +7,7 @@ use crate::access::{Access, plan_batches};
 use crate::context::Context;
 use crate::error::{ToolError, ToolResult};
 use crate::frame;
+use crate::gate::ActionPlan;
 use crate::output::ToolOutput;
 use crate::redact::Redactor;
 use crate::registry::Registry;
@@ -214,6 +215,25 @@ impl Executor {
         c.call_id = id.to_string();
         c.cancel = cancel;
         c
+    }
+
+    /// Plan a call without authorizing or running it (`wrench policy
+    /// check`): the name resolved, the arguments parsed (and repaired), and
+    /// the tool's planned effects. An error's text passes the redactor.
+    pub async fn plan_only(&self, call: Call) -> ToolResult<ActionPlan> {
+        let p = self.prepare(&call);
+        let r = match (p.tool, p.parsed, p.error) {
+            (_, _, Some(e)) => Err(e),
+            (Some(tool), Some(args), None) => {
+                let ctx = self.call_context(&call.id, self.cancel.child_token());
+                tool.plan(&args, &ctx).await
+            }
+            _ => Err(ToolError::invalid_args("internal: call was not prepared")),
+        };
+        r.map_err(|mut e| {
+            e.message = self.redactor.scrub(&e.message).into_owned();
+            e
+        })
     }
 
     /// Run one call (group 0).

@@ -17,5 +17,7 @@ pub mod risk;
 pub mod workspace;
 pub mod write;
 
-pub use policy::{Mode, PermissionsConfig, Policy, Rule, RuleOrigin, host_of};
+pub use policy::{
+    Explanation, Mode, PermissionsConfig, Policy, Rule, RuleCheck, RuleOrigin, host_of,
+};
 pub use workspace::{Resolved, Workspace, openat2_beneath};

@@ -871,6 +871,140 @@ impl Gate for Policy {
     }
 }
 
+/// One rule as [`Policy::explain`] saw it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RuleCheck {
+    /// `deny`, `ask` or `allow`.
+    pub kind: &'static str,
+    /// Where it came from and how to write it (`--allow 'write(src/**)'`,
+    /// `config rule deny = "bash(rm:*)"`).
+    pub rule: String,
+    /// Deny and ask rules: it matches some effect of the plan. Allow rules:
+    /// it covers every effect of the plan by itself.
+    pub matched: bool,
+}
+
+/// What [`Policy::explain`] found: the planned effects, every rule with
+/// whether it matched, the decision and what would change it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Explanation {
+    pub tool: String,
+    pub effect: &'static str,
+    /// The plan's worst risk (`low` or `high`).
+    pub risk: &'static str,
+    /// One line per planned effect (`write src/a.rs`, `run rm -rf x`).
+    pub effects: Vec<String>,
+    pub rules: Vec<RuleCheck>,
+    pub mode: &'static str,
+    /// `allow`, `ask` or `deny`.
+    pub decision: &'static str,
+    /// Why (the denial or the question); empty for an allow.
+    pub reason: String,
+    /// What would allow it (rules to add, a stronger mode); empty for an allow.
+    pub advice: String,
+    /// Pre-hooks are configured: they are not run here and may still block.
+    pub hooks_not_run: bool,
+}
+
+impl Policy {
+    /// Decide `plan` as [`Gate::authorize`] would, without running anything:
+    /// pre-hooks are skipped (and said to be), nothing is asked, and every
+    /// rule is listed with whether it matched. The engine of
+    /// `wrench policy check`.
+    pub fn explain(&self, plan: &ActionPlan) -> Explanation {
+        let quiet = Policy {
+            hooks: Hooks::default(),
+            ..self.clone()
+        };
+        let decision = quiet.authorize(plan);
+        let mut rules = Vec::new();
+        for (kind, list, need_all) in [
+            ("deny", &self.deny, false),
+            ("ask", &self.ask, false),
+            ("allow", &self.allow, true),
+        ] {
+            for r in list {
+                rules.push(RuleCheck {
+                    kind,
+                    rule: r.describe(kind),
+                    matched: r.matches(plan, &self.root, need_all),
+                });
+            }
+        }
+        let (decision, reason) = match decision {
+            Decision::Allow => ("allow", String::new()),
+            Decision::Ask(r) => ("ask", r),
+            Decision::Deny(r) => ("deny", r),
+        };
+        let advice = if decision == "allow" {
+            String::new()
+        } else {
+            self.advice(plan)
+        };
+        Explanation {
+            tool: plan.tool.clone(),
+            effect: plan.effect.as_str(),
+            risk: match plan.risk() {
+                Risk::Low => "low",
+                Risk::High => "high",
+            },
+            effects: plan
+                .actions
+                .iter()
+                .map(|a| describe_action(a, &self.root))
+                .collect(),
+            rules,
+            mode: self.mode.as_str(),
+            decision,
+            reason,
+            advice,
+            hooks_not_run: self.hooks.has_pre_for(&plan.tool),
+        }
+    }
+}
+
+/// One planned effect in a line, for people.
+fn describe_action(a: &Action, root: &Path) -> String {
+    match a {
+        Action::Read { path } => format!("read {}", rel(path, root)),
+        Action::Write { path, risk } => match risk {
+            Risk::High => format!("write {} (high risk)", rel(path, root)),
+            Risk::Low => format!("write {}", rel(path, root)),
+        },
+        Action::Delete { path } => format!("delete {}", rel(path, root)),
+        Action::Spawn {
+            command,
+            risk,
+            reason,
+            segments,
+            escapes,
+            ..
+        } => {
+            let c: String = command.chars().take(200).collect();
+            let mut s = format!("run `{c}`");
+            if !segments.is_empty() {
+                s.push_str(&format!(" as [{}]", segments.join("; ")));
+            }
+            if *risk == Risk::High {
+                s.push_str(&format!(" (high risk: {reason})"));
+            }
+            for e in escapes {
+                s.push_str(&format!("; no command rule can cover it: {e}"));
+            }
+            s
+        }
+        Action::Fetch { url, host } if !host.is_empty() => format!("fetch {url} (host {host})"),
+        Action::Fetch { url, .. } => format!("fetch {url}"),
+        Action::Mcp {
+            server, tool, risk, ..
+        } => match risk {
+            Risk::High => format!("call {tool} on MCP server {server} (high risk)"),
+            Risk::Low => format!("call {tool} on MCP server {server}"),
+        },
+        Action::SessionState => "change session state".to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

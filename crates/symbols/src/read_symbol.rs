@@ -8,8 +8,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use wrench_core::{
-    Access, AccessClass, ActionPlan, Authorized, Context, Effect, OutputKind, ReadEvidence, RedactionSource,
-    Tool, ToolError, ToolOutput, ToolResult, ToolSpec, trailer,
+    Access, AccessClass, ActionPlan, Authorized, Context, Effect, OutputKind, ReadEvidence,
+    RedactionSource, Tool, ToolError, ToolOutput, ToolResult, ToolSpec, trailer,
 };
 use wrench_permissions::Workspace;
 

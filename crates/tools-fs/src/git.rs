@@ -375,8 +375,7 @@ fn base_command(root: &Path, dirs: &guard::RepoDirs) -> tokio::process::Command 
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        ;
+        .kill_on_drop(true);
     for (k, _) in std::env::vars_os() {
         if k.as_encoded_bytes().starts_with(b"GIT_") {
             c.env_remove(k);

@@ -23,8 +23,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use wrench_core::session::merge_ranges;
 use wrench_core::{
-    Access, ActionPlan, Authorized, Context, Effect, ReadEvidence, RedactionSource, Tool, ToolError,
-    ToolOutput, ToolResult, ToolSpec,
+    Access, ActionPlan, Authorized, Context, Effect, ReadEvidence, RedactionSource, Tool,
+    ToolError, ToolOutput, ToolResult, ToolSpec,
 };
 use wrench_permissions::Workspace;
 

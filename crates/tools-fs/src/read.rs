@@ -9,8 +9,8 @@ use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 use wrench_core::text::{self, Encoding};
 use wrench_core::{
-    Access, ActionPlan, Authorized, Context, Effect, Image, OutputKind, ReadEvidence, RedactionSource, Tool,
-    ToolError, ToolOutput, ToolResult, ToolSpec,
+    Access, ActionPlan, Authorized, Context, Effect, Image, OutputKind, ReadEvidence,
+    RedactionSource, Tool, ToolError, ToolOutput, ToolResult, ToolSpec,
 };
 use wrench_permissions::Workspace;
 

@@ -607,8 +607,7 @@ impl Tool for BashOutputTool {
             describe(&o.status),
             o.status.output_bytes
         ));
-        let mut out =
-            ToolOutput::command(job_source(&a.id), o.output.clone(), text).with_data(&o);
+        let mut out = ToolOutput::command(job_source(&a.id), o.output.clone(), text).with_data(&o);
         view.attach(&mut out, Some(0), Some("/output"));
         Ok(out)
     }

@@ -375,12 +375,11 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
         args.command,
         status_line(&id, &resp)
     );
-    Ok(
-        screen_output(&id, out.to_string(), epilogue).with_data(&serde_json::json!({
+    Ok(screen_output(&id, out.to_string(), epilogue)
+        .with_data(&serde_json::json!({
             "id": id, "output": out, "alive": resp.alive, "exit_code": resp.exit_code,
         }))
-        .with_source(out.source(Some(0), Some("/output"))),
-    )
+        .with_source(out.source(Some(0), Some("/output"))))
 }
 
 /// What a terminal's program printed, framed by the executor as untrusted
