@@ -99,10 +99,23 @@ fn probe(e: &Env, port: u16) -> String {
 }
 
 fn assert_confined(text: &str, who: &str) {
-    for refused in ["esc=1", "gitlink=1", "git=1", "outside=1", "state=1", "net=1"] {
-        assert!(text.contains(refused), "{who}: expected {refused} in:\n{text}");
+    for refused in [
+        "esc=1",
+        "gitlink=1",
+        "git=1",
+        "outside=1",
+        "state=1",
+        "net=1",
+    ] {
+        assert!(
+            text.contains(refused),
+            "{who}: expected {refused} in:\n{text}"
+        );
     }
-    assert!(text.contains("inside=0"), "{who}: the workspace must stay writable:\n{text}");
+    assert!(
+        text.contains("inside=0"),
+        "{who}: the workspace must stay writable:\n{text}"
+    );
 }
 
 #[test]
@@ -114,7 +127,17 @@ fn auto_mode_runs_bash_in_the_sandbox_by_default() {
     let e = env();
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
-    let o = wrench(&e, &["--mode", "auto", "--allow", "bash", "bash", &probe(&e, port)]);
+    let o = wrench(
+        &e,
+        &[
+            "--mode",
+            "auto",
+            "--allow",
+            "bash",
+            "bash",
+            &probe(&e, port),
+        ],
+    );
     let text = String::from_utf8_lossy(&o.stdout);
     assert_confined(&text, "bash in auto mode");
     assert!(text.contains("sandbox: landlock"), "{text}");
@@ -140,15 +163,34 @@ fn the_config_can_turn_the_default_sandbox_off_and_on() {
     let cmd = format!("echo x > {}/off; echo rc=$?", e.outside.display());
     let o = wrench(
         &e,
-        &["--config", cfg.to_str().unwrap(), "--mode", "auto", "--allow", "bash", "bash", &cmd],
+        &[
+            "--config",
+            cfg.to_str().unwrap(),
+            "--mode",
+            "auto",
+            "--allow",
+            "bash",
+            "bash",
+            &cmd,
+        ],
     );
     assert!(String::from_utf8_lossy(&o.stdout).contains("rc=0"));
     let cfg = e.state.join("on.toml");
     std::fs::write(&cfg, "[sandbox]\nmode = \"workspace-write\"\n").unwrap();
-    let cmd = format!("(echo x > {}/on) 2>/dev/null; echo rc=$?", e.outside.display());
+    let cmd = format!(
+        "(echo x > {}/on) 2>/dev/null; echo rc=$?",
+        e.outside.display()
+    );
     let o = wrench(
         &e,
-        &["--config", cfg.to_str().unwrap(), "--mode", "yolo", "bash", &cmd],
+        &[
+            "--config",
+            cfg.to_str().unwrap(),
+            "--mode",
+            "yolo",
+            "bash",
+            &cmd,
+        ],
     );
     assert!(String::from_utf8_lossy(&o.stdout).contains("rc=1"));
 }
@@ -177,9 +219,12 @@ fn auto_mode_runs_diagnostics_checkers_in_the_sandbox() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(bin.join("pyright"), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let _ = wrench(&e, &["--mode", "auto", "--allow", "diagnostics", "diagnostics"]);
-    let text = std::fs::read_to_string(e.root.join("src/diag-result"))
-        .expect("the checker did not run");
+    let _ = wrench(
+        &e,
+        &["--mode", "auto", "--allow", "diagnostics", "diagnostics"],
+    );
+    let text =
+        std::fs::read_to_string(e.root.join("src/diag-result")).expect("the checker did not run");
     assert_confined(&text, "diagnostics checker");
 }
 
@@ -313,11 +358,14 @@ fn no_process_survives_the_timeout() {
 #[test]
 fn no_process_survives_kill_9_of_wrench() {
     let e = env();
-    let mut w = wrench_cmd(&e, &["--mode", "yolo", "bash", "--timeout", "600", ESCAPEES])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut w = wrench_cmd(
+        &e,
+        &["--mode", "yolo", "bash", "--timeout", "600", ESCAPEES],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
     let pids = wait_pids(&e.root);
     w.kill().unwrap(); // SIGKILL
     let _ = w.wait();
@@ -357,7 +405,10 @@ fn an_mcp_client_closing_mid_call_ends_the_call_processes_within_a_second() {
     drop(w.stdin.take());
     let left = wait_dead(&pids, Duration::from_secs(1));
     assert!(left.is_empty(), "alive {:?} after the client closed", left);
-    eprintln!("processes gone {} ms after the input closed", t.elapsed().as_millis());
+    eprintln!(
+        "processes gone {} ms after the input closed",
+        t.elapsed().as_millis()
+    );
     let _ = w.wait();
 }
 
@@ -372,6 +423,9 @@ fn sigterm_to_mcp_serve_ends_the_call_processes_within_a_second() {
     }
     let left = wait_dead(&pids, Duration::from_secs(1));
     assert!(left.is_empty(), "alive {:?} after SIGTERM", left);
-    eprintln!("processes gone {} ms after SIGTERM", t.elapsed().as_millis());
+    eprintln!(
+        "processes gone {} ms after SIGTERM",
+        t.elapsed().as_millis()
+    );
     let _ = w.wait();
 }

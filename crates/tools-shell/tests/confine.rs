@@ -27,10 +27,17 @@ fn dirs() -> (tempfile::TempDir, tempfile::TempDir, tempfile::TempDir) {
     )
 }
 
-fn executor(root: &std::path::Path, state: &std::path::Path, gate: Arc<dyn Gate>, sandbox_default: bool) -> Executor {
+fn executor(
+    root: &std::path::Path,
+    state: &std::path::Path,
+    gate: Arc<dyn Gate>,
+    sandbox_default: bool,
+) -> Executor {
     let mut reg = Registry::new();
     wrench_tools_shell::register(&mut reg).unwrap();
-    let ctx = context_for(root, state, gate).unwrap().with_sandbox_by_default(sandbox_default);
+    let ctx = context_for(root, state, gate)
+        .unwrap()
+        .with_sandbox_by_default(sandbox_default);
     Executor::new(Arc::new(reg), ctx)
 }
 
@@ -43,7 +50,11 @@ fn spawn_risk(plan: &ActionPlan) -> (Risk, String) {
         .find(|a| a["action"] == "spawn")
         .unwrap()
         .clone();
-    let risk = if a["risk"] == "high" { Risk::High } else { Risk::Low };
+    let risk = if a["risk"] == "high" {
+        Risk::High
+    } else {
+        Risk::Low
+    };
     (risk, a["reason"].as_str().unwrap_or("").to_string())
 }
 
@@ -53,18 +64,32 @@ async fn escape_sandbox_is_planned_high_risk_whatever_the_command() {
     let rec = Arc::new(Recorder(Default::default()));
     let ex = executor(root.path(), state.path(), rec.clone(), true);
     let _ = ex
-        .run_one(Call::new("t", "bash", json!({"command": "ls", "escape_sandbox": true})))
+        .run_one(Call::new(
+            "t",
+            "bash",
+            json!({"command": "ls", "escape_sandbox": true}),
+        ))
         .await;
-    let _ = ex.run_one(Call::new("t", "bash", json!({"command": "ls"}))).await;
+    let _ = ex
+        .run_one(Call::new("t", "bash", json!({"command": "ls"})))
+        .await;
     let plans = rec.0.lock().unwrap().clone();
     let (risk, reason) = spawn_risk(&plans[0]);
     assert_eq!(risk, Risk::High);
     assert!(reason.contains("escape_sandbox"), "{reason}");
     let (risk, _) = spawn_risk(&plans[1]);
     if wrench_process::sandbox::unavailable(false).is_none() {
-        assert_eq!(risk, Risk::Low, "plain `ls` stays low risk when the sandbox can run");
+        assert_eq!(
+            risk,
+            Risk::Low,
+            "plain `ls` stays low risk when the sandbox can run"
+        );
     } else {
-        assert_eq!(risk, Risk::High, "no sandbox here: the default-sandboxed call must ask");
+        assert_eq!(
+            risk,
+            Risk::High,
+            "no sandbox here: the default-sandboxed call must ask"
+        );
     }
 }
 
@@ -93,11 +118,17 @@ async fn escape_sandbox_runs_unconfined_once_and_the_next_call_is_confined_again
     let target = outside.path().join("x");
     let cmd = format!("(echo x > {}) 2>/dev/null; echo rc=$?", target.display());
     let r = ex
-        .run_one(Call::new("t", "bash", json!({"command": cmd, "escape_sandbox": true})))
+        .run_one(Call::new(
+            "t",
+            "bash",
+            json!({"command": cmd, "escape_sandbox": true}),
+        ))
         .await;
     assert!(r.result.unwrap().text.contains("rc=0"));
     std::fs::remove_file(&target).unwrap();
-    let r = ex.run_one(Call::new("t", "bash", json!({"command": cmd}))).await;
+    let r = ex
+        .run_one(Call::new("t", "bash", json!({"command": cmd})))
+        .await;
     assert!(r.result.unwrap().text.contains("rc=1"));
     assert!(!target.exists());
 }
@@ -138,5 +169,8 @@ async fn cancelling_a_call_ends_its_setsid_and_double_fork_escapees() {
     while pids.iter().any(|p| alive(*p)) && Instant::now() < end {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert!(!pids.iter().any(|p| alive(*p)), "survived the cancel: {pids:?}");
+    assert!(
+        !pids.iter().any(|p| alive(*p)),
+        "survived the cancel: {pids:?}"
+    );
 }
