@@ -61,8 +61,9 @@ pub struct BashArgs {
     /// What the command does, in a few words (shown to people approving it).
     #[serde(default)]
     pub description: Option<String>,
-    /// Run this one foreground command outside the OS sandbox. Always asked
-    /// (high risk), never remembered; not for background or interactive runs.
+    /// Run this one foreground command outside the OS sandbox: planned high
+    /// risk (asked in auto mode), never remembered; not for background or
+    /// interactive runs.
     #[serde(default)]
     pub escape_sandbox: bool,
 }
