@@ -445,15 +445,45 @@ impl Progress for ProgressSink {
 
 /// Serve over stdio until the client closes the connection.
 pub async fn serve_stdio(server: WrenchServer) -> ToolResult<()> {
+    let transport = crate::stdio::stdio();
+    let eof = transport.eof_token();
     let running = server
-        .serve(crate::stdio::stdio())
+        .serve(transport)
         .await
         .map_err(|e| ToolError::io(format!("MCP session did not start: {e}")))?;
-    let r = running.waiting().await;
+    let waiting = running.waiting();
+    tokio::pin!(waiting);
+    let stop = shutdown_signal();
+    tokio::pin!(stop);
+    // End of input or SIGTERM/SIGINT: every running call's process tree is
+    // killed at once (new ones are refused), then the service loop gets a
+    // moment to send the calls' errors before wrench exits.
+    let r = tokio::select! {
+        r = &mut waiting => {
+            wrench_process::shut_down();
+            Some(r)
+        }
+        _ = eof.cancelled() => {
+            wrench_process::shut_down();
+            tokio::time::timeout(STOP_DRAIN, &mut waiting).await.ok()
+        }
+        _ = &mut stop => {
+            wrench_process::shut_down();
+            None
+        }
+    };
     crate::client::shutdown_all().await;
-    r.map(|_| ())
-        .map_err(|e| ToolError::io(format!("MCP session ended abnormally: {e}")))
+    match r {
+        None => Ok(()),
+        Some(r) => r
+            .map(|_| ())
+            .map_err(|e| ToolError::io(format!("MCP session ended abnormally: {e}"))),
+    }
 }
+
+/// How long the stdio server waits, after its input ended and its calls'
+/// processes were killed, for their results to be sent.
+pub const STOP_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Serve streamable HTTP on a loopback address until SIGINT/SIGTERM.
 pub async fn serve_http(server: WrenchServer, addr: std::net::SocketAddr) -> ToolResult<()> {

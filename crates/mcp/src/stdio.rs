@@ -42,6 +42,8 @@ pub struct LineTransport<R, W> {
     discarding: bool,
     write: Arc<Mutex<Option<W>>>,
     splice: Splicer,
+    /// Cancelled when the input ends (the client closed it or went away).
+    eof: tokio_util::sync::CancellationToken,
 }
 
 /// The transport on the process's standard streams (non-blocking pipes when
@@ -59,7 +61,14 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
             discarding: false,
             write: Arc::new(Mutex::new(Some(write))),
             splice: Splicer::new(),
+            eof: tokio_util::sync::CancellationToken::new(),
         }
+    }
+
+    /// A token cancelled as soon as the input ends: the server stops its
+    /// running calls then, without waiting for the service loop's drain.
+    pub fn eof_token(&self) -> tokio_util::sync::CancellationToken {
+        self.eof.clone()
     }
 
     /// One whole line into `self.line` (without its newline); None at EOF
@@ -220,7 +229,10 @@ where
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
-            self.read_line().await?;
+            if self.read_line().await.is_none() {
+                self.eof.cancel();
+                return None;
+            }
             let parsed = parse_line(&self.line);
             // A rare huge message does not pin its buffer for the session.
             if self.line.capacity() > KEEP_LINE_CAPACITY {

@@ -86,6 +86,16 @@ pub fn spec_from(root: &Path, state_dir: &Path, tmp: &Path, network: bool) -> Sp
 /// made the call ask (see [`unconfined_reason`]), so it runs unconfined with
 /// a note.
 pub fn for_call(ctx: &Context) -> ToolResult<(Option<Prepared>, Option<String>)> {
+    for_call_with(ctx, &[])
+}
+
+/// [`for_call`] with further writable paths that must exist: files or
+/// directories of the state dir that this one call writes (the shell's
+/// state capture file, a job's own directory).
+pub fn for_call_with(
+    ctx: &Context,
+    extra_writable: &[PathBuf],
+) -> ToolResult<(Option<Prepared>, Option<String>)> {
     let d = decide(ctx)?;
     if !d.on {
         return Ok((None, None));
@@ -100,7 +110,13 @@ pub fn for_call(ctx: &Context) -> ToolResult<(Option<Prepared>, Option<String>)>
             )),
         ));
     }
-    let p = prepare(&spec(ctx, d.network)?)?;
+    let mut s = spec(ctx, d.network)?;
+    s.writable.extend(
+        extra_writable
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok()),
+    );
+    let p = prepare(&s)?;
     let note = format!("sandbox: {}", p.description);
     Ok((Some(p), Some(note)))
 }

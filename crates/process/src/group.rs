@@ -94,11 +94,36 @@ pub struct GroupChild {
 
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
-/// Groups of calls still running (for [`kill_all_now`]).
-static LIVE: Mutex<Vec<(u64, i32, Option<PathBuf>, String)>> = Mutex::new(Vec::new());
+/// A running call's group: (id, pgid, cgroup leaf, tag).
+type LiveEntry = (u64, i32, Option<PathBuf>, String);
 
-fn live() -> std::sync::MutexGuard<'static, Vec<(u64, i32, Option<PathBuf>, String)>> {
+/// Groups of calls still running (for [`kill_all_now`]).
+static LIVE: Mutex<Vec<LiveEntry>> = Mutex::new(Vec::new());
+
+fn live() -> std::sync::MutexGuard<'static, Vec<LiveEntry>> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+static SHUT_DOWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The process is ending (an MCP server whose input closed, or SIGTERM):
+/// refuse new call processes from now on and kill every running one.
+pub fn shut_down() {
+    SHUT_DOWN.store(true, Ordering::SeqCst);
+    kill_all_now();
+}
+
+fn refuse_after_shut_down(l: &Lifetime) -> std::io::Result<()> {
+    if SHUT_DOWN.load(Ordering::SeqCst) {
+        let what = match l {
+            Lifetime::Call => "process",
+            Lifetime::Detached(_) => "background process",
+        };
+        return Err(std::io::Error::other(format!(
+            "wrench is shutting down; no new {what} is started"
+        )));
+    }
+    Ok(())
 }
 
 /// SIGKILL every call's process tree that is still running: for a server
@@ -365,6 +390,7 @@ impl Drop for Group {
 
 /// Start `cmd` (async) in its own group and containment; see the module doc.
 pub async fn spawn(mut cmd: tokio::process::Command, opts: Options) -> std::io::Result<GroupChild> {
+    refuse_after_shut_down(&opts.lifetime)?;
     let (leaf, tag) = contain(&opts.lifetime);
     cmd.env(TAG_VAR, &tag);
     let call = opts.lifetime == Lifetime::Call;
@@ -400,6 +426,7 @@ pub fn spawn_blocking(
     mut cmd: std::process::Command,
     opts: Options,
 ) -> std::io::Result<(std::process::Child, Group)> {
+    refuse_after_shut_down(&opts.lifetime)?;
     let (leaf, tag) = contain(&opts.lifetime);
     cmd.env(TAG_VAR, &tag);
     let call = opts.lifetime == Lifetime::Call;

@@ -21,5 +21,6 @@ pub mod proc;
 pub mod sandbox;
 
 pub use group::{
-    Group, GroupChild, KILL_GRACE, Lifetime, Options, kill_all_now, spawn, spawn_blocking,
+    Group, GroupChild, KILL_GRACE, Lifetime, Options, kill_all_now, shut_down, spawn,
+    spawn_blocking,
 };

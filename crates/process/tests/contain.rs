@@ -2,6 +2,7 @@
 //! process that started it: real processes, `setsid` and double-fork
 //! escapees. Needs a writable cgroup v2 tree for the cgroup path (checked
 //! and reported; the fallback is tested in `fallback.rs`).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
 
 mod common;
 use common::{alive, start_escapees, wait_dead};

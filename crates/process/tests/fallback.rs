@@ -1,5 +1,6 @@
 //! Without cgroups (`WRENCH_NO_CGROUP=1`), escapees are still found: by the
 //! process group and by the tag their environment inherited.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
 
 mod common;
 use common::{start_escapees, wait_dead};

@@ -2,6 +2,7 @@
 //! TCP listener: every row of `tests/data/sandbox.tsv` runs in a fresh
 //! sandboxed bash and must end as the row expects. Needs Landlock ABI 4+
 //! (skips with a printed reason otherwise).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -64,8 +64,9 @@ pub struct BashArgs {
     /// What the command does, in a few words (shown to people approving it).
     #[serde(default)]
     pub description: Option<String>,
-    /// Run this one foreground command outside the OS sandbox. Always asked
-    /// (high risk), never remembered; not for background or interactive runs.
+    /// Run this one foreground command outside the OS sandbox: planned high
+    /// risk (asked in auto mode), never remembered; not for background or
+    /// interactive runs.
     #[serde(default)]
     pub escape_sandbox: bool,
 }
@@ -129,8 +130,14 @@ pub struct Prepared {
 }
 
 /// Build cwd, env and sandbox for a command of this session (no sandbox
-/// when `escape_sandbox`).
-pub fn prepare(ctx: &Context, workdir: Option<&str>, escape_sandbox: bool) -> ToolResult<Prepared> {
+/// when `escape_sandbox`); `writes` are the state-dir paths this command
+/// itself must write (they exist; the rest of the state dir stays read-only).
+pub fn prepare(
+    ctx: &Context,
+    workdir: Option<&str>,
+    escape_sandbox: bool,
+    writes: &[PathBuf],
+) -> ToolResult<Prepared> {
     let cfg = BashConfig::load(ctx)?;
     let bash = pinned_bash()?;
     let st = ShellState::load(ctx)?;
@@ -154,7 +161,7 @@ pub fn prepare(ctx: &Context, workdir: Option<&str>, escape_sandbox: bool) -> To
             Some("sandbox: none (escape_sandbox, approved for this call only)".to_string()),
         )
     } else {
-        sandbox::for_call(ctx)?
+        sandbox::for_call_with(ctx, writes)?
     };
     if sandbox.is_some() {
         let tmp = ctx.session.subdir("tmp")?;
@@ -188,7 +195,12 @@ impl Tool for BashTool {
              is cut to head and tail, the full text goes to a spool file, and a final summary line \
              gives exit code, duration, bytes and spool path. On timeout the whole process group is \
              killed. Use run_in_background for servers and long jobs (returns bg-N), interactive for \
-             programs that need a terminal (returns pty-N).",
+             programs that need a terminal (returns pty-N). In auto mode (or with [sandbox] on) \
+             every process runs in the OS sandbox: it reads everything, writes only the workspace \
+             (not .git, .wrench or editor/agent configs), the temp dirs and package caches, cannot \
+             write wrench's state dir, and has no TCP network; escape_sandbox asks for one \
+             unconfined foreground run. Processes that outlive the call (setsid, double fork) are \
+             killed with it.",
         )
         .aliases(&["Bash"])
         .access(AccessClass::Varies)
@@ -297,13 +309,26 @@ impl Tool for BashTool {
 
 async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
     let timeout = timeout_of(args.timeout, false)?;
-    let prep = prepare(ctx, args.workdir.as_deref(), args.escape_sandbox)?;
     let shell_dir = ctx.session.subdir("shell")?;
     let spool_dir = ctx.session.subdir("spool")?;
     prune_spools(&spool_dir);
     let tag = format!("{}-{}", now_ms(), std::process::id());
     let state_file = shell_dir.join(format!("state-{tag}"));
     let spool_path = spool_dir.join(format!("bash-{tag}.log"));
+    // Created now, so the sandbox can grant the shell this one file.
+    std::fs::write(&state_file, b"").map_err(|e| ToolError::from_io(state_file.display(), &e))?;
+    let prep = match prepare(
+        ctx,
+        args.workdir.as_deref(),
+        args.escape_sandbox,
+        std::slice::from_ref(&state_file),
+    ) {
+        Ok(p) => p,
+        Err(e) => {
+            let _ = std::fs::remove_file(&state_file);
+            return Err(e);
+        }
+    };
 
     let mut cmd = tokio::process::Command::new(&prep.bash);
     cmd.arg("--noprofile")

@@ -221,7 +221,6 @@ fn find_program(name: &str) -> ToolResult<PathBuf> {
 /// Start a background job; returns its id at once.
 pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
     let timeout = timeout_of(args.timeout, true)?;
-    let prep = prepare(ctx, args.workdir.as_deref(), false)?;
     let jobs_dir = ctx.session.subdir("jobs")?;
     // Reserve the id first, so two concurrent starts never share one.
     let n = ctx.session.update_json::<JobsDoc, u64>(JOBS_DOC, |d| {
@@ -232,6 +231,14 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
     let dir = jobs_dir.join(&id);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| ToolError::from_io(dir.display(), &e))?;
+    // The job writes its output and exit record into its own directory
+    // (and nowhere else in the state dir).
+    let prep = prepare(
+        ctx,
+        args.workdir.as_deref(),
+        false,
+        std::slice::from_ref(&dir),
+    )?;
 
     let mut cmd = tokio::process::Command::new(&prep.bash);
     cmd.arg("--noprofile")

@@ -1,5 +1,5 @@
 //! Shared by the containment tests.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
