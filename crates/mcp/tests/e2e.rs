@@ -596,7 +596,10 @@ fn serve_http(f: &Fixture, bin: &Path, extra: &[&str]) -> HttpServer {
     let mut line = String::new();
     use std::io::BufRead;
     while url.is_none() && err.read_line(&mut line).unwrap_or(0) > 0 {
-        if let Some(rest) = line.strip_prefix("wrench mcp: bearer token ") {
+        if let Some(rest) = line
+            .strip_prefix("wrench mcp: bearer token ")
+            .filter(|r| !r.starts_with("from "))
+        {
             let mut words = rest.split_whitespace();
             token = words.next().map(String::from);
             token_file = rest
