@@ -141,7 +141,7 @@ impl HttpGuard {
 
     fn origin_allowed(&self, origin: &str) -> bool {
         let lower = origin.to_ascii_lowercase();
-        if self.extra_origins.iter().any(|o| *o == lower) {
+        if self.extra_origins.contains(&lower) {
             return true;
         }
         parse_origin(origin).is_some_and(|(_, authority)| host_is_loopback(authority))

@@ -64,7 +64,7 @@ fn missing_or_repeated_headers_are_refused() {
     let g = guard();
     let auth = HeaderValue::from_str(&format!("Bearer {TOKEN}")).unwrap();
     let mut h = HeaderMap::new();
-    h.insert(AUTHORIZATION, auth.clone());
+    h.insert(AUTHORIZATION, auth);
     assert_eq!(status(&g, &h), 403, "no Host");
     h.insert(HOST, HeaderValue::from_static("127.0.0.1"));
     assert_eq!(status(&g, &h), 200);
