@@ -131,17 +131,18 @@ fn build_cli(reg: &wrench_core::Registry) -> Command {
                     Command::new("serve")
                         .about("Serve the tools over MCP (stdio, or streamable HTTP with --http)")
                         .arg(Arg::new("profile").long("profile").value_name("PROFILE"))
-                        .arg(Arg::new("http").long("http").value_name("ADDR").help("Serve streamable HTTP on this loopback address"))
+                        .arg(Arg::new("http").long("http").value_name("ADDR").help("Serve streamable HTTP on this loopback address; clients must send the bearer token printed at start"))
+                        .arg(Arg::new("token-file").long("token-file").value_name("FILE").requires("http").help("With --http: the bearer token clients must send, from this file (mode 0600); default: $WRENCH_MCP_TOKEN, else a fresh token written to the state dir"))
                         .arg(Arg::new("structured-content").long("structured-content").action(ArgAction::SetTrue).help("Also send each result's typed data as structuredContent (for programmatic clients; Claude Code and VS Code show a model structuredContent instead of the text)")),
                 ))
                 .subcommand(Command::new("list").about("List configured MCP servers and their tools"))
-                .subcommand(
+                .subcommand(with_mode(
                     Command::new("call")
-                        .about("Call one tool of a configured MCP server")
+                        .about("Call one tool of a configured MCP server, under the same rules as `wrench call mcp__SERVER__TOOL`")
                         .arg(Arg::new("server").required(true))
                         .arg(Arg::new("tool").required(true))
                         .arg(Arg::new("args")),
-                ),
+                )),
         )
         .subcommand(
             Command::new("completions")
@@ -247,12 +248,13 @@ async fn run(m: ArgMatches, reg_for_cli: Arc<wrench_core::Registry>) -> ExitCode
         return code(exit::USAGE);
     };
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let asker: Option<Arc<dyn wrench_core::Asker>> =
-        if interactive && sub != "batch" && sub != "mcp" {
-            Some(Arc::new(TtyAsker))
-        } else {
-            None
-        };
+    // `mcp serve` asks its client (elicitation), never this terminal.
+    let serving = sub == "mcp" && sm.subcommand_name() == Some("serve");
+    let asker: Option<Arc<dyn wrench_core::Asker>> = if interactive && sub != "batch" && !serving {
+        Some(Arc::new(TtyAsker))
+    } else {
+        None
+    };
     match sub {
         "tools" => {
             let profile = match sm
@@ -373,6 +375,7 @@ async fn run(m: ArgMatches, reg_for_cli: Arc<wrench_core::Registry>) -> ExitCode
                         profile: engine.profile,
                         http,
                         structured_content: mm.get_flag("structured-content"),
+                        token_file: mm.get_one::<String>("token-file").map(Into::into),
                     };
                     match wrench_mcp::serve(engine.executor, so).await {
                         Ok(()) => code(exit::OK),
@@ -393,12 +396,18 @@ async fn run(m: ArgMatches, reg_for_cli: Arc<wrench_core::Registry>) -> ExitCode
                     }
                 }
                 "call" => {
-                    let cfg = match wrench_cli::load_config(&opts) {
-                        Ok(c) => c,
+                    // The same door as `wrench call mcp__SERVER__TOOL`: the
+                    // executor, the policy, the asker, the redactor, the frame.
+                    let engine = match wrench_cli::engine(&opts, asker) {
+                        Ok(e) => e,
                         Err(e) => return fail(&e, json),
                     };
                     let server = mm.get_one::<String>("server").cloned().unwrap_or_default();
                     let tool = mm.get_one::<String>("tool").cloned().unwrap_or_default();
+                    let name = match wrench_mcp::callable(&engine.config, &server, &tool) {
+                        Ok(n) => n,
+                        Err(e) => return fail(&e, json),
+                    };
                     let args = match mm.get_one::<String>("args") {
                         None => serde_json::json!({}),
                         Some(s) => match serde_json::from_str(s) {
@@ -413,17 +422,9 @@ async fn run(m: ArgMatches, reg_for_cli: Arc<wrench_core::Registry>) -> ExitCode
                             }
                         },
                     };
-                    match wrench_mcp::call(&cfg, &server, &tool, args).await {
-                        Ok(out) => {
-                            if json {
-                                println!("{}", serde_json::to_string(&out).unwrap_or_default());
-                            } else {
-                                println!("{}", out.text);
-                            }
-                            code(exit::OK)
-                        }
-                        Err(e) => fail(&e, json),
-                    }
+                    let r = engine.executor.run_one(Call::new("1", name, args)).await;
+                    wrench_mcp::client::shutdown_all().await;
+                    print_result(&r, json)
                 }
                 _ => code(exit::USAGE),
             }
@@ -489,18 +490,24 @@ async fn run(m: ArgMatches, reg_for_cli: Arc<wrench_core::Registry>) -> ExitCode
                 .executor
                 .run_one(Call::new("1", spec.name.clone(), args))
                 .await;
-            if json {
-                println!("{}", render::json_line(&r, false));
-            } else {
-                let (out, err) = render::human(&r);
-                let _ = std::io::stdout().write_all(out.as_bytes());
-                let _ = std::io::stderr().write_all(err.as_bytes());
-            }
-            match &r.result {
-                Ok(_) => code(exit::OK),
-                Err(e) => code(exit_code_for(e)),
-            }
+            print_result(&r, json)
         }
+    }
+}
+
+/// Print one call's result (JSON line, or text on stdout and notes/errors
+/// on stderr) and give its exit code.
+fn print_result(r: &wrench_core::CallResult, json: bool) -> ExitCode {
+    if json {
+        println!("{}", render::json_line(r, false));
+    } else {
+        let (out, err) = render::human(r);
+        let _ = std::io::stdout().write_all(out.as_bytes());
+        let _ = std::io::stderr().write_all(err.as_bytes());
+    }
+    match &r.result {
+        Ok(_) => code(exit::OK),
+        Err(e) => code(exit_code_for(e)),
     }
 }
 

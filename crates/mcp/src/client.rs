@@ -14,13 +14,15 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
-use wrench_core::{ToolError, ToolResult};
+use wrench_core::{ErrorKind, ToolError, ToolResult};
 
 /// A live connection to one server, with the tool list it gave at start.
 pub struct Conn {
     pub name: String,
     pub fingerprint: String,
     pub tools: Vec<RemoteTool>,
+    /// tools/list entries refused, each with the reason (see [`config::accept_tools`]).
+    pub refused: Vec<String>,
     service: RunningService<RoleClient, ClientConfig>,
     timeout: Duration,
 }
@@ -84,13 +86,46 @@ pub async fn shutdown_all() {
     }
 }
 
+/// The bearer token an HTTP server's definition names, if any.
+fn bearer_token(name: &str, def: &ServerDef) -> ToolResult<Option<String>> {
+    let (token, from) = if let Some(var) = &def.bearer_token_env {
+        (
+            std::env::var(var).ok(),
+            format!("the environment variable {var}"),
+        )
+    } else if let Some(file) = &def.bearer_token_file {
+        let t = std::fs::read_to_string(file).map_err(|e| {
+            ToolError::from_io(format!("bearer_token_file of [mcp.servers.{name}]"), &e)
+        })?;
+        (Some(t), file.display().to_string())
+    } else {
+        return Ok(None);
+    };
+    match token
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
+    {
+        Some(t) => Ok(Some(t)),
+        None => Err(ToolError::not_found(format!(
+            "[mcp.servers.{name}] takes its bearer token from {from}, which is empty or unset"
+        ))),
+    }
+}
+
 async fn start(name: &str, def: &ServerDef) -> ToolResult<Conn> {
     let start_timeout = Duration::from_secs(START_TIMEOUT_SECS);
     let service = if let Some(url) = &def.url {
         // The HTTP client's TLS needs a process-wide crypto provider; ring is
         // the one the rest of wrench already links. Already installed is fine.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+        let mut cfg =
+            rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                url.as_str(),
+            );
+        if let Some(token) = bearer_token(name, def)? {
+            cfg = cfg.auth_header(token);
+        }
+        let transport = StreamableHttpClientTransport::from_config(cfg);
         tokio::time::timeout(start_timeout, client_info().serve(transport))
             .await
             .map_err(|_| {
@@ -106,7 +141,13 @@ async fn start(name: &str, def: &ServerDef) -> ToolResult<Conn> {
     } else {
         let command = def.command.as_deref().unwrap_or_default();
         let mut cmd = tokio::process::Command::new(command);
-        cmd.args(&def.args).envs(&def.env).kill_on_drop(true);
+        // Only what a program needs to start, plus what the config names:
+        // wrench's own secrets stay out of the server's environment.
+        let env = config::server_env(def, |k| std::env::var(k).ok());
+        cmd.args(&def.args)
+            .env_clear()
+            .envs(&env)
+            .kill_on_drop(true);
         if let Some(d) = &def.cwd {
             cmd.current_dir(d);
         }
@@ -153,15 +194,16 @@ async fn start(name: &str, def: &ServerDef) -> ToolResult<Conn> {
         .await
         .map_err(|_| ToolError::timeout(format!("MCP server `{name}` did not answer tools/list")))?
         .map_err(|e| ToolError::io(format!("MCP server `{name}`: tools/list failed: {e}")))?;
-    let tools = listed
+    let listed: Vec<Value> = listed
         .iter()
         .filter_map(|t| serde_json::to_value(t).ok())
-        .filter_map(|v| RemoteTool::from_json(&v))
         .collect();
+    let (tools, refused) = config::accept_tools(&listed);
     Ok(Conn {
         name: name.to_string(),
         fingerprint: def.fingerprint(),
         tools,
+        refused,
         service,
         timeout: Duration::from_secs(def.timeout_secs.unwrap_or(CALL_TIMEOUT_SECS)),
     })
@@ -205,14 +247,67 @@ impl Conn {
         match r {
             Ok(res) => serde_json::to_value(&res)
                 .map_err(|e| ToolError::io(format!("cannot read the result of `{tool}`: {e}"))),
-            Err(rmcp::ServiceError::McpError(e)) => Err(ToolError::invalid_args(format!(
-                "MCP server `{}` refused `{tool}`: {} (code {}); `use_capability` with action inspect shows its schema",
-                self.name, e.message, e.code.0
-            ))),
-            Err(e) => Err(ToolError::io(format!(
-                "MCP server `{}` failed on `{tool}`: {e}; it will be restarted on the next call",
-                self.name
-            ))),
+            Err(rmcp::ServiceError::McpError(e)) => {
+                Err(remote_error(&self.name, tool, e.code.0, &e.message))
+            }
+            Err(e) => {
+                // The connection itself failed: forget it, so the next call
+                // starts the server afresh.
+                evict(&self.name).await;
+                Err(ToolError::io(format!(
+                    "MCP server `{}` failed on `{tool}`: {e}; it will be restarted on the next call",
+                    self.name
+                )))
+            }
         }
     }
+}
+
+/// The error kind of a JSON-RPC error code a server answered a call with.
+///
+/// | code | meaning | kind |
+/// | --- | --- | --- |
+/// | -32602 | invalid params | `invalid_args` |
+/// | -32601 | method (tool) not found | `not_found` |
+/// | -32002 | resource not found (MCP) | `not_found` |
+/// | -32001 | request timed out (the SDKs' code) | `timeout` |
+/// | -32700, -32600 | parse error, invalid request: the two sides do not speak the same protocol | `unsupported` |
+/// | -32042 | URL elicitation required: wrench cannot open a browser for it | `unsupported` |
+/// | anything else (-32603 internal, -32000..-32099 server-defined, ...) | the server failed | `io` |
+pub fn kind_for_code(code: i32) -> ErrorKind {
+    match code {
+        -32602 => ErrorKind::InvalidArgs,
+        -32601 | -32002 => ErrorKind::NotFound,
+        -32001 => ErrorKind::Timeout,
+        -32700 | -32600 | -32042 => ErrorKind::Unsupported,
+        _ => ErrorKind::Io,
+    }
+}
+
+/// A JSON-RPC error from `server` about `tool`, as a tool error: the kind by
+/// code ([`kind_for_code`]), the remote message inside an untrusted frame
+/// (it is the server's text, not ours), and what to do next.
+pub fn remote_error(server: &str, tool: &str, code: i32, message: &str) -> ToolError {
+    let kind = kind_for_code(code);
+    let next = match kind {
+        ErrorKind::InvalidArgs => format!(
+            "check the arguments against its schema (`use_capability` with action inspect, server {server:?}, tool {tool:?})"
+        ),
+        ErrorKind::NotFound => "run `wrench mcp list` to refresh the tool list".to_string(),
+        ErrorKind::Timeout => format!("raise timeout_secs in [mcp.servers.{server}] or retry"),
+        ErrorKind::Unsupported => {
+            "the server and wrench disagree on the protocol; check the server's version".to_string()
+        }
+        _ => format!(
+            "the server failed; its stderr (stdio servers) is in {}",
+            config::log_path(server).display()
+        ),
+    };
+    let framed = wrench_core::frame::frame(&format!("mcp:{server}/{tool}"), message);
+    ToolError::new(
+        kind,
+        format!(
+            "MCP server `{server}` answered `{tool}` with JSON-RPC error {code}; {next}. Its message:\n{framed}"
+        ),
+    )
 }

@@ -31,6 +31,9 @@ pub const CALL_TIMEOUT_SECS: u64 = 300;
 pub struct McpConfig {
     #[serde(default)]
     pub servers: BTreeMap<String, ServerDef>,
+    /// `[mcp.http]`: how `wrench mcp serve --http` admits clients.
+    #[serde(default)]
+    pub http: crate::http_guard::HttpConfig,
 }
 
 /// `[mcp.servers.NAME]`: a command to spawn (stdio) or a streamable-HTTP URL.
@@ -51,6 +54,49 @@ pub struct ServerDef {
     /// Per-call timeout in seconds (default [`CALL_TIMEOUT_SECS`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_secs: Option<u64>,
+    /// Names of wrench's environment variables a spawned server also gets,
+    /// besides [`BASE_ENV`] and `env` (a server never inherits the rest:
+    /// API keys and tokens in wrench's environment are not its business).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inherit_env: Vec<String>,
+    /// HTTP servers: the environment variable that holds the bearer token
+    /// to send (e.g. `WRENCH_MCP_TOKEN` for another `wrench mcp serve --http`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bearer_token_env: Option<String>,
+    /// HTTP servers: a file that holds the bearer token to send (such as the
+    /// token file `wrench mcp serve --http` writes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bearer_token_file: Option<PathBuf>,
+}
+
+/// The variables of wrench's environment every spawned stdio server gets
+/// (what a program needs to start: the MCP SDKs' default set, plus locale,
+/// time zone and temp dir). Everything else must be named in `inherit_env`
+/// or set in `env`.
+pub const BASE_ENV: &[&str] = &[
+    "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ",
+    "TMPDIR",
+];
+
+/// The environment a spawned server starts with: [`BASE_ENV`] and the
+/// `inherit_env` names taken from `from` (skipping exported shell functions,
+/// whose values start with `()`), then the server's own `env`.
+pub fn server_env(
+    def: &ServerDef,
+    from: impl Fn(&str) -> Option<String>,
+) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for k in BASE_ENV
+        .iter()
+        .copied()
+        .chain(def.inherit_env.iter().map(String::as_str))
+    {
+        if let Some(v) = from(k).filter(|v| !v.starts_with("()")) {
+            out.insert(k.to_string(), v);
+        }
+    }
+    out.extend(def.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    out
 }
 
 impl ServerDef {
@@ -72,6 +118,13 @@ impl ServerDef {
             (None, Some(u)) if !(u.starts_with("http://") || u.starts_with("https://")) => {
                 Err(ToolError::invalid_args(format!(
                     "[mcp.servers.{name}] url {u:?} must start with http:// or https://"
+                )))
+            }
+            (Some(_), None)
+                if self.bearer_token_env.is_some() || self.bearer_token_file.is_some() =>
+            {
+                Err(ToolError::invalid_args(format!(
+                    "[mcp.servers.{name}] bearer_token_env / bearer_token_file are for `url` servers; a stdio server gets secrets through `env`"
                 )))
             }
             _ => Ok(()),
@@ -152,25 +205,62 @@ fn escape_schema_text(v: &mut serde_json::Value, shown: &impl Fn(&str) -> String
     }
 }
 
+/// Characters of a remote tool's name: what MCP allows (letters, digits,
+/// `_`, `-`, `.`), at most this many.
+pub const MAX_TOOL_NAME_CHARS: usize = 64;
+/// Characters of a remote tool's description kept; the rest is cut.
+pub const MAX_DESCRIPTION_CHARS: usize = 4_096;
+/// Bytes of a remote tool's input schema (as JSON) accepted.
+pub const MAX_SCHEMA_BYTES: usize = 65_536;
+
+/// A remote tool name is used as part of a wrench tool name, a rule and a
+/// file name, and is shown to people and models: only MCP's own alphabet
+/// (letters, digits, `_`, `-`, `.`), 1 to [`MAX_TOOL_NAME_CHARS`] long.
+pub fn check_tool_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("the name is empty".to_string());
+    }
+    if name.chars().count() > MAX_TOOL_NAME_CHARS {
+        return Err(format!(
+            "the name is longer than {MAX_TOOL_NAME_CHARS} characters"
+        ));
+    }
+    match name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        Some(c) => Err(format!(
+            "the name holds {:?}; MCP tool names are letters, digits, _, - and .",
+            c
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Remote text (a description or title) made safe to show, with the untrusted
+/// frame's escaping (hidden and control characters as `⟨U+XXXX⟩`, ANSI
+/// sequences shown escaped, frame tags defused); cut at `max` characters.
+pub fn escape_remote_text(s: &str, max: usize) -> String {
+    let cut = match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{} [cut]", &s[..i]),
+        None => s.to_string(),
+    };
+    wrench_core::frame::sanitize(&cut, wrench_core::frame::Ansi::Show).into_owned()
+}
+
 impl RemoteTool {
-    /// Build from the JSON of one tools/list entry. A tool whose name is not
-    /// 1-128 ASCII letters, digits, `_`, `-` or `.` (as MCP asks) is left out: it
-    /// could hide characters in `mcp__SERVER__NAME`. What the server writes for
-    /// a model (description and title, also those inside the input schema) gets
-    /// the untrusted frame's escaping: hidden characters shown as `⟨U+XXXX⟩`,
-    /// ANSI sequences shown escaped, frame tags defused.
-    pub fn from_json(v: &serde_json::Value) -> Option<RemoteTool> {
-        let name = v.get("name")?.as_str()?.to_string();
-        if name.is_empty()
-            || name.len() > 128
-            || !name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-        {
-            return None;
-        }
-        let shown =
-            |s: &str| wrench_core::frame::sanitize(s, wrench_core::frame::Ansi::Show).into_owned();
+    /// Build from the JSON of one tools/list entry, or say why the entry is
+    /// refused: a name outside MCP's alphabet (a look-alike of a built-in
+    /// with escapes, spaces, nothing), or an input schema that is not a
+    /// JSON object schema or is over [`MAX_SCHEMA_BYTES`]. Descriptions and
+    /// titles are kept escaped ([`escape_remote_text`]).
+    pub fn from_json(v: &serde_json::Value) -> Result<RemoteTool, String> {
+        let name = v
+            .get("name")
+            .and_then(serde_json::Value::as_str)
+            .ok_or("the entry has no name")?
+            .to_string();
+        check_tool_name(&name)?;
         let a = v.get("annotations");
         let hint = |k: &str| {
             a.and_then(|a| a.get(k))
@@ -180,23 +270,40 @@ impl RemoteTool {
             .get("title")
             .and_then(|t| t.as_str())
             .or_else(|| a.and_then(|a| a.get("title")).and_then(|t| t.as_str()))
-            .map(|t| wrench_core::frame::echo(t).into_owned());
-        Some(RemoteTool {
+            .map(|t| escape_remote_text(t, MAX_TOOL_NAME_CHARS * 2));
+        let mut input_schema = v
+            .get("inputSchema")
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!({"type": "object"}));
+        match input_schema.get("type") {
+            _ if !input_schema.is_object() => {
+                return Err("its input schema is not a JSON object".to_string());
+            }
+            None => {}
+            Some(t) if t == "object" => {}
+            Some(t) => return Err(format!("its input schema has type {t}, not \"object\"")),
+        }
+        let size = serde_json::to_vec(&input_schema).map_or(usize::MAX, |b| b.len());
+        if size > MAX_SCHEMA_BYTES {
+            return Err(format!(
+                "its input schema is {size} bytes, over {MAX_SCHEMA_BYTES}"
+            ));
+        }
+        Ok(RemoteTool {
             name,
             title,
-            description: shown(
+            description: escape_remote_text(
                 v.get("description")
                     .and_then(|d| d.as_str())
                     .unwrap_or_default(),
+                MAX_DESCRIPTION_CHARS,
             ),
-            input_schema: v
-                .get("inputSchema")
-                .cloned()
-                .map(|mut s| {
-                    escape_schema_text(&mut s, &shown);
-                    s
-                })
-                .unwrap_or_else(|| serde_json::json!({"type": "object"})),
+            input_schema: {
+                escape_schema_text(&mut input_schema, &|t| {
+                    escape_remote_text(t, MAX_DESCRIPTION_CHARS)
+                });
+                input_schema
+            },
             annotations: Annotations {
                 read_only: hint("readOnlyHint"),
                 destructive: hint("destructiveHint"),
@@ -217,6 +324,31 @@ impl RemoteTool {
     pub fn is_read_only(&self) -> bool {
         self.annotations.read_only == Some(true)
     }
+}
+
+/// The tools of one tools/list answer wrench accepts, and a line for each
+/// entry it refused (the name escaped, and why). Of two names that differ
+/// only in letter case (or repeat), the first is kept: a second `echo` or an
+/// `ECHO` could otherwise take the place of the tool a rule names.
+pub fn accept_tools(listed: &[serde_json::Value]) -> (Vec<RemoteTool>, Vec<String>) {
+    let mut tools: Vec<RemoteTool> = Vec::new();
+    let mut refused = Vec::new();
+    for v in listed {
+        let shown = escape_remote_text(
+            v.get("name")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or(""),
+            MAX_TOOL_NAME_CHARS * 2,
+        );
+        match RemoteTool::from_json(v) {
+            Ok(t) if tools.iter().any(|k| k.name.eq_ignore_ascii_case(&t.name)) => refused.push(
+                format!("{shown:?}: another tool of the server has this name (in any letter case)"),
+            ),
+            Ok(t) => tools.push(t),
+            Err(why) => refused.push(format!("{shown:?}: {why}")),
+        }
+    }
+    (tools, refused)
 }
 
 /// What the cache file holds for one server.

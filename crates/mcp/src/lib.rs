@@ -19,6 +19,7 @@
 
 pub mod client;
 pub mod config;
+pub mod http_guard;
 pub mod proxy;
 pub mod server;
 pub mod stdio;
@@ -27,9 +28,7 @@ pub use config::{McpConfig, RemoteTool, ServerDef};
 pub use proxy::{RememberingAsker, UseCapability, proxy_name};
 pub use server::WrenchServer;
 
-use wrench_core::{
-    Config, Executor, Profile, Redactor, Registry, ToolError, ToolOutput, ToolResult,
-};
+use wrench_core::{Config, Executor, Profile, Redactor, Registry, ToolError, ToolResult};
 
 /// How `wrench mcp serve` runs.
 #[derive(Debug, Clone, Default)]
@@ -44,6 +43,9 @@ pub struct ServeOptions {
     /// (numbered lines, trailers, the untrusted-content frame). Programmatic
     /// clients that want typed results turn it on.
     pub structured_content: bool,
+    /// HTTP: read the bearer token from this file (else `$WRENCH_MCP_TOKEN`,
+    /// else a fresh one, printed and written to the state dir).
+    pub token_file: Option<std::path::PathBuf>,
 }
 
 /// Serve `executor`'s registry over MCP until the client goes away (stdio)
@@ -51,7 +53,7 @@ pub struct ServeOptions {
 pub async fn serve(executor: Executor, opts: ServeOptions) -> ToolResult<()> {
     let server = WrenchServer::new(executor, opts.structured_content)?;
     match opts.http {
-        Some(addr) => server::serve_http(server, addr).await,
+        Some(addr) => server::serve_http(server, addr, opts.token_file.as_deref()).await,
         None => server::serve_stdio(server).await,
     }
 }
@@ -80,6 +82,9 @@ pub async fn list(config: &Config) -> ToolResult<String> {
                     let ro = if t.is_read_only() { " [read-only]" } else { "" };
                     out.push_str(&format!("  {}{ro}  {first}\n", proxy_name(name, &t.name)));
                 }
+                for r in &c.refused {
+                    out.push_str(&format!("  refused {r}\n"));
+                }
             }
             Err(e) => out.push_str(&format!("{name}: error[{}]: {}\n", e.kind, e.message)),
         }
@@ -88,15 +93,14 @@ pub async fn list(config: &Config) -> ToolResult<String> {
     Ok(Redactor::global().scrub(out.trim_end()).into_owned())
 }
 
-/// `wrench mcp call SERVER TOOL JSON`: call one tool of a configured server
-/// (a person's direct command; the result is redacted and framed as untrusted
-/// like every MCP result).
-pub async fn call(
-    config: &Config,
-    server: &str,
-    tool: &str,
-    args: serde_json::Value,
-) -> ToolResult<ToolOutput> {
+/// `wrench mcp call SERVER TOOL JSON` runs the proxy `mcp__SERVER__TOOL`
+/// through the executor, exactly like `wrench call mcp__SERVER__TOOL JSON`
+/// (the same rules, mode, asks, redactor and frame). This checks that the
+/// call can name a proxy at all and returns its name, or says what to do:
+/// a server that is not configured, or whose tools were never discovered
+/// (`wrench mcp list`; a call never starts a server before the gate allowed
+/// it), or that has no such tool.
+pub fn callable(config: &Config, server: &str, tool: &str) -> ToolResult<String> {
     let cfg = config::load(config)?;
     let def = cfg.servers.get(server).ok_or_else(|| {
         let known: Vec<&str> = cfg.servers.keys().map(String::as_str).collect();
@@ -109,30 +113,17 @@ pub async fn call(
             }
         ))
     })?;
-    let r = async {
-        let conn = client::connect(server, def).await?;
-        if conn.tool(tool).is_none() {
-            let names: Vec<&str> = conn.tools.iter().map(|t| t.name.as_str()).collect();
-            return Err(ToolError::not_found(format!(
-                "MCP server `{server}` has no tool {tool:?}; it offers: {}",
-                names.join(", ")
-            )));
-        }
-        let raw = conn
-            .call(tool, args, &tokio_util::sync::CancellationToken::new())
-            .await?;
-        let spill = wrench_core::session::state_base().join("mcp").join("spill");
-        std::fs::create_dir_all(&spill).map_err(|e| ToolError::from_io(spill.display(), &e))?;
-        Ok(proxy::to_output(server, tool, &raw, &spill, "cli"))
+    let cached = config::cached_tools(server, def).ok_or_else(|| {
+        ToolError::not_found(format!(
+            "the tools of MCP server `{server}` are not known yet; run `wrench mcp list` once to discover them"
+        ))
+    })?;
+    if !cached.tools.iter().any(|t| t.name == tool) {
+        let names: Vec<&str> = cached.tools.iter().map(|t| t.name.as_str()).collect();
+        return Err(ToolError::not_found(format!(
+            "MCP server `{server}` has no tool {tool:?} (as of the last `wrench mcp list`); it offers: {}",
+            names.join(", ")
+        )));
     }
-    .await;
-    client::shutdown_all().await;
-    let mut out = r?;
-    let r = Redactor::global();
-    out.text = r.scrub(&out.text).into_owned();
-    wrench_core::executor::scrub_value(r, &mut out.data);
-    if let Some(src) = out.untrusted_source.clone() {
-        out.text = wrench_core::frame::frame(&src, &out.text);
-    }
-    Ok(out)
+    Ok(proxy_name(server, tool))
 }

@@ -187,35 +187,24 @@ async fn call_remote(
             .with(mcp_action(server, &live));
         ctx.authorize(plan).await?;
     }
-    let raw = match conn.call(&live.name, args, &ctx.cancel).await {
-        Ok(r) => r,
-        Err(e) => {
-            if e.kind == wrench_core::ErrorKind::Io {
-                client::evict(server).await;
-            }
-            return Err(e);
-        }
-    };
+    let raw = conn.call(&live.name, args, &ctx.cancel).await?;
     let spill_dir = ctx.session.subdir("mcp")?;
-    Ok(to_output(
-        server,
-        &live.name,
-        &raw,
-        &spill_dir,
-        &ctx.call_id,
-    ))
+    to_output(server, &live.name, &raw, &spill_dir, &ctx.call_id)
 }
 
 /// Turn the JSON of a CallToolResult into untrusted output: text content
 /// joined, images kept (up to [`MAX_RESULT_IMAGES`]), other blocks described,
 /// the text capped at [`MAX_RESULT_CHARS`] with the full text spilled.
+/// A result the server marked `isError` is an error (kind `io`: the remote
+/// tool failed) whose message carries the remote text in an untrusted frame,
+/// so it stays an error on every door (exit 1 on the CLI, `isError` over MCP).
 pub fn to_output(
     server: &str,
     tool: &str,
     raw: &Value,
     spill_dir: &std::path::Path,
     call_id: &str,
-) -> ToolOutput {
+) -> ToolResult<ToolOutput> {
     let mut parts: Vec<String> = Vec::new();
     let mut images = Vec::new();
     let mut dropped_images = 0usize;
@@ -280,9 +269,6 @@ pub fn to_output(
     {
         text = serde_json::to_string_pretty(s).unwrap_or_default();
     }
-    if is_error {
-        text = format!("the MCP tool reported an error:\n{text}");
-    }
     if dropped_images > 0 {
         text.push_str(&format!(
             "\n[{dropped_images} more image(s) not shown; at most {MAX_RESULT_IMAGES} per result]"
@@ -314,16 +300,22 @@ pub fn to_output(
             trailer(MAX_RESULT_CHARS, Some(total), "characters", &next)
         );
     }
-    let mut out = ToolOutput::untrusted(format!("mcp:{server}/{tool}"), text).with_data(&json!({
+    let source = format!("mcp:{server}/{tool}");
+    if is_error {
+        return Err(ToolError::io(format!(
+            "MCP tool `{tool}` of server `{server}` reported an error; its text:\n{}",
+            wrench_core::frame::frame(&source, &text)
+        )));
+    }
+    let mut out = ToolOutput::untrusted(source, text).with_data(&json!({
         "server": server,
         "tool": tool,
-        "is_error": is_error,
         "structured": structured,
         "truncated": spilled.is_some(),
         "spill_path": spilled,
     }));
     out.images = images;
-    out
+    Ok(out)
 }
 
 fn sanitize(s: &str) -> String {
@@ -346,7 +338,12 @@ pub fn register(reg: &mut Registry, cfg: &McpConfig) -> ToolResult<()> {
         let Some(cached) = config::cached_tools(name, def) else {
             continue;
         };
-        for t in cached.tools {
+        // A cache written before names were checked is checked again.
+        for t in cached
+            .tools
+            .into_iter()
+            .filter(|t| config::check_tool_name(&t.name).is_ok())
+        {
             // A name taken by another tool is skipped, never a reason to fail
             // every command.
             let _ = reg.register_dyn(Arc::new(McpProxy::new(name, def, t)));

@@ -175,6 +175,10 @@ pub struct WrenchServer {
     roots: Arc<tokio::sync::Mutex<RootsState>>,
     /// Send typed data as structuredContent (see `ServeOptions`).
     structured: bool,
+    /// May the client answer permission questions? Over stdio the client is
+    /// the host a person runs; over HTTP it is whoever holds the token, and
+    /// the caller itself, so only when `[mcp.http] trust_client_approvals`.
+    client_approves: bool,
 }
 
 impl WrenchServer {
@@ -203,7 +207,28 @@ impl WrenchServer {
             tools: Arc::new(tools),
             roots: Arc::new(tokio::sync::Mutex::new(RootsState::Unknown)),
             structured,
+            client_approves: true,
         })
+    }
+
+    /// The server for HTTP: the client's answers to permission questions
+    /// count only when `trusted`; otherwise an ask is a denial that names
+    /// the config key.
+    pub fn over_http(mut self, trusted: bool) -> Self {
+        self.client_approves = trusted;
+        if !trusted {
+            let mut base = self.executor.context().clone();
+            let inner = base.allow_hint.clone();
+            base = base.with_allow_hint(Arc::new(move |plan: &ActionPlan| {
+                format!(
+                    "{} to `wrench mcp serve` (over HTTP the client that makes a call cannot approve it; `{} = true` under [mcp.http] in the config trusts its answers)",
+                    inner(plan),
+                    crate::http_guard::TRUST_KEY
+                )
+            }));
+            self.executor = Executor::new(self.executor.registry().clone(), base);
+        }
+        self
     }
 
     /// A handler for a new session (HTTP): same executor, its own roots.
@@ -213,6 +238,7 @@ impl WrenchServer {
             tools: self.tools.clone(),
             roots: Arc::new(tokio::sync::Mutex::new(RootsState::Unknown)),
             structured: self.structured,
+            client_approves: self.client_approves,
         }
     }
 
@@ -258,9 +284,10 @@ impl WrenchServer {
         let peer = ctx.peer.clone();
         let token = ctx.meta.get_progress_token();
         let root = self.narrowed_root(&peer).await;
-        let elicit = peer
-            .supported_elicitation_modes()
-            .contains(&ElicitationMode::Form);
+        let elicit = self.client_approves
+            && peer
+                .supported_elicitation_modes()
+                .contains(&ElicitationMode::Form);
         if token.is_none() && root.is_none() && !elicit {
             // The fast path: the long-lived executor as it is.
             let r = self
@@ -485,8 +512,16 @@ pub async fn serve_stdio(server: WrenchServer) -> ToolResult<()> {
 /// processes were killed, for their results to be sent.
 pub const STOP_DRAIN: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// Serve streamable HTTP on a loopback address until SIGINT/SIGTERM.
-pub async fn serve_http(server: WrenchServer, addr: std::net::SocketAddr) -> ToolResult<()> {
+/// Serve streamable HTTP on a loopback address until SIGINT/SIGTERM. Every
+/// request passes the guard (Host, Origin, bearer token; see
+/// [`crate::http_guard`]) before the MCP service sees it; the token file
+/// written at start is removed at the end.
+pub async fn serve_http(
+    server: WrenchServer,
+    addr: std::net::SocketAddr,
+    token_file: Option<&Path>,
+) -> ToolResult<()> {
+    use crate::http_guard::{self, HttpGuard, TokenSource};
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
     };
@@ -501,6 +536,18 @@ pub async fn serve_http(server: WrenchServer, addr: std::net::SocketAddr) -> Too
     let local = listener
         .local_addr()
         .map_err(|e| ToolError::from_io(format!("--http {addr}"), &e))?;
+    let cfg = crate::config::load(&server.executor.context().config)?.http;
+    let generated_at = wrench_core::session::state_base()
+        .join("mcp")
+        .join("http")
+        .join(format!("token-{}", local.port()));
+    let (token, source) = http_guard::load_token(
+        token_file,
+        std::env::var(http_guard::TOKEN_ENV).ok(),
+        &generated_at,
+    )?;
+    let guard = Arc::new(HttpGuard::new(&token, &cfg)?);
+    let server = server.over_http(cfg.trust_client_approvals);
     let ct = CancellationToken::new();
     let config = StreamableHttpServerConfig::default().with_cancellation_token(ct.child_token());
     let factory = server.clone();
@@ -509,6 +556,16 @@ pub async fn serve_http(server: WrenchServer, addr: std::net::SocketAddr) -> Too
         Arc::new(LocalSessionManager::default()),
         config,
     );
+    match &source {
+        TokenSource::Generated(p) => eprintln!(
+            "wrench mcp: bearer token {token} (also in {}, readable by you only)",
+            p.display()
+        ),
+        TokenSource::File(p) => {
+            eprintln!("wrench mcp: bearer token from {}", p.display())
+        }
+        TokenSource::Env => eprintln!("wrench mcp: bearer token from ${}", http_guard::TOKEN_ENV),
+    }
     eprintln!("wrench mcp: serving streamable HTTP on http://{local}/mcp");
     let stop = shutdown_signal();
     tokio::pin!(stop);
@@ -517,7 +574,16 @@ pub async fn serve_http(server: WrenchServer, addr: std::net::SocketAddr) -> Too
             _ = &mut stop => break,
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
-                let svc = hyper_util::service::TowerToHyperService::new(service.clone());
+                let (service, guard) = (service.clone(), guard.clone());
+                let svc = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                    let (service, guard) = (service.clone(), guard.clone());
+                    async move {
+                        Ok::<_, std::convert::Infallible>(match guard.check(req.headers()) {
+                            Ok(()) => service.handle(req).await,
+                            Err(r) => refusal_response(r),
+                        })
+                    }
+                });
                 let conn_ct = ct.child_token();
                 tokio::spawn(async move {
                     let conn = hyper::server::conn::http1::Builder::new()
@@ -532,7 +598,38 @@ pub async fn serve_http(server: WrenchServer, addr: std::net::SocketAddr) -> Too
     }
     ct.cancel();
     crate::client::shutdown_all().await;
+    if let TokenSource::Generated(p) = &source {
+        let _ = std::fs::remove_file(p);
+    }
     Ok(())
+}
+
+/// A refused request's answer: the status, a JSON-RPC error body (what MCP
+/// clients read), and for 401 the `WWW-Authenticate` challenge.
+fn refusal_response(
+    r: crate::http_guard::Refusal,
+) -> hyper::Response<
+    http_body_util::combinators::BoxBody<hyper::body::Bytes, std::convert::Infallible>,
+> {
+    use http_body_util::BodyExt;
+    let body =
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32001, "message": r.message}});
+    let mut res = hyper::Response::new(
+        http_body_util::Full::new(hyper::body::Bytes::from(body.to_string())).boxed(),
+    );
+    *res.status_mut() = r.status;
+    let h = res.headers_mut();
+    h.insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    if r.status == hyper::StatusCode::UNAUTHORIZED {
+        h.insert(
+            hyper::header::WWW_AUTHENTICATE,
+            hyper::header::HeaderValue::from_static("Bearer realm=\"wrench\""),
+        );
+    }
+    res
 }
 
 async fn shutdown_signal() {

@@ -418,6 +418,8 @@ fn wrench_client_lists_and_calls_server_everything() {
         &[
             "mcp",
             "call",
+            "--mode",
+            "yolo",
             "everything",
             "echo",
             r#"{"message":"ping from wrench"}"#,
@@ -533,6 +535,240 @@ fn wrench_client_lists_and_calls_server_filesystem() {
     );
     let v = json_out(&o, "fs read_text_file in auto");
     assert!(s(&v, "text").contains("hello world"), "{v}");
+    // `mcp call` is the same door: read-only mode and deny rules hold.
+    let target = f.root.join("written.txt");
+    let wargs = serde_json::json!({"path": target, "content": "x"}).to_string();
+    for flags in [
+        &["--mode", "read-only"][..],
+        &["--mode", "yolo", "--deny", "mcp__fs__write_file"][..],
+    ] {
+        let mut a = vec!["mcp", "call"];
+        a.extend_from_slice(flags);
+        a.extend_from_slice(&["fs", "write_file", &wargs]);
+        let o = f.wrench(&bin, &a);
+        assert_eq!(o.status.code(), Some(3), "{flags:?}: {}", out_err(&o));
+        assert!(
+            !target.exists(),
+            "{flags:?} wrote through server-filesystem"
+        );
+    }
+    let o = f.wrench(
+        &bin,
+        &["mcp", "call", "--mode", "yolo", "fs", "write_file", &wargs],
+    );
+    assert!(o.status.success(), "{}", out_err(&o));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "x");
+}
+
+/// A running `wrench mcp serve --http 127.0.0.1:0`: its URL, its token and
+/// where the token file is; stopped with SIGTERM on drop.
+struct HttpServer {
+    child: std::process::Child,
+    url: String,
+    token: String,
+    token_file: Option<PathBuf>,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .arg(self.child.id().to_string())
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve_http(f: &Fixture, bin: &Path, extra: &[&str]) -> HttpServer {
+    let mut c = Command::new(bin);
+    f.env(&mut c);
+    let mut child = c
+        .args(["mcp", "serve", "--http", "127.0.0.1:0", "--root"])
+        .arg(&f.root)
+        .args(extra)
+        .env_remove("WRENCH_MCP_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let (mut url, mut token, mut token_file) = (None, None, None);
+    let mut line = String::new();
+    use std::io::BufRead;
+    while url.is_none() && err.read_line(&mut line).unwrap_or(0) > 0 {
+        if let Some(rest) = line
+            .strip_prefix("wrench mcp: bearer token ")
+            .filter(|r| !r.starts_with("from "))
+        {
+            let mut words = rest.split_whitespace();
+            token = words.next().map(String::from);
+            token_file = rest
+                .split_once("(also in ")
+                .and_then(|(_, r)| r.split_once(", readable"))
+                .map(|(p, _)| PathBuf::from(p));
+        }
+        if let Some(i) = line.find("http://") {
+            url = Some(line[i..].trim().to_string());
+        }
+        line.clear();
+    }
+    HttpServer {
+        child,
+        url: url.expect("serve --http printed no URL"),
+        token: token.unwrap_or_default(),
+        token_file,
+    }
+}
+
+/// POST an initialize request by hand and return the HTTP status.
+fn raw_initialize(url: &str, host: Option<&str>, headers: &[(&str, &str)]) -> u16 {
+    use std::io::{Read, Write};
+    let addr = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}})
+    .to_string();
+    let mut req = String::from("POST /mcp HTTP/1.1\r\n");
+    req.push_str(&format!("Host: {}\r\n", host.unwrap_or(&addr)));
+    req.push_str(
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n",
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    ));
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    s.write_all(req.as_bytes()).unwrap();
+    let mut buf = [0u8; 64];
+    let n = s.read(&mut buf).unwrap();
+    let head = String::from_utf8_lossy(&buf[..n]).to_string();
+    head.split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no HTTP status in {head:?}"))
+}
+
+#[test]
+fn http_door_needs_the_token_a_loopback_host_and_a_loopback_origin() {
+    let Ok(()) = require(
+        wrench_bin().is_some(),
+        "the wrench binary is not built (cargo build -p wrench-cli)",
+    ) else {
+        return;
+    };
+    let f = fixture();
+    let bin = wrench_bin().unwrap();
+    let srv = serve_http(&f, &bin, &[]);
+    assert_eq!(srv.token.len(), 64, "no generated token printed");
+    let tf = srv.token_file.clone().expect("no token file named");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&tf).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "token file mode {mode:o}");
+    assert_eq!(std::fs::read_to_string(&tf).unwrap().trim(), srv.token);
+    let bearer = format!("Bearer {}", srv.token);
+    assert_eq!(raw_initialize(&srv.url, None, &[]), 401);
+    assert_eq!(
+        raw_initialize(&srv.url, None, &[("Authorization", "Bearer nope")]),
+        401
+    );
+    assert_eq!(
+        raw_initialize(&srv.url, None, &[("Authorization", &bearer)]),
+        200
+    );
+    assert_eq!(
+        raw_initialize(
+            &srv.url,
+            None,
+            &[
+                ("Authorization", &bearer),
+                ("Origin", "http://evil.example")
+            ]
+        ),
+        403
+    );
+    assert_eq!(
+        raw_initialize(&srv.url, None, &[("Origin", "http://evil.example")]),
+        403
+    );
+    assert_eq!(
+        raw_initialize(
+            &srv.url,
+            None,
+            &[
+                ("Authorization", &bearer),
+                ("Origin", "http://localhost:3000")
+            ]
+        ),
+        200
+    );
+    assert_eq!(
+        raw_initialize(
+            &srv.url,
+            Some("attacker.example:80"),
+            &[("Authorization", &bearer)]
+        ),
+        403
+    );
+    drop(srv);
+    assert!(!tf.exists(), "the token file outlived the server");
+}
+
+#[test]
+fn http_client_cannot_approve_its_own_call_unless_trusted() {
+    let Ok(()) = py_ready() else { return };
+    let f = fixture();
+    let bin = wrench_bin().unwrap();
+    let script = workspace_dir().join("tests/mcp/py_http_client.py");
+    let run = |srv: &HttpServer| {
+        let o = Command::new(python())
+            .arg(&script)
+            .arg(&srv.url)
+            .arg(&srv.token)
+            .output()
+            .unwrap();
+        json_out(&o, "py_http_client.py")
+    };
+    let srv = serve_http(&f, &bin, &[]);
+    let v = run(&srv);
+    drop(srv);
+    assert_eq!(v["read_is_error"], false, "{v}");
+    assert!(s(&v, "read_text").contains("hello world"), "{v}");
+    assert_eq!(v["no_token_initialized"], false, "{v}");
+    assert_eq!(v["asked"].as_array().map(Vec::len), Some(0), "{v}");
+    assert_eq!(v["edit_is_error"], true, "{v}");
+    assert!(s(&v, "edit_text").starts_with("error[denied]"), "{v}");
+    assert!(s(&v, "edit_text").contains("trust_client_approvals"), "{v}");
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("hello.txt")).unwrap(),
+        "hello world\n"
+    );
+    // Trusted by the config: the client's answer counts.
+    write_server_config(&f, "[mcp.http]\ntrust_client_approvals = true\n");
+    let tok = f.state.parent().unwrap().join("token");
+    std::fs::write(&tok, "t0123456789abcdef0123456789abcdef\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&tok, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let mut srv = serve_http(&f, &bin, &["--token-file", tok.to_str().unwrap()]);
+    assert!(srv.token_file.is_none() && srv.token.is_empty());
+    srv.token = "t0123456789abcdef0123456789abcdef".to_string();
+    let v = run(&srv);
+    drop(srv);
+    assert_eq!(v["asked"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(v["edit_is_error"], false, "{v}");
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("hello.txt")).unwrap(),
+        "hello self-approved\n"
+    );
 }
 
 #[test]
@@ -554,37 +790,251 @@ fn serve_over_http_refuses_non_loopback_and_serves_wrench_own_client() {
     );
     assert!(String::from_utf8_lossy(&o.stderr).contains("loopback"));
 
-    let mut c = Command::new(&bin);
-    f.env(&mut c);
-    let mut child = c
-        .args(["mcp", "serve", "--http", "127.0.0.1:0", "--root"])
-        .arg(&f.root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    use std::io::BufRead;
-    let mut url = None;
-    while err.read_line(&mut line).unwrap_or(0) > 0 {
-        if let Some(i) = line.find("http://") {
-            url = Some(line[i..].trim().to_string());
-            break;
-        }
-        line.clear();
-    }
-    let url = url.expect("serve --http printed no URL");
-    write_server_config(&f, &format!("[mcp.servers.self]\nurl = {url:?}\n"));
+    let srv = serve_http(&f, &bin, &[]);
+    let tf = srv.token_file.clone().unwrap();
+    // Without the token wrench's own client is refused too.
+    write_server_config(&f, &format!("[mcp.servers.self]\nurl = {:?}\n", srv.url));
     let o = f.wrench(&bin, &["mcp", "list"]);
     let listed = String::from_utf8_lossy(&o.stdout).to_string();
-    let _ = child.kill();
-    let _ = child.wait();
+    assert!(listed.contains("self: error"), "{listed}");
+    write_server_config(
+        &f,
+        &format!(
+            "[mcp.servers.self]\nurl = {:?}\nbearer_token_file = {:?}\n",
+            srv.url,
+            tf.display().to_string()
+        ),
+    );
+    let o = f.wrench(&bin, &["mcp", "list"]);
+    let listed = String::from_utf8_lossy(&o.stdout).to_string();
+    drop(srv);
     assert!(
         o.status.success(),
         "{listed}{}",
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(listed.contains("mcp__self__read [read-only]"), "{listed}");
+}
+
+fn write_py_server_config(f: &Fixture) {
+    let script = workspace_dir().join("tests/mcp/py_server.py");
+    write_server_config(
+        f,
+        &format!(
+            "[mcp.servers.py]\ncommand = {:?}\nargs = [{:?}, {:?}]\n",
+            python(),
+            script.display().to_string(),
+            f.root.display().to_string()
+        ),
+    );
+}
+
+/// A workspace whose config names tests/mcp/py_server.py (the official
+/// Python SDK) as server `py`, with its tools discovered.
+fn py_server_fixture(bin: &Path) -> Fixture {
+    let f = fixture();
+    write_py_server_config(&f);
+    let o = f.wrench(bin, &["mcp", "list"]);
+    assert!(
+        o.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    f
+}
+
+fn out_err(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn mcp_call_passes_the_gate_like_call_deny_read_only_and_ask() {
+    let Ok(()) = py_ready() else { return };
+    let bin = wrench_bin().unwrap();
+    let f = py_server_fixture(&bin);
+    let note = f.root.join("note.txt");
+    let write = r#"{"text":"written"}"#;
+    for flags in [
+        &["--mode", "yolo", "--deny", "mcp__py__write_note"][..],
+        &["--deny", "mcp__py__*", "--mode", "yolo"][..],
+        &["--mode", "read-only"][..],
+        &[][..], // ask, and nobody to ask
+    ] {
+        let mut args = vec!["mcp", "call"];
+        args.extend_from_slice(flags);
+        args.extend_from_slice(&["py", "write_note", write]);
+        let o = f.wrench(&bin, &args);
+        assert_eq!(o.status.code(), Some(3), "{flags:?}: {}", out_err(&o));
+        assert!(out_err(&o).contains("error[denied]"), "{}", out_err(&o));
+        assert!(!note.exists(), "{flags:?} wrote through the door");
+    }
+    // The same flags before the subcommand, as global flags.
+    let o = f.wrench(
+        &bin,
+        &[
+            "--mode",
+            "read-only",
+            "mcp",
+            "call",
+            "py",
+            "write_note",
+            write,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", out_err(&o));
+    assert!(!note.exists());
+    // Allowed: it runs, framed as untrusted.
+    let o = f.wrench(
+        &bin,
+        &[
+            "mcp",
+            "call",
+            "--allow",
+            "mcp__py__write_note",
+            "py",
+            "write_note",
+            write,
+        ],
+    );
+    assert!(o.status.success(), "{}", out_err(&o));
+    assert_eq!(std::fs::read_to_string(&note).unwrap(), "written");
+    let o = f.wrench(
+        &bin,
+        &[
+            "mcp",
+            "call",
+            "--mode",
+            "auto",
+            "py",
+            "echo",
+            r#"{"message":"hi"}"#,
+        ],
+    );
+    assert!(o.status.success(), "{}", out_err(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("hi") && text.contains("<untrusted"), "{text}");
+}
+
+#[test]
+fn a_remote_error_result_stays_an_error_with_a_nonzero_exit() {
+    let Ok(()) = py_ready() else { return };
+    let bin = wrench_bin().unwrap();
+    let f = py_server_fixture(&bin);
+    let o = f.wrench(
+        &bin,
+        &[
+            "mcp",
+            "call",
+            "--mode",
+            "yolo",
+            "py",
+            "fail",
+            r#"{"message":"disk on fire"}"#,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", out_err(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("error[io]"), "{err}");
+    assert!(err.contains("<untrusted source=\"mcp:py/fail\""), "{err}");
+    assert!(err.contains("remote failure: disk on fire"), "{err}");
+    let o = f.wrench(
+        &bin,
+        &[
+            "--mode",
+            "yolo",
+            "call",
+            "mcp__py__fail",
+            r#"{"message":"x"}"#,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", out_err(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["ok"], false, "{v}");
+    assert_eq!(v["error"]["kind"], "io", "{v}");
+}
+
+#[test]
+fn remote_json_rpc_errors_map_by_code_with_the_remote_message() {
+    let Ok(()) = py_ready() else { return };
+    let bin = wrench_bin().unwrap();
+    let f = py_server_fixture(&bin);
+    for (code, kind, exit) in [
+        (-32602, "invalid_args", 2),
+        (-32601, "not_found", 1),
+        (-32603, "io", 1),
+        (-32001, "timeout", 1),
+    ] {
+        let args = json!({"code": code, "message": format!("remote says {code}")}).to_string();
+        let o = f.wrench(
+            &bin,
+            &["mcp", "call", "--mode", "yolo", "py", "rpc_error", &args],
+        );
+        assert_eq!(o.status.code(), Some(exit), "{code}: {}", out_err(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.starts_with(&format!("error[{kind}]")), "{code}: {err}");
+        assert!(err.contains(&format!("remote says {code}")), "{err}");
+        assert!(err.contains("<untrusted"), "{err}");
+    }
+}
+
+#[test]
+fn hostile_remote_tool_names_are_refused_and_descriptions_escaped() {
+    let Ok(()) = py_ready() else { return };
+    let bin = wrench_bin().unwrap();
+    let f = fixture();
+    write_py_server_config(&f);
+    let o = f.wrench(&bin, &["mcp", "list"]);
+    let listed = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{}", out_err(&o));
+    assert!(
+        !listed.contains('\u{1b}') && !listed.contains('\u{202e}'),
+        "{listed:?}"
+    );
+    assert!(listed.contains("mcp__py__echo"), "{listed}");
+    assert!(!listed.contains("mcp__py__ECHO"), "{listed}");
+    assert_eq!(listed.matches("refused").count(), 5, "{listed}");
+    let inspect = |tool: &str| {
+        let a = json!({"action": "inspect", "server": "py", "tool": tool}).to_string();
+        let v = json_out(&f.wrench(&bin, &["call", "use_capability", &a]), tool);
+        s(&v, "text").to_string()
+    };
+    // The description reaches a model escaped.
+    let text = inspect("shout");
+    assert!(text.contains("Loud."), "{text}");
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{202e}'),
+        "{text:?}"
+    );
+    // Of the two `echo`s the first is the one kept.
+    let schema = inspect("echo");
+    assert!(schema.contains("message"), "{schema}");
+}
+
+#[test]
+fn a_spawned_server_does_not_inherit_wrench_secrets() {
+    let Ok(()) = py_ready() else { return };
+    let bin = wrench_bin().unwrap();
+    let f = py_server_fixture(&bin);
+    let mut c = Command::new(&bin);
+    f.env(&mut c);
+    let o = c
+        .args(["mcp", "call", "--mode", "yolo", "py", "env"])
+        .arg(r#"{"names":["PATH","HOME","WRENCH_TEST_SECRET_TOKEN"]}"#)
+        .env("WRENCH_TEST_SECRET_TOKEN", "s3cr3t")
+        .current_dir(&f.root)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", out_err(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains(r#""PATH": true"#), "{text}");
+    assert!(
+        text.contains(r#""WRENCH_TEST_SECRET_TOKEN": false"#),
+        "{text}"
+    );
 }
