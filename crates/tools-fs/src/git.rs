@@ -198,10 +198,15 @@ impl Tool for Git {
 /// The per-file sections of a diff or show (`diff --git a/X b/Y` up to the
 /// next header) whose file a deny or ask read rule covers, dropped (and
 /// counted by `reads`); the rest as it was. Without read rules, untouched.
-fn drop_refused_files(out: &str, root: &Path, reads: &ReadFilter) -> String {
-    if reads.is_open() || !out.contains("diff --git ") {
-        return out.to_string();
+fn drop_refused_files<'a>(
+    out: &'a [u8],
+    root: &Path,
+    reads: &ReadFilter,
+) -> std::borrow::Cow<'a, [u8]> {
+    if reads.is_open() || memchr::memmem::find(out, b"diff --git ").is_none() {
+        return std::borrow::Cow::Borrowed(out);
     }
+    let out = String::from_utf8_lossy(out);
     let mut kept = String::with_capacity(out.len());
     let mut skipping = false;
     for line in out.split_inclusive('\n') {
@@ -227,7 +232,7 @@ fn drop_refused_files(out: &str, root: &Path, reads: &ReadFilter) -> String {
             kept.push_str(line);
         }
     }
-    kept
+    std::borrow::Cow::Owned(kept.into_bytes())
 }
 
 /// Refuse anything but a revision spelling (no options, no paths, no shell).
