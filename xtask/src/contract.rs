@@ -42,6 +42,7 @@ pub fn render() -> Result<String, String> {
             if sp.read_only { "yes" } else { "no" }
         );
     }
+    s.push_str(&rules_section());
     for t in reg.tools() {
         let sp = t.spec();
         let _ = writeln!(s, "\n## {}\n", sp.name);
@@ -59,6 +60,9 @@ pub fn render() -> Result<String, String> {
             sp.destructive,
             sp.idempotent
         );
+        if let Some(plans) = planned_effects(&sp.name) {
+            let _ = writeln!(s, "- {plans}");
+        }
         if !sp.aliases.is_empty() {
             let _ = writeln!(
                 s,
@@ -129,4 +133,65 @@ pub fn run(args: &[String]) -> Result<(), String> {
     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     println!("contract: wrote {}", path.display());
     Ok(())
+}
+
+/// What a tool of a rule family plans for the gate, and the rules that cover it.
+fn planned_effects(tool: &str) -> Option<String> {
+    use wrench_permissions::families::Family;
+    match Family::of_tool(tool)? {
+        Family::Read => Some(format!(
+            "plans: `Read` of each path it is given (as named and at the real path a symlink leads to); files it meets while running (a walk, an index, a server's locations) are checked against deny/ask read rules and skipped, counted, never shown; rules: `read(GLOB)`, `{tool}(GLOB)`"
+        )),
+        Family::Change => Some(format!(
+            "plans: `Write` (created or changed) / `Delete` (deleted or moved away) of each file, as named and at the real path; the write path refuses a file the authorized plan does not cover; rules: `edit(GLOB)` = `write(GLOB)`, `{tool}(GLOB)`"
+        )),
+    }
+}
+
+/// The rule families and the protected names, from the tables in
+/// crates/permissions.
+fn rules_section() -> String {
+    use wrench_permissions::families::{CHANGE_TOOLS, READ_TOOLS};
+    use wrench_permissions::protected::{Guard, PROTECTED};
+    let list = |t: &[&str]| {
+        t.iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut s = String::new();
+    let _ = writeln!(s, "\n## Rule families\n");
+    let _ = writeln!(
+        s,
+        "A rule names a tool (`grep(src/**)`, `bash(git status:*)`) or a family. Path globs match root-relative, normalized paths, both as named and at the real path a symlink leads to, and cover what is under the path they name; deny and ask globs match case-insensitively, and without a `/` match the name at any depth (`/.env` for the root one only); allow globs are case-sensitive and anchored at the root.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| rule | covers | matched against |\n| --- | --- | --- |"
+    );
+    let _ = writeln!(
+        s,
+        "| `read(GLOB)` | {} | `Read` paths, and every file a walk meets |",
+        list(READ_TOOLS)
+    );
+    let _ = writeln!(
+        s,
+        "| `edit(GLOB)`, `write(GLOB)` | {} | `Write` and `Delete` paths |",
+        list(CHANGE_TOOLS)
+    );
+    let _ = writeln!(s, "| `TOOL(GLOB)` | that tool | every path it plans |");
+    let _ = writeln!(s, "\n## Protected names\n");
+    let _ = writeln!(
+        s,
+        "Changes to these (by component, case-insensitively, at any depth, as named or through a symlink, existing or not) are refused (`refuse`) or asked in every mode, yolo included (`ask`; an allow rule whose glob names the path, e.g. `--allow 'edit(.vscode/tasks.json)'`, allows it).\n"
+    );
+    let _ = writeln!(s, "| name | guard | why |\n| --- | --- | --- |");
+    for p in PROTECTED {
+        let g = match p.guard {
+            Guard::Refuse => "refuse",
+            Guard::Ask => "ask",
+        };
+        let _ = writeln!(s, "| `{}` | {g} | {} |", p.pattern(), p.why);
+    }
+    s
 }

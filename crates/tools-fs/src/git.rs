@@ -17,7 +17,7 @@
 
 pub mod guard;
 
-use crate::scope;
+use crate::scope::{self, ReadFilter};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -154,7 +154,7 @@ impl Tool for Git {
         Ok(base)
     }
 
-    async fn run(&self, a: GitArgs, _auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
+    async fn run(&self, a: GitArgs, auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
         let ws = scope::workspace(ctx)?;
         let pathspec = match &a.path {
             Some(p) => {
@@ -183,7 +183,9 @@ impl Tool for Git {
         if !run.ok {
             return Err(classify_failure(&run.stderr, a.op));
         }
-        let (mut text, truncated) = cap_text(&run.stdout, GIT_MAX_OUTPUT_CHARS);
+        let reads = ReadFilter::new(&auth);
+        let stdout = drop_refused_files(&run.stdout, ws.root(), &reads);
+        let (mut text, truncated) = cap_text(&stdout, GIT_MAX_OUTPUT_CHARS);
         if text.trim().is_empty() {
             text = match a.op {
                 GitOp::Diff if a.staged => "No staged changes.\n".into(),
@@ -205,13 +207,53 @@ impl Tool for Git {
                 }
             ));
         }
-        Ok(ToolOutput::text(text).with_data(&GitView {
+        Ok(reads.annotate(ToolOutput::text(text).with_data(&GitView {
             op: a.op,
             args,
             output,
             truncated: truncated || run.cut,
-        }))
+        })))
     }
+}
+
+/// The per-file sections of a diff or show (`diff --git a/X b/Y` up to the
+/// next header) whose file a deny or ask read rule covers, dropped (and
+/// counted by `reads`); the rest as it was. Without read rules, untouched.
+fn drop_refused_files<'a>(
+    out: &'a [u8],
+    root: &Path,
+    reads: &ReadFilter,
+) -> std::borrow::Cow<'a, [u8]> {
+    if reads.is_open() || memchr::memmem::find(out, b"diff --git ").is_none() {
+        return std::borrow::Cow::Borrowed(out);
+    }
+    let out = String::from_utf8_lossy(out);
+    let mut kept = String::with_capacity(out.len());
+    let mut skipping = false;
+    for line in out.split_inclusive('\n') {
+        if let Some(h) = line.strip_prefix("diff --git ") {
+            let h = h.trim_end();
+            // `a/X b/Y` (unquoted paths; quoted ones carry escapes): check
+            // both names; an unparsable header is judged by the whole line.
+            let names: Vec<String> = match h.strip_prefix("a/").and_then(|r| r.split_once(" b/")) {
+                Some((x, y)) => vec![x.to_string(), y.to_string()],
+                None => h
+                    .split(' ')
+                    .map(|w| {
+                        w.trim_matches('"')
+                            .trim_start_matches("a/")
+                            .trim_start_matches("b/")
+                            .to_string()
+                    })
+                    .collect(),
+            };
+            skipping = !names.iter().all(|n| reads.allows(&root.join(n)));
+        }
+        if !skipping {
+            kept.push_str(line);
+        }
+    }
+    std::borrow::Cow::Owned(kept.into_bytes())
 }
 
 /// Refuse anything but a revision spelling (no options, no paths, no shell).
