@@ -39,7 +39,7 @@ pub fn render(e: &Explanation) -> String {
         s.push_str(&format!("decision: {}: {}\n", e.decision, e.reason));
     }
     if !e.advice.is_empty() {
-        s.push_str(&format!("to allow it: {}\n", e.advice));
+        s.push_str(&format!("advice: {}\n", e.advice));
     }
     s
 }

@@ -84,6 +84,13 @@ fn global_args(cmd: Command) -> Command {
             .action(ArgAction::SetTrue)
             .help("Print the structured JSON result"),
     )
+    .arg(
+        Arg::new("explain")
+            .long("explain")
+            .global(true)
+            .action(ArgAction::SetTrue)
+            .help("Do not run the call: print what the permission engine would decide and why (as `wrench policy check`)"),
+    )
 }
 
 fn build_cli(reg: &wrench_core::Registry) -> Command {
@@ -458,6 +465,9 @@ async fn run(m: ArgMatches, reg_for_cli: Arc<wrench_core::Registry>) -> ExitCode
                     );
                 }
             };
+            if m.get_flag("explain") {
+                return explain_call(&engine, Call::new("1", tool, args), true).await;
+            }
             let r = engine.executor.run_one(Call::new("1", tool, args)).await;
             println!("{}", render::json_line(&r, false));
             match &r.result {
@@ -486,10 +496,11 @@ async fn run(m: ArgMatches, reg_for_cli: Arc<wrench_core::Registry>) -> ExitCode
                 Ok(a) => a,
                 Err(e) => return fail(&e, json),
             };
-            let r = engine
-                .executor
-                .run_one(Call::new("1", spec.name.clone(), args))
-                .await;
+            let call = Call::new("1", spec.name.clone(), args);
+            if m.get_flag("explain") {
+                return explain_call(&engine, call, json).await;
+            }
+            let r = engine.executor.run_one(call).await;
             print_result(&r, json)
         }
     }
@@ -612,7 +623,13 @@ async fn policy_check(opts: &wrench_cli::Options, cm: &ArgMatches, json: bool) -
             );
         }
     };
-    let plan = match engine.executor.plan_only(Call::new("1", tool, args)).await {
+    explain_call(&engine, Call::new("1", tool, args), json).await
+}
+
+/// Plan `call` and print the permission engine's explanation of it; runs
+/// nothing. Exit 0 when it would be allowed, 3 otherwise.
+async fn explain_call(engine: &Engine, call: Call, json: bool) -> ExitCode {
+    let plan = match engine.executor.plan_only(call).await {
         Ok(p) => p,
         Err(e) => return fail(&e, json),
     };

@@ -936,8 +936,20 @@ impl Policy {
             Decision::Ask(r) => ("ask", r),
             Decision::Deny(r) => ("deny", r),
         };
+        let denied_by: Vec<&str> = rules
+            .iter()
+            .filter(|r| r.kind == "deny" && r.matched)
+            .map(|r| r.rule.as_str())
+            .collect();
         let advice = if decision == "allow" {
             String::new()
+        } else if decision == "deny" && !denied_by.is_empty() {
+            // No allow rule or mode overrides a deny rule: say so instead of
+            // suggesting an allow that would not help.
+            format!(
+                "remove the deny rule ({}); deny rules win over every allow rule and mode",
+                denied_by.join(", ")
+            )
         } else {
             self.advice(plan)
         };
