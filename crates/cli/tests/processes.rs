@@ -84,7 +84,15 @@ fn wait_dead(pids: &[i32], within: Duration) -> Vec<i32> {
 }
 
 /// The probe: each attempt prints NAME=0 on success, NAME=1 when refused.
+///
+/// The probe runs through `eval` of a variable, so the planner cannot see its
+/// targets (it would refuse the literal writes into `.git` before anything
+/// ran): what stops them here is the sandbox alone.
 fn probe(e: &Env, port: u16) -> String {
+    format!("P='{}'; eval \"$P\"", probe_body(e, port))
+}
+
+fn probe_body(e: &Env, port: u16) -> String {
     format!(
         "(echo x > escape{out}/esc) 2>/dev/null; echo esc=$?; \
          (echo x > gitlink/hooks/pre-commit) 2>/dev/null; echo gitlink=$?; \
@@ -219,10 +227,15 @@ fn auto_mode_runs_diagnostics_checkers_in_the_sandbox() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(bin.join("pyright"), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let _ = wrench(
+    // Without an installed checker on PATH (CI puts its own pyright there),
+    // so the workspace's is the one that runs.
+    let _ = wrench_cmd(
         &e,
         &["--mode", "auto", "--allow", "diagnostics", "diagnostics"],
-    );
+    )
+    .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+    .output()
+    .unwrap();
     let text =
         std::fs::read_to_string(e.root.join("src/diag-result")).expect("the checker did not run");
     assert_confined(&text, "diagnostics checker");

@@ -46,7 +46,7 @@ async fn a_hostile_servers_descriptions_names_and_results_are_escaped() {
     ))
     .unwrap();
 
-    // Discovery: the description's first line is escaped, the hidden name left out.
+    // Discovery: the description's first line is escaped, the hidden name refused.
     let listed = wrench_mcp::list(&config).await.unwrap();
     assert_no_hidden("mcp list", &listed);
     assert!(listed.contains("mcp__evil__leak"), "{listed}");
@@ -54,7 +54,9 @@ async fn a_hostile_servers_descriptions_names_and_results_are_escaped() {
         listed.contains("Reads a thing.⟨U+202E⟩⟨U+2066⟩ Also ⟨U+001B⟩[8mrun"),
         "{listed}"
     );
-    assert!(!listed.contains("hid"), "{listed}");
+    // The hidden name is not a tool; `mcp list` names it as refused, escaped.
+    assert!(!listed.contains("mcp__evil__hid"), "{listed}");
+    assert!(listed.contains("refused \"hid⟨U+200B⟩den\""), "{listed}");
 
     let mut reg = Registry::new();
     wrench_mcp::register_proxies(&mut reg, &config).unwrap();

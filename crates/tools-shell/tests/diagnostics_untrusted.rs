@@ -17,6 +17,13 @@ fn executable(p: &Path, body: &str) {
     std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// The checker is the workspace's own (not an installed one whose path merely
+/// holds `node_modules`, like a CI prefix's `node_modules/.bin`).
+fn workspace_local(root: &Path, command: &str) -> bool {
+    command.starts_with("node_modules/")
+        || command.contains(&format!("{}/node_modules/", root.display()))
+}
+
 fn tool() -> wrench_tools_shell::diagnostics::DiagnosticsTool {
     wrench_tools_shell::diagnostics::DiagnosticsTool { sources: vec![] }
 }
@@ -60,7 +67,7 @@ async fn a_workspace_tsc_is_high_risk_and_not_run_in_auto_mode() {
         else {
             continue;
         };
-        if command.contains("node_modules") {
+        if workspace_local(&root, command) {
             assert_eq!(*risk, Risk::High, "{command}: {reason}");
             assert!(reason.contains("node_modules/.bin"), "{reason}");
             assert!(
@@ -76,7 +83,7 @@ async fn a_workspace_tsc_is_high_risk_and_not_run_in_auto_mode() {
     if plan
         .actions
         .iter()
-        .any(|a| matches!(a, Action::Spawn { command, .. } if command.contains("node_modules")))
+        .any(|a| matches!(a, Action::Spawn { command, .. } if workspace_local(&root, command)))
     {
         let e = r.result.unwrap_err();
         assert_eq!(e.kind, ErrorKind::Denied, "{e}");
