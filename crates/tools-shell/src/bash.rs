@@ -481,7 +481,7 @@ async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput
     }
     epilogue.push_str(&summary_line(&result));
     if timed_out || cancelled {
-        let mut text = output.text.clone();
+        let mut text = output.text;
         if text.is_empty() {
             text.push_str("(no output)");
         }
