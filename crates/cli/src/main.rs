@@ -446,24 +446,9 @@ async fn run(m: ArgMatches, reg_for_cli: Arc<wrench_core::Registry>) -> ExitCode
                 Err(e) => return fail(&e, true),
             };
             let tool = sm.get_one::<String>("tool").cloned().unwrap_or_default();
-            let raw = match sm.get_one::<String>("args").map(String::as_str) {
-                None => "{}".to_string(),
-                Some("-") => match read_input(None) {
-                    Ok(s) => s,
-                    Err(e) => return fail(&e, true),
-                },
-                Some(s) => s.to_string(),
-            };
-            let args: serde_json::Value = match serde_json::from_str(&raw) {
+            let args = match json_args(sm.get_one::<String>("args")) {
                 Ok(v) => v,
-                Err(e) => {
-                    return fail(
-                        &ToolError::invalid_args(format!(
-                            "ARGS must be a JSON object (or - to read it from stdin): {e}"
-                        )),
-                        true,
-                    );
-                }
+                Err(e) => return fail(&e, true),
             };
             if m.get_flag("explain") {
                 return explain_call(&engine, Call::new("1", tool, args), true).await;
@@ -604,26 +589,26 @@ async fn policy_check(opts: &wrench_cli::Options, cm: &ArgMatches, json: bool) -
         Err(e) => return fail(&e, json),
     };
     let tool = cm.get_one::<String>("tool").cloned().unwrap_or_default();
-    let raw = match cm.get_one::<String>("args").map(String::as_str) {
-        None => "{}".to_string(),
-        Some("-") => match read_input(None) {
-            Ok(s) => s,
-            Err(e) => return fail(&e, json),
-        },
-        Some(s) => s.to_string(),
-    };
-    let args: serde_json::Value = match serde_json::from_str(&raw) {
+    let args = match json_args(cm.get_one::<String>("args")) {
         Ok(v) => v,
-        Err(e) => {
-            return fail(
-                &ToolError::invalid_args(format!(
-                    "ARGS must be a JSON object (or - to read it from stdin): {e}"
-                )),
-                json,
-            );
-        }
+        Err(e) => return fail(&e, json),
     };
     explain_call(&engine, Call::new("1", tool, args), json).await
+}
+
+/// A call's ARGS: a JSON object given inline, `-` for standard input, or
+/// nothing for `{}`.
+fn json_args(arg: Option<&String>) -> Result<serde_json::Value, ToolError> {
+    let raw = match arg.map(String::as_str) {
+        None => "{}".to_string(),
+        Some("-") => read_input(None)?,
+        Some(s) => s.to_string(),
+    };
+    serde_json::from_str(&raw).map_err(|e| {
+        ToolError::invalid_args(format!(
+            "ARGS must be a JSON object (or - to read it from stdin): {e}"
+        ))
+    })
 }
 
 /// Plan `call` and print the permission engine's explanation of it; runs

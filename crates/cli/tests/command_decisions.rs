@@ -4,40 +4,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-struct Env {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    state: PathBuf,
-}
+mod common;
+use common::{Env, wrench};
 
 fn env() -> Env {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("root");
-    let state = dir.path().join("state");
+    let e = Env::new();
+    let root = &e.root;
     std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
-    std::fs::create_dir_all(&state).unwrap();
     std::fs::write(root.join("a.txt"), "alpha\n").unwrap();
-    Env {
-        root,
-        state,
-        _dir: dir,
-    }
-}
-
-fn wrench(e: &Env, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wrench"))
-        .arg("--root")
-        .arg(&e.root)
-        .args(args)
-        .env("WRENCH_STATE_DIR", &e.state)
-        .env_remove("WRENCH_SESSION")
-        .env_remove("WRENCH_CONFIG")
-        .env("XDG_CONFIG_HOME", e.state.join("config"))
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap()
+    e
 }
 
 fn stderr(o: &Output) -> String {

@@ -5,26 +5,21 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
 
 use std::os::unix::fs::symlink;
-use std::path::PathBuf;
+
 use std::process::{Command, Output};
+
+mod common;
+use common::{Env, wrench};
 
 /// What a denied file holds; no output may carry it.
 const MARK: &str = "MARKER_DENIED_CONTENT";
 
-struct Env {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    state: PathBuf,
-}
-
 fn env() -> Env {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("root");
-    let state = dir.path().join("state");
+    let e = Env::new();
+    let root = &e.root;
     for d in ["src", "sub", "secrets", "docs"] {
         std::fs::create_dir_all(root.join(d)).unwrap();
     }
-    std::fs::create_dir_all(&state).unwrap();
     std::fs::write(root.join("src/a.txt"), "alpha\nbeta\n").unwrap();
     std::fs::write(root.join(".env"), format!("{MARK}=1\n")).unwrap();
     std::fs::write(root.join("sub/.env"), format!("{MARK}=2\n")).unwrap();
@@ -41,25 +36,7 @@ fn env() -> Env {
     .unwrap();
     symlink(".env", root.join("innocent")).unwrap();
     symlink("../secrets/keys.py", root.join("docs/notes.py")).unwrap();
-    Env {
-        root,
-        state,
-        _dir: dir,
-    }
-}
-
-fn wrench(e: &Env, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wrench"))
-        .arg("--root")
-        .arg(&e.root)
-        .args(args)
-        .env("WRENCH_STATE_DIR", &e.state)
-        .env_remove("WRENCH_SESSION")
-        .env_remove("WRENCH_CONFIG")
-        .env("XDG_CONFIG_HOME", e.state.join("config"))
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap()
+    e
 }
 
 fn all(o: &Output) -> String {
