@@ -23,7 +23,12 @@ struct Env {
 /// A workspace outside the temp dirs (which the sandbox leaves writable),
 /// with `.git/hooks`, `escape -> /` and `gitlink -> .git`.
 fn env() -> Env {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("wrench-test-")
+        .tempdir_in(wrench_process::sandbox::dir_outside_temp(Path::new(env!(
+            "CARGO_TARGET_TMPDIR"
+        ))))
+        .unwrap();
     let top = std::fs::canonicalize(dir.path()).unwrap();
     let root = top.join("root");
     let state = top.join("state");

@@ -145,10 +145,7 @@ impl Spec {
         let mut names: Vec<String> = protected.iter().map(|s| s.to_string()).collect();
         names.extend(AUTO_RUN_NAMES.iter().map(|s| s.to_string()));
         let mut writable = vec![tmp.to_path_buf()];
-        for d in ["/tmp", "/var/tmp", "/dev/shm"] {
-            writable.push(PathBuf::from(d));
-        }
-        writable.push(std::env::temp_dir());
+        writable.extend(temp_dirs());
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let cargo_home = std::env::var_os("CARGO_HOME")
             .map(PathBuf::from)
@@ -475,4 +472,45 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
         ruleset: Some(created),
         description,
     })
+}
+
+/// The system temp dirs every sandboxed call may write (besides its own
+/// session temp dir): `/tmp`, `/var/tmp`, `/dev/shm` and `$TMPDIR`.
+pub fn temp_dirs() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = ["/tmp", "/var/tmp", "/dev/shm"]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+    v.push(std::env::temp_dir());
+    v
+}
+
+/// A directory outside every dir of [`temp_dirs`], for fixtures that must
+/// stay unwritable under the sandbox: `preferred` (e.g. cargo's target tmp
+/// dir) unless it lies in a temp dir (a checkout under `/tmp`), else the
+/// first of `/var/lib`, `/srv`, `/opt` that exists outside them and takes a
+/// new directory; `preferred` when none does.
+pub fn dir_outside_temp(preferred: &Path) -> PathBuf {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let temps: Vec<PathBuf> = temp_dirs().iter().map(|d| real(d)).collect();
+    let in_temp = |p: &Path| temps.iter().any(|t| p.starts_with(t));
+    let preferred = real(preferred);
+    if !in_temp(&preferred) {
+        return preferred;
+    }
+    for c in ["/var/lib", "/srv", "/opt"] {
+        let c = real(Path::new(c));
+        if !in_temp(&c) && tempfile_probe(&c) {
+            return c;
+        }
+    }
+    preferred
+}
+
+/// Whether a new directory can be made (and is removed again) in `dir`.
+fn tempfile_probe(dir: &Path) -> bool {
+    let probe = dir.join(format!(".wrench-probe-{}", std::process::id()));
+    let ok = std::fs::create_dir(&probe).is_ok();
+    let _ = std::fs::remove_dir(&probe);
+    ok
 }

@@ -137,7 +137,8 @@ async fn every_row_of_the_sandbox_table_ends_as_expected() {
         }
         rows += 1;
         // A fresh workspace per row: rows change files.
-        let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+        let base =
+            wrench_process::sandbox::dir_outside_temp(&PathBuf::from(env!("CARGO_TARGET_TMPDIR")));
         let f = fixture(&base);
         let (ok, err) = run(&f, port, cmd).await;
         let want_ok = expect == "ok";

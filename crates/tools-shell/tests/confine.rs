@@ -19,7 +19,10 @@ impl Gate for Recorder {
 }
 
 fn dirs() -> (tempfile::TempDir, tempfile::TempDir, tempfile::TempDir) {
-    let base = env!("CARGO_TARGET_TMPDIR");
+    let base = wrench_process::sandbox::dir_outside_temp(std::path::Path::new(env!(
+        "CARGO_TARGET_TMPDIR"
+    )));
+    let base = base.as_path();
     (
         tempfile::tempdir_in(base).unwrap(),
         tempfile::tempdir_in(base).unwrap(),

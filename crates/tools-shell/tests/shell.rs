@@ -564,7 +564,10 @@ async fn the_sandbox_confines_writes_and_network_or_refuses_to_run() {
     std::fs::create_dir_all(e.root().join("src")).unwrap();
     std::fs::create_dir_all(e.root().join(".git")).unwrap();
     // A directory outside both the workspace and the temp dirs.
-    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let outside = tempfile::tempdir_in(wrench_process::sandbox::dir_outside_temp(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")),
+    ))
+    .unwrap();
     let cfg = || Config::from_str("[bash]\nsandbox = \"workspace-write\"\n").unwrap();
     let abi = wrench_tools_shell::sandbox::landlock_abi();
     if abi < 4 {
