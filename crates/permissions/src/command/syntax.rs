@@ -350,14 +350,20 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn command(&mut self, n: Node) {
-        let mut seg = Segment {
-            kind: Kind::Command,
+    /// A segment of `kind` for node `n`, its text as written, words and
+    /// redirections still to be filled in.
+    fn empty_segment(&self, kind: Kind, n: Node) -> Segment {
+        Segment {
+            kind,
             text: self.text(n).trim().to_string(),
             assigns: vec![],
             words: vec![],
             redirects: vec![],
-        };
+        }
+    }
+
+    fn command(&mut self, n: Node) {
+        let mut seg = self.empty_segment(Kind::Command, n);
         let index = self.out.segments.len();
         // Reserve the slot so the segment precedes its nested commands.
         self.out.segments.push(seg.clone());
@@ -419,13 +425,7 @@ impl<'a> Walker<'a> {
     }
 
     fn assignments(&mut self, n: Node) {
-        let mut seg = Segment {
-            kind: Kind::Assignments,
-            text: self.text(n).trim().to_string(),
-            assigns: vec![],
-            words: vec![],
-            redirects: vec![],
-        };
+        let mut seg = self.empty_segment(Kind::Assignments, n);
         let nodes = if n.kind() == "variable_assignment" {
             vec![n]
         } else {
@@ -443,13 +443,7 @@ impl<'a> Walker<'a> {
     }
 
     fn declaration(&mut self, n: Node) {
-        let mut seg = Segment {
-            kind: Kind::Declaration,
-            text: self.text(n).trim().to_string(),
-            assigns: vec![],
-            words: vec![],
-            redirects: vec![],
-        };
+        let mut seg = self.empty_segment(Kind::Declaration, n);
         let index = self.out.segments.len();
         self.out.segments.push(seg.clone());
         for k in kids(n) {
