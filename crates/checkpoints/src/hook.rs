@@ -1,0 +1,297 @@
+//! The [`Checkpointer`] the executor calls around every authorized call:
+//! a change tool's planned `Write`/`Delete` paths get their before-state
+//! recorded; a plan that spawns a process gets a tree snapshot before and
+//! a diff after.
+
+use crate::config::CheckpointsConfig;
+use crate::record::{Checkpoint, Entry, Scope};
+use crate::store::Store;
+use crate::tree::{self, Tree};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use wrench_core::{
+    Action, ActionPlan, Checkpointer, Context, PendingCheckpoint, ToolOutput, ToolResult,
+};
+use wrench_permissions::Workspace;
+
+/// Takes checkpoints into the workspace's private store.
+pub struct Recorder {
+    cfg: CheckpointsConfig,
+}
+
+impl Recorder {
+    pub fn new(cfg: CheckpointsConfig) -> Self {
+        Recorder { cfg }
+    }
+
+    /// The checkpointer a context should carry for `config` (None when
+    /// `[checkpoints] enabled = false`).
+    pub fn from_config(config: &wrench_core::Config) -> ToolResult<Option<Arc<dyn Checkpointer>>> {
+        let cfg = CheckpointsConfig::from_config(config)?;
+        Ok(cfg
+            .enabled
+            .then(|| Arc::new(Recorder::new(cfg)) as Arc<dyn Checkpointer>))
+    }
+}
+
+/// Seconds since the epoch.
+pub fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// A plan's path relative to the root, `/`-separated; None outside the
+/// root, in `.git`, or not UTF-8.
+fn rel_of(root: &Path, abs: &Path) -> Option<String> {
+    let rel = abs.strip_prefix(root).ok()?;
+    let mut parts = Vec::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(n) => parts.push(n.to_str()?),
+            _ => return None,
+        }
+    }
+    let first = parts.first()?;
+    if first.eq_ignore_ascii_case(".git") {
+        return None;
+    }
+    Some(parts.join("/"))
+}
+
+/// Directories a walk must never enter: wrench's state dir, when it lies
+/// inside the workspace.
+pub fn skip_dirs(ctx: &Context) -> Vec<PathBuf> {
+    ctx.session
+        .workspace_dir()
+        .parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .into_iter()
+        .collect()
+}
+
+/// Whether the call leaves something running that keeps changing files
+/// after it returns (a background job, a terminal).
+fn leaves_running(plan: &ActionPlan) -> bool {
+    let flag = |k: &str| plan.args.get(k).and_then(|v| v.as_bool()).unwrap_or(false);
+    flag("run_in_background") || flag("interactive") || plan.tool.contains("terminal")
+}
+
+impl Checkpointer for Recorder {
+    fn before(&self, ctx: &Context, plan: &ActionPlan) -> Option<Box<dyn PendingCheckpoint>> {
+        let spawn = plan
+            .actions
+            .iter()
+            .any(|a| matches!(a, Action::Spawn { .. }));
+        let mut rels: Vec<String> = plan
+            .actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Write { path, .. } | Action::Delete { path } => rel_of(&ctx.root, path),
+                _ => None,
+            })
+            .collect();
+        if !spawn && rels.is_empty() {
+            return None;
+        }
+        rels.sort();
+        rels.dedup();
+        Some(match self.begin(ctx, plan, spawn, rels) {
+            Ok(p) => Box::new(p),
+            Err(e) => Box::new(Failed(format!(
+                "no checkpoint was taken for this call ({}); `undo` cannot reverse it",
+                e.message
+            ))),
+        })
+    }
+}
+
+impl Recorder {
+    fn begin(
+        &self,
+        ctx: &Context,
+        plan: &ActionPlan,
+        spawn: bool,
+        rels: Vec<String>,
+    ) -> ToolResult<Pending> {
+        let ws = Workspace::open(&ctx.root)?;
+        let mut store = Store::open(&ctx.session, self.cfg.clone())?;
+        close_open(ctx, &ws, &mut store);
+        let id = store.next_id()?;
+        let mut cp = Checkpoint {
+            id,
+            call_id: ctx.call_id.clone(),
+            tool: plan.tool.clone(),
+            session: ctx.session.name().to_string(),
+            time: now_secs(),
+            scope: if spawn { Scope::Tree } else { Scope::Files },
+            open: true,
+            background: spawn && leaves_running(plan),
+            partial: Vec::new(),
+            entries: Vec::new(),
+        };
+        let mut before_tree = None;
+        if spawn {
+            let old = store.load_tree();
+            let snap = tree::walk(&ws, &mut store, &old, &skip_dirs(ctx));
+            if snap.tree != old {
+                store.save_tree(&snap.tree)?;
+            }
+            store.pin_tree(id, &snap.tree)?;
+            cp.partial = snap.partial;
+            before_tree = Some(snap.tree);
+        } else {
+            for rel in rels {
+                let before = tree::state_now(&ws, &mut store, &rel);
+                cp.entries.push(Entry {
+                    path: rel,
+                    before,
+                    after: None,
+                });
+            }
+        }
+        store.mark_open(id)?;
+        store.save(&cp)?;
+        Ok(Pending {
+            cfg: self.cfg.clone(),
+            id,
+            background: cp.background,
+            before_tree,
+        })
+    }
+}
+
+/// Close every open checkpoint with the state now (a background job's
+/// checkpoint, or one whose call was cancelled or whose process died).
+pub fn close_open(ctx: &Context, ws: &Workspace, store: &mut Store) {
+    for id in store.open_ids() {
+        if let Ok(Some(cp)) = store.load(id) {
+            let _ = close(ctx, ws, store, cp, None);
+        } else {
+            store.unmark_open(id);
+        }
+    }
+}
+
+/// Take the after-state of `cp` and save it (or drop it when nothing
+/// changed); returns the closed checkpoint, None when dropped.
+fn close(
+    ctx: &Context,
+    ws: &Workspace,
+    store: &mut Store,
+    mut cp: Checkpoint,
+    before_tree: Option<Tree>,
+) -> ToolResult<Option<Checkpoint>> {
+    match cp.scope {
+        Scope::Tree => {
+            let before = before_tree.or_else(|| store.pinned_tree(cp.id));
+            let old = store.load_tree();
+            let snap = tree::walk(ws, store, &old, &skip_dirs(ctx));
+            if snap.tree != old {
+                store.save_tree(&snap.tree)?;
+            }
+            match before {
+                Some(b) => {
+                    cp.entries = tree::diff(&b, &snap.tree)
+                        .into_iter()
+                        .map(|(path, before, after)| Entry {
+                            path,
+                            before,
+                            after: Some(after),
+                        })
+                        .collect();
+                }
+                None => cp.partial.push(
+                    "the tree before this call was lost; what it changed is not recorded".into(),
+                ),
+            }
+            for p in snap.partial {
+                if !cp.partial.contains(&p) {
+                    cp.partial.push(p);
+                }
+            }
+        }
+        Scope::Files => {
+            for e in &mut cp.entries {
+                e.after = Some(tree::state_now(ws, store, &e.path));
+            }
+            cp.entries
+                .retain(|e| !matches!(&e.after, Some(a) if a == &e.before));
+        }
+    }
+    let unkept = cp
+        .entries
+        .iter()
+        .filter(|e| {
+            matches!(e.before, crate::record::State::Unstored { .. })
+                || matches!(e.after, Some(crate::record::State::Unstored { .. }))
+        })
+        .count();
+    if unkept > 0 {
+        cp.partial.push(format!(
+            "the content of {unkept} changed file(s) was not kept (over max_file_bytes, or the store full)"
+        ));
+    }
+    cp.open = false;
+    store.unpin_tree(cp.id);
+    store.unmark_open(cp.id);
+    if cp.entries.is_empty() && cp.partial.is_empty() {
+        store.remove(cp.id);
+        return Ok(None);
+    }
+    store.save(&cp)?;
+    Ok(Some(cp))
+}
+
+struct Pending {
+    cfg: CheckpointsConfig,
+    id: u64,
+    background: bool,
+    before_tree: Option<Tree>,
+}
+
+impl PendingCheckpoint for Pending {
+    fn after(self: Box<Self>, ctx: &Context, result: &mut ToolResult<ToolOutput>) {
+        if self.background && result.is_ok() {
+            // Still running: closed when the next checkpoint starts.
+            return;
+        }
+        let note = (|| -> ToolResult<Option<String>> {
+            let ws = Workspace::open(&ctx.root)?;
+            let mut store = Store::open(&ctx.session, self.cfg.clone())?;
+            let Some(cp) = store.load(self.id)? else {
+                return Ok(None);
+            };
+            let closed = close(ctx, &ws, &mut store, cp, self.before_tree)?;
+            let _ = store.prune(now_secs());
+            Ok(closed.filter(|c| !c.partial.is_empty()).map(|c| {
+                format!(
+                    "checkpoint {} is partial: {}",
+                    c.name(),
+                    c.partial.join("; ")
+                )
+            }))
+        })()
+        .unwrap_or_else(|e| {
+            Some(format!(
+                "the checkpoint of this call could not be completed ({}); `undo` may not reverse it",
+                e.message
+            ))
+        });
+        if let (Some(n), Ok(out)) = (note, result.as_mut()) {
+            out.notes.push(n);
+        }
+    }
+}
+
+/// A checkpoint that could not be taken: the call runs, and says so.
+struct Failed(String);
+
+impl PendingCheckpoint for Failed {
+    fn after(self: Box<Self>, _ctx: &Context, result: &mut ToolResult<ToolOutput>) {
+        if let Ok(out) = result.as_mut() {
+            out.notes.push(self.0);
+        }
+    }
+}
