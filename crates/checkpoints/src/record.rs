@@ -172,7 +172,8 @@ mod tests {
     #[test]
     fn times_are_utc_dates() {
         assert_eq!(format_time(0), "1970-01-01 00:00:00Z");
-        assert_eq!(format_time(1_798_000_000), "2026-12-23 01:46:40Z");
+        assert_eq!(format_time(1_798_000_000), "2026-12-23 04:26:40Z");
+        assert_eq!(format_time(951_782_400), "2000-02-29 00:00:00Z");
     }
 
     proptest! {

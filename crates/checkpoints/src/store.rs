@@ -362,10 +362,10 @@ impl Store {
                     live.extend(a.blob().map(str::to_string));
                 }
             }
-            if cp.open {
-                if let Some(t) = self.pinned_tree(cp.id) {
-                    live.extend(t.blobs());
-                }
+            if cp.open
+                && let Some(t) = self.pinned_tree(cp.id)
+            {
+                live.extend(t.blobs());
             }
         }
         live.extend(self.load_tree().blobs());

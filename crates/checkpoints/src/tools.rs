@@ -411,24 +411,38 @@ impl Tool for UndoTool {
                     now.describe()
                 )));
             }
+            if !matches!(it.to, State::Absent | State::File { .. }) {
+                if a.force {
+                    skipped.push(format!("{shown} ({})", it.to.describe()));
+                } else {
+                    unrestorable.push(format!("{shown}: before it was {}", it.to.describe()));
+                }
+                continue;
+            }
             let expected_ok = it.expected.as_ref().is_some_and(|e| e.same(&now));
             if !expected_ok && !a.force {
-                let exp = it.expected.clone().unwrap_or(State::Other {
-                    what: "unknown".into(),
-                });
-                conflicts.push_str(&format!(
-                    "{shown} was changed outside wrench after cp-{}:\n",
-                    it.last
-                ));
-                if auth.may_read(&ctx.root.join(&it.path)) {
-                    let old = restore::content(&store, &exp);
-                    conflicts.push_str(&diff_of(
-                        &it.path,
-                        &exp,
-                        old.as_deref(),
-                        &now,
-                        now_bytes.as_deref(),
-                    ));
+                match &it.expected {
+                    Some(exp @ (State::Absent | State::File { .. })) => {
+                        conflicts.push_str(&format!(
+                            "{shown} was changed outside wrench after cp-{}:\n",
+                            it.last
+                        ));
+                        if auth.may_read(&ctx.root.join(&it.path)) {
+                            let old = restore::content(&store, exp);
+                            conflicts.push_str(&diff_of(
+                                &it.path,
+                                exp,
+                                old.as_deref(),
+                                &now,
+                                now_bytes.as_deref(),
+                            ));
+                        }
+                    }
+                    other => conflicts.push_str(&format!(
+                        "{shown}: what cp-{} left there was not kept ({}), so undo cannot tell whether it was changed outside wrench since\n",
+                        it.last,
+                        other.as_ref().map_or_else(|| "unknown".to_string(), State::describe)
+                    )),
                 }
                 continue;
             }
@@ -439,8 +453,6 @@ impl Tool for UndoTool {
                     .map(|(_, meta)| FileStamp::of_meta(&meta)),
             };
             match (&it.to, stamp) {
-                (State::Absent, Some(expect)) => tx.push(Change::Delete { target: t, expect }),
-                (State::Absent, None) => continue,
                 (State::File { sha256, mode, .. }, expect) => {
                     let bytes = store.get(sha256)?;
                     tx.push_with_mode(
@@ -452,14 +464,8 @@ impl Tool for UndoTool {
                         *mode,
                     );
                 }
-                (other, _) => {
-                    if a.force {
-                        skipped.push(format!("{shown} ({})", other.describe()));
-                        continue;
-                    }
-                    unrestorable.push(format!("{shown}: before it was {}", other.describe()));
-                    continue;
-                }
+                (_, Some(expect)) => tx.push(Change::Delete { target: t, expect }),
+                (_, None) => continue,
             }
             done.push((it, verb(it, a.dry_run)));
         }
@@ -484,7 +490,9 @@ impl Tool for UndoTool {
                 plan.checkpoints.len() - 1
             )
         };
-        let mut text = if done.is_empty() {
+        let mut text = if done.is_empty() && !skipped.is_empty() {
+            format!("Nothing restored from {range}:\n")
+        } else if done.is_empty() {
             format!("Nothing to undo: every path {range} changed is already as it was before it.\n")
         } else if a.dry_run {
             format!("Undo of {range} (dry run, nothing changed):\n")

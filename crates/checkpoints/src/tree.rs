@@ -416,13 +416,13 @@ mod tests {
     fn rec(kind: u8, seed: u64) -> Rec {
         Rec {
             size: seed,
-            mtime: seed as i64 * 3,
-            ctime: -(seed as i64),
+            mtime: (seed as i64).wrapping_mul(3),
+            ctime: (seed as i64).wrapping_neg(),
             ino: seed ^ 0xdead,
             mode: (seed as u32) & 0o7777,
             kind: Kind::from_u8(kind % 6).unwrap_or(Kind::Other),
             digest: [seed as u8; 32],
-            hashed_at: seed as i64 + 7,
+            hashed_at: (seed as i64).wrapping_add(7),
         }
     }
 
