@@ -186,9 +186,18 @@ fn close(
     match cp.scope {
         Scope::Tree => {
             let before = before_tree.or_else(|| store.pinned_tree(cp.id));
-            let old = store.load_tree();
-            let snap = tree::walk(ws, store, &old, &skip_dirs(ctx));
-            if snap.tree != old {
+            // The tree before serves as the stat cache (no second load);
+            // a stale one only costs hashing again.
+            let loaded;
+            let old = match &before {
+                Some(b) => b,
+                None => {
+                    loaded = store.load_tree();
+                    &loaded
+                }
+            };
+            let snap = tree::walk(ws, store, old, &skip_dirs(ctx));
+            if snap.tree != *old {
                 store.save_tree(&snap.tree)?;
             }
             match before {

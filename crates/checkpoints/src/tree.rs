@@ -14,6 +14,9 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use wrench_permissions::{Workspace, openat2_beneath};
 
+/// Threads that list and stat the tree (hashing stays on the caller's).
+pub const WALK_THREADS: usize = 2;
+
 /// Nanoseconds a file's times must lie before its hashing for the digest
 /// to be trusted on the next walk.
 pub const RACY_NS: i64 = 2_000_000_000;
@@ -248,22 +251,18 @@ pub fn lstat_beneath(ws: &Workspace, rel: &str) -> std::io::Result<Option<Metada
     }
 }
 
-/// Observe one path: reuse `old` when its stamp still holds, else hash the
-/// file and store its content. (A stored digest in the stat cache names a
-/// blob the store keeps: pruning never drops what `tree.bin` names.)
-pub fn observe(
-    ws: &Workspace,
-    store: &mut Store,
-    rel: &str,
-    meta: &Metadata,
-    old: Option<&Rec>,
-) -> Rec {
+/// A path's record when no hashing is needed: a symlink or other
+/// non-file, a file over the per-file cap, or a file whose `old` record
+/// still holds (same stamp, and hashed over [`RACY_NS`] after its times).
+/// (A stored digest in the stat cache names a blob the store keeps:
+/// pruning never drops what `tree.bin` names.)
+pub fn without_hashing(meta: &Metadata, old: Option<&Rec>, max_file_bytes: u64) -> Option<Rec> {
     let ft = meta.file_type();
     if ft.is_symlink() {
-        return Rec::stamp_of(meta, Kind::Symlink);
+        return Some(Rec::stamp_of(meta, Kind::Symlink));
     }
     if !ft.is_file() {
-        return Rec::stamp_of(meta, Kind::Other);
+        return Some(Rec::stamp_of(meta, Kind::Other));
     }
     let fresh = Rec::stamp_of(meta, Kind::Stored);
     if let Some(o) = old
@@ -271,10 +270,22 @@ pub fn observe(
         && o.settled()
         && matches!(o.kind, Kind::Stored | Kind::TooBig)
     {
-        return *o;
+        return Some(*o);
     }
-    if meta.len() > store.cfg.max_file_bytes {
-        return Rec::stamp_of(meta, Kind::TooBig);
+    (meta.len() > max_file_bytes).then(|| Rec::stamp_of(meta, Kind::TooBig))
+}
+
+/// Observe one path: reuse `old` when its stamp still holds, else hash the
+/// file and store its content.
+pub fn observe(
+    ws: &Workspace,
+    store: &mut Store,
+    rel: &str,
+    meta: &Metadata,
+    old: Option<&Rec>,
+) -> Rec {
+    if let Some(r) = without_hashing(meta, old, store.cfg.max_file_bytes) {
+        return r;
     }
     let hashed_at = now_ns();
     let Some((bytes, meta)) = read_beneath(ws, rel, store.cfg.max_file_bytes) else {
@@ -350,30 +361,72 @@ pub fn walk(ws: &Workspace, store: &mut Store, old: &Tree, skip: &[PathBuf]) -> 
             || skip.iter().any(|s| e.path().starts_with(s))
             || e.path().join("CACHEDIR.TAG").exists())
     });
+    // Listing and stat-ing run on WALK_THREADS threads; what must be
+    // hashed is collected and hashed here, in order, into the store.
+    enum Seen {
+        Done(String, Rec),
+        Hash(String, Metadata),
+        NotUtf8,
+    }
+    let (tx, rx) = std::sync::mpsc::channel::<Seen>();
+    let count = std::sync::atomic::AtomicUsize::new(0);
+    let over_flag = std::sync::atomic::AtomicBool::new(false);
+    let max_file = store.cfg.max_file_bytes;
+    wb.threads(WALK_THREADS).build_parallel().run(|| {
+        let tx = tx.clone();
+        let (root, count, over_flag) = (&root, &count, &over_flag);
+        Box::new(move |entry| {
+            use ignore::WalkState;
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
+            if entry.depth() == 0 || entry.file_type().is_some_and(|t| t.is_dir()) {
+                return WalkState::Continue;
+            }
+            if count.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                >= crate::config::MAX_TREE_FILES
+            {
+                over_flag.store(true, std::sync::atomic::Ordering::Relaxed);
+                return WalkState::Quit;
+            }
+            let Ok(rel) = entry.path().strip_prefix(root) else {
+                return WalkState::Continue;
+            };
+            let Some(rel) = rel.to_str().map(str::to_string) else {
+                let _ = tx.send(Seen::NotUtf8);
+                return WalkState::Continue;
+            };
+            let Ok(meta) = entry.metadata() else {
+                return WalkState::Continue;
+            };
+            let seen = match without_hashing(&meta, old.files.get(&rel), max_file) {
+                Some(r) => Seen::Done(rel, r),
+                None => Seen::Hash(rel, meta),
+            };
+            let _ = tx.send(seen);
+            WalkState::Continue
+        })
+    });
+    drop(tx);
     let mut tree = Tree::default();
     let mut partial = Vec::new();
-    let (mut not_utf8, mut over) = (0usize, false);
-    for entry in wb.build().flatten() {
-        if entry.depth() == 0 || entry.file_type().is_some_and(|t| t.is_dir()) {
-            continue;
+    let mut not_utf8 = 0usize;
+    let mut hash = Vec::new();
+    for seen in rx {
+        match seen {
+            Seen::Done(rel, r) => {
+                tree.files.insert(rel, r);
+            }
+            Seen::Hash(rel, meta) => hash.push((rel, meta)),
+            Seen::NotUtf8 => not_utf8 += 1,
         }
-        if tree.files.len() >= crate::config::MAX_TREE_FILES {
-            over = true;
-            break;
-        }
-        let Ok(rel) = entry.path().strip_prefix(&root) else {
-            continue;
-        };
-        let Some(rel) = rel.to_str().map(str::to_string) else {
-            not_utf8 += 1;
-            continue;
-        };
-        let Ok(meta) = entry.metadata() else {
-            continue;
-        };
-        let rec = observe(ws, store, &rel, &meta, old.files.get(&rel));
+    }
+    hash.sort_by(|a, b| a.0.cmp(&b.0));
+    for (rel, meta) in hash {
+        let rec = observe(ws, store, &rel, &meta, None);
         tree.files.insert(rel, rec);
     }
+    let over = over_flag.load(std::sync::atomic::Ordering::Relaxed);
     if over {
         partial.push(format!(
             "the tree has over {} files; the rest is not covered",

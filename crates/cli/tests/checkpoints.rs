@@ -383,3 +383,55 @@ fn the_store_is_private() {
     }
     assert!(seen > 3);
 }
+
+#[test]
+fn a_moved_file_and_a_written_one_come_back_through_undo() {
+    let e = Env::new();
+    start(&e);
+    let before = files_under(&e.root);
+    ok(&e, "read", json!({"path": "b.sh"}));
+    ok(
+        &e,
+        "move_file",
+        json!({"source_path": "b.sh", "destination_path": "bin/b.sh"}),
+    );
+    ok(
+        &e,
+        "write",
+        json!({"path": "fresh.txt", "content": "fresh\n"}),
+    );
+    assert!(!e.root.join("b.sh").exists());
+    ok(&e, "undo", json!({"steps": 2}));
+    let mut now = files_under(&e.root);
+    now.retain(|(p, _, _)| !p.starts_with("bin"));
+    assert_eq!(now, before);
+}
+
+#[test]
+fn a_background_job_is_recorded_from_its_start_up_to_the_next_checkpoint() {
+    let e = Env::new();
+    start(&e);
+    ok(
+        &e,
+        "bash",
+        json!({"command": "echo made > job.txt; rm c.txt", "run_in_background": true}),
+    );
+    // The job ends on its own; the next listing closes its checkpoint.
+    for _ in 0..100 {
+        if e.root.join("job.txt").exists() && !e.root.join("c.txt").exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let list = ok(&e, "checkpoints", json!({}));
+    let text = list["text"].as_str().unwrap();
+    assert!(
+        text.contains("job.txt (created)") && text.contains("c.txt (deleted)"),
+        "{text}"
+    );
+    ok(&e, "undo", json!({}));
+    assert!(!e.root.join("job.txt").exists());
+    assert_eq!(fs::read(e.root.join("c.txt")).unwrap(), b"delete me\n");
+    assert_eq!(mode(&e.root.join("c.txt")), 0o640);
+}
