@@ -151,7 +151,6 @@ impl Recorder {
                 });
             }
         }
-        store.mark_open(id)?;
         store.save(&cp)?;
         Ok(Pending {
             cfg: self.cfg.clone(),
@@ -169,7 +168,7 @@ pub fn close_open(ctx: &Context, ws: &Workspace, store: &mut Store) {
         if let Ok(Some(cp)) = store.load(id) {
             let _ = close(ctx, ws, store, cp, None);
         } else {
-            store.unmark_open(id);
+            store.remove(id);
         }
     }
 }
@@ -244,7 +243,6 @@ fn close(
     }
     cp.open = false;
     store.unpin_tree(cp.id);
-    store.unmark_open(cp.id);
     if cp.entries.is_empty() && cp.partial.is_empty() {
         store.remove(cp.id);
         return Ok(None);

@@ -4,14 +4,20 @@
 //! ```text
 //! <state>/workspaces/<root>-<hash>/checkpoints/   0700
 //!   lock            flock held while the store changes
-//!   next-id         the next checkpoint id (ids are never reused)
-//!   usage           bytes under objects/
+//!   meta/           counters as the names of empty files (next-id.N,
+//!                   usage.N, tree.N): a rename, never a rewrite
 //!   objects/ab/cd…  file contents by sha256, 0600, written once
-//!   log/<id>.json   one manifest per checkpoint
-//!   tree.bin        the stat cache: every walked file's stamp and digest
+//!   open/<id>.json  the manifest of a checkpoint still waiting for its end
+//!   log/<id>.json   the manifest of a closed checkpoint
+//!   trees/tN.bin    the stat cache, generation N: every walked file's
+//!                   stamp and digest
 //!   trees/<id>.bin  the tree before an open tree checkpoint (a hard link
-//!                   to the tree.bin of that moment: no copy)
+//!                   to the stat cache of that moment: no copy)
 //! ```
+//!
+//! Every file is written once under a new name (a temp file renamed to
+//! it): on ext4 a rename over an existing file forces its data out first
+//! (`auto_da_alloc`), milliseconds per checkpoint on a slow disk.
 //!
 //! Every blob a manifest, `tree.bin` or an open tree names is kept;
 //! pruning drops the oldest manifests, then every blob nothing names.
@@ -74,6 +80,64 @@ fn read_opt(p: &Path) -> ToolResult<Option<Vec<u8>>> {
     }
 }
 
+/// The ids of the `<id>.json` files in `d`, ascending.
+fn ids_in(d: &Path) -> ToolResult<Vec<u64>> {
+    let mut ids: Vec<u64> = fs::read_dir(d)
+        .map_err(|e| io_err(d, &e))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let n = e.file_name();
+            crate::record::parse_id(n.to_str()?.strip_suffix(".json")?)
+        })
+        .collect();
+    ids.sort_unstable();
+    Ok(ids)
+}
+
+/// The counter `name` (the largest N of the empty files `meta/name.N`).
+fn counter(dir: &Path, name: &str) -> Option<u64> {
+    counter_files(dir, name).into_iter().map(|(v, _)| v).max()
+}
+
+fn counter_files(dir: &Path, name: &str) -> Vec<(u64, PathBuf)> {
+    fs::read_dir(dir.join("meta"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let n = e.file_name();
+            let v = n.to_str()?.strip_prefix(name)?.strip_prefix('.')?;
+            Some((crate::record::parse_id(v)?, e.path()))
+        })
+        .collect()
+}
+
+/// Set the counter `name` to `v`: the old file renamed (no data to write).
+fn set_counter(dir: &Path, name: &str, v: u64) -> ToolResult<()> {
+    let to = dir.join("meta").join(format!("{name}.{v}"));
+    let olds: Vec<PathBuf> = counter_files(dir, name)
+        .into_iter()
+        .map(|(_, p)| p)
+        .filter(|p| *p != to)
+        .collect();
+    match olds.first() {
+        Some(first) => fs::rename(first, &to).map_err(|e| io_err(&to, &e))?,
+        None => {
+            OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .mode(0o600)
+                .open(&to)
+                .map_err(|e| io_err(&to, &e))?;
+        }
+    }
+    for o in olds.iter().skip(1) {
+        let _ = fs::remove_file(o);
+    }
+    Ok(())
+}
+
 /// The store directory of a session's workspace.
 pub fn store_dir(session: &SessionStore) -> PathBuf {
     session.workspace_dir().join(STORE_DIR)
@@ -86,7 +150,7 @@ impl Store {
     }
 
     pub fn open_dir(dir: &Path, cfg: CheckpointsConfig) -> ToolResult<Store> {
-        for sub in ["objects", "log", "trees", "open"] {
+        for sub in ["objects", "log", "trees", "open", "meta"] {
             private_dir(&dir.join(sub))?;
         }
         let lp = dir.join("lock");
@@ -99,10 +163,7 @@ impl Store {
             .open(&lp)
             .map_err(|e| io_err(&lp, &e))?;
         lock.lock().map_err(|e| io_err(&lp, &e))?;
-        let usage = read_opt(&dir.join("usage"))?
-            .and_then(|b| String::from_utf8(b).ok())
-            .and_then(|s| s.trim().parse().ok())
-            .unwrap_or(0);
+        let usage = counter(dir, "usage").unwrap_or(0);
         Ok(Store {
             dir: dir.to_path_buf(),
             _lock: lock,
@@ -182,49 +243,42 @@ impl Store {
     fn log_path(&self, id: u64) -> PathBuf {
         self.dir.join("log").join(format!("{id}.json"))
     }
+    fn open_path(&self, id: u64) -> PathBuf {
+        self.dir.join("open").join(format!("{id}.json"))
+    }
 
     /// A new checkpoint id (never reused).
     pub fn next_id(&mut self) -> ToolResult<u64> {
-        let p = self.dir.join("next-id");
-        let mut n: u64 = read_opt(&p)?
-            .and_then(|b| String::from_utf8(b).ok())
-            .and_then(|s| s.trim().parse().ok())
-            .unwrap_or(1);
-        // Never below an id already in the log (a lost next-id file).
+        let mut n = counter(&self.dir, "next-id").unwrap_or(1);
+        // Never below an id already in the store (a lost counter).
         if let Some(max) = self.ids()?.last() {
             n = n.max(max + 1);
         }
-        replace(&p, format!("{}\n", n + 1).as_bytes())?;
+        set_counter(&self.dir, "next-id", n + 1)?;
         Ok(n)
     }
 
-    /// Every checkpoint id in the log, ascending.
+    /// Every checkpoint id, open and closed, ascending.
     pub fn ids(&self) -> ToolResult<Vec<u64>> {
-        let d = self.dir.join("log");
-        let mut ids: Vec<u64> = fs::read_dir(&d)
-            .map_err(|e| io_err(&d, &e))?
-            .filter_map(|e| e.ok())
-            .filter_map(|e| {
-                let n = e.file_name();
-                let s = n.to_str()?.strip_suffix(".json")?;
-                crate::record::parse_id(s)
-            })
-            .collect();
+        let mut ids = ids_in(&self.dir.join("log"))?;
+        ids.extend(ids_in(&self.dir.join("open"))?);
         ids.sort_unstable();
+        ids.dedup();
         Ok(ids)
     }
 
     pub fn load(&self, id: u64) -> ToolResult<Option<Checkpoint>> {
-        let p = self.log_path(id);
-        match read_opt(&p)? {
-            None => Ok(None),
-            Some(b) => serde_json::from_slice(&b).map(Some).map_err(|e| {
-                ToolError::io(format!(
-                    "checkpoint manifest {} is corrupt ({e}); delete it to drop that checkpoint",
-                    p.display()
-                ))
-            }),
+        for p in [self.log_path(id), self.open_path(id)] {
+            if let Some(b) = read_opt(&p)? {
+                return serde_json::from_slice(&b).map(Some).map_err(|e| {
+                    ToolError::io(format!(
+                        "checkpoint manifest {} is corrupt ({e}); delete it to drop that checkpoint",
+                        p.display()
+                    ))
+                });
+            }
         }
+        Ok(None)
     }
 
     /// Every checkpoint, ascending by id (corrupt manifests skipped).
@@ -236,20 +290,28 @@ impl Store {
             .collect())
     }
 
+    /// Write a manifest: an open one under open/, a closed one under log/
+    /// (and its open one removed).
     pub fn save(&self, cp: &Checkpoint) -> ToolResult<()> {
         let b = serde_json::to_vec_pretty(cp)
             .map_err(|e| ToolError::io(format!("cannot encode a checkpoint: {e}")))?;
-        replace(&self.log_path(cp.id), &b)
+        if cp.open {
+            replace(&self.open_path(cp.id), &b)
+        } else {
+            replace(&self.log_path(cp.id), &b)?;
+            let _ = fs::remove_file(self.open_path(cp.id));
+            Ok(())
+        }
     }
 
     pub fn remove(&self, id: u64) {
         let _ = fs::remove_file(self.log_path(id));
+        let _ = fs::remove_file(self.open_path(id));
         self.unpin_tree(id);
-        self.unmark_open(id);
     }
 
-    fn tree_path(&self) -> PathBuf {
-        self.dir.join("tree.bin")
+    fn tree_path(&self) -> Option<PathBuf> {
+        counter(&self.dir, "tree").map(|g| self.dir.join("trees").join(format!("t{g}.bin")))
     }
     fn open_tree_path(&self, id: u64) -> PathBuf {
         self.dir.join("trees").join(format!("{id}.bin"))
@@ -258,22 +320,35 @@ impl Store {
     /// The stat cache (empty when none or unreadable: then every file is
     /// hashed again, which is slow, never wrong).
     pub fn load_tree(&self) -> Tree {
-        read_opt(&self.tree_path())
-            .ok()
-            .flatten()
+        self.tree_path()
+            .and_then(|p| read_opt(&p).ok().flatten())
             .and_then(|b| Tree::decode(&b))
             .unwrap_or_default()
     }
 
+    /// Write the stat cache as a new generation and drop the old one.
     pub fn save_tree(&self, t: &Tree) -> ToolResult<()> {
-        replace(&self.tree_path(), &t.encode())
+        let old = self.tree_path();
+        let g = counter(&self.dir, "tree").unwrap_or(0) + 1;
+        replace(
+            &self.dir.join("trees").join(format!("t{g}.bin")),
+            &t.encode(),
+        )?;
+        set_counter(&self.dir, "tree", g)?;
+        if let Some(o) = old {
+            let _ = fs::remove_file(o);
+        }
+        Ok(())
     }
 
     /// Keep the current stat cache as the before-tree of checkpoint `id`.
     pub fn pin_tree(&self, id: u64, t: &Tree) -> ToolResult<()> {
         let to = self.open_tree_path(id);
         let _ = fs::remove_file(&to);
-        if fs::hard_link(self.tree_path(), &to).is_err() {
+        let linked = self
+            .tree_path()
+            .is_some_and(|from| fs::hard_link(from, &to).is_ok());
+        if !linked {
             replace(&to, &t.encode())?;
         }
         Ok(())
@@ -330,25 +405,9 @@ impl Store {
         Ok(dropped)
     }
 
-    /// Mark checkpoint `id` open (its after-state is still to be taken).
-    pub fn mark_open(&self, id: u64) -> ToolResult<()> {
-        replace(&self.dir.join("open").join(id.to_string()), b"")
-    }
-
-    pub fn unmark_open(&self, id: u64) {
-        let _ = fs::remove_file(self.dir.join("open").join(id.to_string()));
-    }
-
     /// The ids of open checkpoints, ascending.
     pub fn open_ids(&self) -> Vec<u64> {
-        let mut v: Vec<u64> = fs::read_dir(self.dir.join("open"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|e| crate::record::parse_id(e.file_name().to_str()?))
-            .collect();
-        v.sort_unstable();
-        v
+        ids_in(&self.dir.join("open")).unwrap_or_default()
     }
 
     /// Delete every blob no manifest, stat cache or open tree names, and
@@ -397,10 +456,7 @@ impl Store {
 impl Drop for Store {
     fn drop(&mut self) {
         if self.usage_dirty {
-            let _ = replace(
-                &self.dir.join("usage"),
-                format!("{}\n", self.usage).as_bytes(),
-            );
+            let _ = set_counter(&self.dir, "usage", self.usage);
         }
     }
 }
