@@ -435,3 +435,103 @@ fn a_background_job_is_recorded_from_its_start_up_to_the_next_checkpoint() {
     assert_eq!(fs::read(e.root.join("c.txt")).unwrap(), b"delete me\n");
     assert_eq!(mode(&e.root.join("c.txt")), 0o640);
 }
+
+/// `wrench --mode yolo EXTRA… call TOOL ARGS` → (exit code, JSON result).
+fn call_with(e: &Env, extra: &[&str], tool: &str, args: Value) -> (i32, Value) {
+    let out = wrench_cmd(e, &["--mode", "yolo"])
+        .args(extra)
+        .args(["call", tool, &args.to_string()])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code().unwrap_or(-1), v)
+}
+
+#[test]
+fn undo_passes_the_gate_so_protected_paths_and_deny_rules_still_refuse() {
+    let e = Env::new();
+    start(&e);
+    let (code, v) = call_with(
+        &e,
+        &["--allow", "write(.vscode/**)"],
+        "write",
+        json!({"path": ".vscode/tasks.json", "content": "{}\n"}),
+    );
+    assert_eq!(code, 0, "{v:#}");
+    let (code, v) = call(&e, "undo", json!({}));
+    assert_eq!(
+        code, 3,
+        "removing a file under .vscode/ is asked in every mode: {v:#}"
+    );
+    assert!(e.root.join(".vscode/tasks.json").exists());
+    let (code, v) = call_with(&e, &["--allow", "undo(.vscode/**)"], "undo", json!({}));
+    assert_eq!(code, 0, "{v:#}");
+    assert!(!e.root.join(".vscode/tasks.json").exists());
+
+    ok(&e, "bash", json!({"command": "echo changed > c.txt"}));
+    let (code, v) = call_with(&e, &["--deny", "edit(c.txt)"], "undo", json!({}));
+    assert_eq!(code, 3, "{v:#}");
+    assert_eq!(fs::read(e.root.join("c.txt")).unwrap(), b"changed\n");
+}
+
+#[test]
+fn a_diff_never_shows_a_file_a_read_rule_denies() {
+    let e = Env::new();
+    start(&e);
+    fs::write(e.root.join(".env"), "TOKEN=old-value-123\n").unwrap();
+    ok(
+        &e,
+        "bash",
+        json!({"command": "echo TOKEN=new-value-456 > .env && echo x >> a.txt"}),
+    );
+    let cp = ids(&e)[0].clone();
+    let (code, v) = call_with(
+        &e,
+        &["--deny", "read(.env)"],
+        "checkpoints",
+        json!({"action": "diff", "id": cp}),
+    );
+    assert_eq!(code, 0, "{v:#}");
+    let text = v["text"].as_str().unwrap();
+    assert!(!text.contains("value-"), "{text}");
+    assert!(
+        text.contains("a.txt") && text.contains("not shown: a read rule"),
+        "{text}"
+    );
+}
+
+#[test]
+fn hostile_file_names_are_escaped_in_listings() {
+    let e = Env::new();
+    start(&e);
+    ok(
+        &e,
+        "bash",
+        json!({"command": "touch \"$(printf 'x\\033[31mred\\nline')\""}),
+    );
+    let list = ok(&e, "checkpoints", json!({}));
+    let text = list["text"].as_str().unwrap();
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+    assert_eq!(
+        text.lines().count(),
+        2,
+        "a name's newline must not make a line: {text:?}"
+    );
+}
+
+#[test]
+fn checkpoints_can_be_switched_off() {
+    let e = Env::new();
+    start(&e);
+    fs::write(
+        e.state.join("wrench.toml"),
+        "[checkpoints]\nenabled = false\n",
+    )
+    .unwrap();
+    ok(&e, "bash", json!({"command": "echo x > new.txt"}));
+    let v = ok(&e, "checkpoints", json!({}));
+    assert_eq!(v["output"]["total"], 0, "{v:#}");
+    fs::write(e.state.join("wrench.toml"), "[checkpoints]\nunknown = 1\n").unwrap();
+    let (code, v) = call(&e, "checkpoints", json!({}));
+    assert_eq!(code, 2, "an unknown key is an error: {v:#}");
+}
