@@ -15,6 +15,9 @@ pub const KEEP_DAYS: u64 = 14;
 /// Most files a tree snapshot walks; beyond it a checkpoint is partial.
 pub const MAX_TREE_FILES: usize = 200_000;
 
+/// Longest a tree walk may take; beyond it a checkpoint is partial.
+pub const MAX_WALK_TIME: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// Directory names never walked or copied, at any depth, besides what
 /// `.gitignore`/`.ignore` files exclude and directories holding a
 /// `CACHEDIR.TAG` (cargo's `target/` writes one).

@@ -201,7 +201,8 @@ fn close(
             }
             match before {
                 Some(b) => {
-                    cp.entries = tree::diff(&b, &snap.tree)
+                    let gone = |p: &str| matches!(tree::lstat_beneath(ws, p), Ok(None));
+                    cp.entries = tree::diff(&b, &snap.tree, gone)
                         .into_iter()
                         .map(|(path, before, after)| Entry {
                             path,

@@ -156,6 +156,7 @@ impl Tool for CheckpointsTool {
         .limit("KEEP_CHECKPOINTS", crate::config::KEEP_CHECKPOINTS, "checkpoints kept per workspace ([checkpoints] keep_checkpoints)")
         .limit("KEEP_DAYS", crate::config::KEEP_DAYS, "days a checkpoint is kept ([checkpoints] keep_days)")
         .limit("MAX_TREE_FILES", crate::config::MAX_TREE_FILES, "files a tree snapshot around a command walks")
+        .limit("MAX_WALK_TIME", format!("{} s", crate::config::MAX_WALK_TIME.as_secs()), "longest a tree snapshot walks")
         .idempotent(true)
     }
 

@@ -130,9 +130,12 @@ impl Rec {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Tree {
     pub files: HashMap<String, Rec>,
+    /// False when the walk stopped early (file or time cap): a path it
+    /// lacks may still exist.
+    pub complete: bool,
 }
 
-const MAGIC: &[u8; 4] = b"WCT1";
+const MAGIC: &[u8; 4] = b"WCT2";
 
 impl Tree {
     /// The digests of the stored files.
@@ -148,6 +151,7 @@ impl Tree {
         paths.sort();
         let mut out = Vec::with_capacity(16 + paths.len() * 100);
         out.extend_from_slice(MAGIC);
+        out.push(u8::from(self.complete));
         out.extend_from_slice(&(paths.len() as u64).to_le_bytes());
         for p in paths {
             let r = &self.files[p];
@@ -171,6 +175,11 @@ impl Tree {
         if c.take(4)? != MAGIC {
             return None;
         }
+        let complete = match c.take(1)?[0] {
+            0 => false,
+            1 => true,
+            _ => return None,
+        };
         let n = c.u64()?;
         let mut files = HashMap::with_capacity(usize::try_from(n).ok()?.min(1 << 20));
         for _ in 0..n {
@@ -188,7 +197,7 @@ impl Tree {
             };
             files.insert(path, rec);
         }
-        (c.at == b.len()).then_some(Tree { files })
+        (c.at == b.len()).then_some(Tree { files, complete })
     }
 }
 
@@ -372,19 +381,24 @@ pub fn walk(ws: &Workspace, store: &mut Store, old: &Tree, skip: &[PathBuf]) -> 
     let count = std::sync::atomic::AtomicUsize::new(0);
     let over_flag = std::sync::atomic::AtomicBool::new(false);
     let max_file = store.cfg.max_file_bytes;
+    let started = std::time::Instant::now();
     wb.threads(WALK_THREADS).build_parallel().run(|| {
         let tx = tx.clone();
-        let (root, count, over_flag) = (&root, &count, &over_flag);
+        let (root, count, over_flag, started) = (&root, &count, &over_flag, &started);
         Box::new(move |entry| {
             use ignore::WalkState;
             let Ok(entry) = entry else {
                 return WalkState::Continue;
             };
-            if entry.depth() == 0 || entry.file_type().is_some_and(|t| t.is_dir()) {
+            if entry.depth() == 0
+                || entry.file_type().is_some_and(|t| t.is_dir())
+                || entry.file_name().eq_ignore_ascii_case(".git")
+            {
                 return WalkState::Continue;
             }
             if count.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
                 >= crate::config::MAX_TREE_FILES
+                || started.elapsed() > crate::config::MAX_WALK_TIME
             {
                 over_flag.store(true, std::sync::atomic::Ordering::Relaxed);
                 return WalkState::Quit;
@@ -427,10 +441,12 @@ pub fn walk(ws: &Workspace, store: &mut Store, old: &Tree, skip: &[PathBuf]) -> 
         tree.files.insert(rel, rec);
     }
     let over = over_flag.load(std::sync::atomic::Ordering::Relaxed);
+    tree.complete = !over;
     if over {
         partial.push(format!(
-            "the tree has over {} files; the rest is not covered",
-            crate::config::MAX_TREE_FILES
+            "the walk stopped at {} files or {} s; files it did not reach are not covered",
+            crate::config::MAX_TREE_FILES,
+            crate::config::MAX_WALK_TIME.as_secs()
         ));
     }
     if not_utf8 > 0 {
@@ -442,18 +458,26 @@ pub fn walk(ws: &Workspace, store: &mut Store, old: &Tree, skip: &[PathBuf]) -> 
 }
 
 /// The paths whose records differ between two trees, sorted, with their
-/// before and after states.
-pub fn diff(before: &Tree, after: &Tree) -> Vec<(String, State, State)> {
+/// before and after states. A walk that stopped early proves nothing
+/// about the paths it lacks: a path missing from an incomplete `after` is
+/// deleted only if `gone` confirms it, and one missing from an incomplete
+/// `before` is not reported as created (its before-state is unknown).
+pub fn diff(
+    before: &Tree,
+    after: &Tree,
+    gone: impl Fn(&str) -> bool,
+) -> Vec<(String, State, State)> {
     let mut out = Vec::new();
     for (p, a) in &after.files {
         match before.files.get(p) {
             Some(b) if !b.differs(a) => {}
             Some(b) => out.push((p.clone(), b.state(), a.state())),
-            None => out.push((p.clone(), State::Absent, a.state())),
+            None if before.complete => out.push((p.clone(), State::Absent, a.state())),
+            None => {}
         }
     }
     for (p, b) in &before.files {
-        if !after.files.contains_key(p) {
+        if !after.files.contains_key(p) && (after.complete || gone(p)) {
             out.push((p.clone(), b.state(), State::Absent));
         }
     }
@@ -479,12 +503,33 @@ mod tests {
         }
     }
 
+    fn tree(paths: &[&str], complete: bool) -> Tree {
+        Tree {
+            files: paths.iter().map(|p| (p.to_string(), rec(0, 1))).collect(),
+            complete,
+        }
+    }
+
+    #[test]
+    fn an_incomplete_walk_reports_no_unproven_creation_or_deletion() {
+        let full = tree(&["a", "b"], true);
+        let cut = tree(&["a"], false);
+        // b missing from a cut after-walk: deleted only if really gone.
+        assert!(diff(&full, &cut, |_| false).is_empty());
+        assert_eq!(diff(&full, &cut, |p| p == "b").len(), 1);
+        // b missing from a cut before-walk: not claimed as created.
+        assert!(diff(&cut, &full, |_| true).is_empty());
+        // Complete walks: both directions are reported.
+        assert_eq!(diff(&tree(&["a"], true), &full, |_| false).len(), 1);
+        assert_eq!(diff(&full, &tree(&["a"], true), |_| false).len(), 1);
+    }
+
     proptest! {
         #[test]
         fn a_tree_round_trips_through_its_encoding(
             files in prop::collection::hash_map("[a-z/é.\\n\\t ]{1,20}", (0u8..6, any::<u64>()), 0..20)
         ) {
-            let t = Tree { files: files.into_iter().map(|(p, (k, s))| (p, rec(k, s))).collect() };
+            let t = Tree { files: files.into_iter().map(|(p, (k, s))| (p, rec(k, s))).collect(), complete: true };
             prop_assert_eq!(Tree::decode(&t.encode()), Some(t));
         }
 
