@@ -371,7 +371,8 @@ impl Store {
     /// tenths of it, so the full collection runs once per many checkpoints.
     /// Returns how many were dropped.
     pub fn prune(&mut self, now: u64) -> ToolResult<usize> {
-        let mut ids = self.ids()?;
+        // Open checkpoints (a running job's) are never pruned.
+        let mut ids = ids_in(&self.dir.join("log"))?;
         let keep = self.cfg.keep_checkpoints;
         let cutoff = now.saturating_sub(self.cfg.keep_days.saturating_mul(86_400));
         let target = if ids.len() > keep {
@@ -382,7 +383,7 @@ impl Store {
         let mut dropped = 0;
         while let Some(&first) = ids.first() {
             let too_old = match self.load(first) {
-                Ok(Some(cp)) => cp.time < cutoff && !cp.open,
+                Ok(Some(cp)) => cp.time < cutoff,
                 _ => true,
             };
             if ids.len() <= target && !too_old {
@@ -392,14 +393,19 @@ impl Store {
             ids.remove(0);
             dropped += 1;
         }
-        if dropped > 0 || self.usage > self.cfg.max_total_bytes {
+        if dropped > 0 {
             self.collect()?;
         }
-        // Over the byte cap: the oldest go first, one at a time.
-        while self.usage > self.cfg.max_total_bytes && !ids.is_empty() {
-            let oldest = ids.remove(0);
-            self.remove(oldest);
-            dropped += 1;
+        // Near the byte cap (a call that filled the store was recorded as
+        // partial): the oldest go first, a tenth at a time, until a tenth
+        // of the cap is free again for the next call.
+        let room = self.cfg.max_total_bytes - self.cfg.max_total_bytes / 10;
+        while self.usage > room && !ids.is_empty() {
+            let n = (ids.len() / 10).max(1);
+            for id in ids.drain(..n) {
+                self.remove(id);
+                dropped += 1;
+            }
             self.collect()?;
         }
         Ok(dropped)
@@ -541,6 +547,21 @@ mod tests {
         assert!(!s.has(&blobs[0]) && s.has(&blobs[11]));
         // Ids are never reused after a prune.
         assert_eq!(s.next_id().unwrap(), 13);
+    }
+
+    #[test]
+    fn a_store_near_its_byte_cap_frees_a_tenth_of_it_from_the_oldest() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = Store::open_dir(d.path(), cfg(1000, 100)).unwrap();
+        for i in 0..10u64 {
+            let b = s.put(format!("{i:0>100}").as_bytes()).unwrap();
+            let id = s.next_id().unwrap();
+            s.save(&cp(id, &b, 1)).unwrap();
+        }
+        assert_eq!(s.usage(), 1000);
+        s.prune(1).unwrap();
+        assert!(s.usage() <= 900, "{}", s.usage());
+        assert_eq!(s.ids().unwrap().first(), Some(&2));
     }
 
     #[test]

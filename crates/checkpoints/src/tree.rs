@@ -331,6 +331,22 @@ pub struct Snapshot {
     pub partial: Vec<String>,
 }
 
+/// The first bytes of a `CACHEDIR.TAG` (bford.info/cachedir): a directory
+/// holding one is a cache, never copied. A file without the signature
+/// does not count, so a stray name cannot hide a source directory.
+pub const CACHEDIR_SIGNATURE: &[u8] = b"Signature: 8a477f597d28d172789f06886806bc55";
+
+fn is_cache_dir(dir: &Path) -> bool {
+    let Ok(f) = std::fs::File::open(dir.join("CACHEDIR.TAG")) else {
+        return false;
+    };
+    let mut head = Vec::with_capacity(CACHEDIR_SIGNATURE.len());
+    f.take(CACHEDIR_SIGNATURE.len() as u64)
+        .read_to_end(&mut head)
+        .is_ok()
+        && head == CACHEDIR_SIGNATURE
+}
+
 fn excluded_name(name: &str) -> bool {
     crate::config::ALWAYS_EXCLUDED.contains(&name)
 }
@@ -368,7 +384,7 @@ pub fn walk(ws: &Workspace, store: &mut Store, old: &Tree, skip: &[PathBuf]) -> 
         let name = e.file_name().to_string_lossy();
         !(excluded_name(&name)
             || skip.iter().any(|s| e.path().starts_with(s))
-            || e.path().join("CACHEDIR.TAG").exists())
+            || is_cache_dir(e.path()))
     });
     // Listing and stat-ing run on WALK_THREADS threads; what must be
     // hashed is collected and hashed here, in order, into the store.

@@ -213,10 +213,14 @@ fn ignored_and_cache_directories_are_never_copied_into_the_store() {
     {
         fs::write(e.root.join(p), format!("IGNORED-MARKER-{i}\n")).unwrap();
     }
+    // A CACHEDIR.TAG without the standard signature hides nothing.
+    fs::create_dir_all(e.root.join("src")).unwrap();
+    fs::write(e.root.join("src/CACHEDIR.TAG"), "not a tag\n").unwrap();
+    fs::write(e.root.join("src/lib.rs"), "fn a() {}\n").unwrap();
     ok(
         &e,
         "bash",
-        json!({"command": "echo 1 > target/debug/x; echo 2 > node_modules/pkg/x.js; echo made > kept.txt"}),
+        json!({"command": "echo 1 > target/debug/x; echo 2 > node_modules/pkg/x.js; echo made > kept.txt; echo 'fn b() {}' >> src/lib.rs"}),
     );
     let stored = files_under(&e.state);
     for (p, bytes, _) in &stored {
@@ -233,6 +237,7 @@ fn ignored_and_cache_directories_are_never_copied_into_the_store() {
     let text = list["text"].as_str().unwrap();
     assert!(
         text.contains("kept.txt (created)")
+            && text.contains("src/lib.rs (modified)")
             && !text.contains("target/")
             && !text.contains("node_modules"),
         "{text}"
