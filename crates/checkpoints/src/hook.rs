@@ -116,7 +116,7 @@ impl Recorder {
         rels: Vec<String>,
     ) -> ToolResult<Pending> {
         let ws = Workspace::open(&ctx.root)?;
-        let mut store = Store::open(&ctx.session, self.cfg.clone())?;
+        let mut store = Store::open(ctx, self.cfg.clone())?;
         close_open(ctx, &ws, &mut store);
         let id = store.next_id()?;
         let mut cp = Checkpoint {
@@ -267,7 +267,7 @@ impl PendingCheckpoint for Pending {
         }
         let note = (|| -> ToolResult<Option<String>> {
             let ws = Workspace::open(&ctx.root)?;
-            let mut store = Store::open(&ctx.session, self.cfg.clone())?;
+            let mut store = Store::open(ctx, self.cfg.clone())?;
             let Some(cp) = store.load(self.id)? else {
                 return Ok(None);
             };

@@ -115,7 +115,7 @@ pub fn plan(
     paths: &[String],
 ) -> ToolResult<Plan> {
     let filter = path_filter(paths)?;
-    let mut store = Store::open(&ctx.session, cfg.clone())?;
+    let mut store = Store::open(ctx, cfg.clone())?;
     if close {
         let ws = Workspace::open(&ctx.root)?;
         close_open(ctx, &ws, &mut store);

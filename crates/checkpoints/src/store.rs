@@ -31,7 +31,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use wrench_core::{SessionStore, ToolError, ToolResult};
+use wrench_core::{Context, ToolError, ToolResult};
 
 /// The store directory's name inside the workspace's state dir.
 pub const STORE_DIR: &str = "checkpoints";
@@ -138,15 +138,24 @@ fn set_counter(dir: &Path, name: &str, v: u64) -> ToolResult<()> {
     Ok(())
 }
 
-/// The store directory of a session's workspace.
-pub fn store_dir(session: &SessionStore) -> PathBuf {
-    session.workspace_dir().join(STORE_DIR)
+/// The store directory of a call's workspace: `checkpoints/` in the state
+/// dir of the session's workspace, or `checkpoints-<hash>/` when the call
+/// runs in another root (an MCP client's roots), so paths relative to one
+/// root are never applied in another.
+pub fn store_dir(ctx: &Context) -> PathBuf {
+    let ws = ctx.session.workspace_dir();
+    if ctx.session.root() == ctx.root {
+        ws.join(STORE_DIR)
+    } else {
+        let h = wrench_core::session::sha256_hex(ctx.root.as_os_str().as_encoded_bytes());
+        ws.join(format!("{STORE_DIR}-{}", &h[..16]))
+    }
 }
 
 impl Store {
     /// Open and lock the store (blocking while another process holds it).
-    pub fn open(session: &SessionStore, cfg: CheckpointsConfig) -> ToolResult<Store> {
-        Self::open_dir(&store_dir(session), cfg)
+    pub fn open(ctx: &Context, cfg: CheckpointsConfig) -> ToolResult<Store> {
+        Self::open_dir(&store_dir(ctx), cfg)
     }
 
     pub fn open_dir(dir: &Path, cfg: CheckpointsConfig) -> ToolResult<Store> {

@@ -182,7 +182,7 @@ impl Tool for CheckpointsTool {
         let cfg = config_of(ctx, &self.cfg);
         match a.action {
             CheckpointsAction::List => {
-                let mut store = Store::open(&ctx.session, cfg)?;
+                let mut store = Store::open(ctx, cfg)?;
                 let ws = Workspace::open(&ctx.root)?;
                 crate::hook::close_open(ctx, &ws, &mut store);
                 let all = store.all()?;
@@ -210,7 +210,7 @@ impl Tool for CheckpointsTool {
             }
             CheckpointsAction::Show => {
                 let id = need_id(a.id.as_deref())?;
-                let store = Store::open(&ctx.session, cfg)?;
+                let store = Store::open(ctx, cfg)?;
                 let cp = store.load(id)?.ok_or_else(|| {
                     ToolError::not_found(format!(
                         "there is no checkpoint cp-{id}; list them with `wrench checkpoints`"
@@ -236,7 +236,7 @@ impl Tool for CheckpointsTool {
                 let id_s = id.to_string();
                 let plan = restore::plan(ctx, &cfg, true, Some(&id_s), None, &[])?;
                 let ws = Workspace::open(&ctx.root)?;
-                let store = Store::open(&ctx.session, cfg.clone())?;
+                let store = Store::open(ctx, cfg.clone())?;
                 let mut text = String::new();
                 let mut withheld = 0;
                 for it in &plan.items {
@@ -387,7 +387,7 @@ impl Tool for UndoTool {
         } else {
             Some(MutationGuard::acquire(&ws, ctx, &auth)?)
         };
-        let store = Store::open(&ctx.session, cfg.clone())?;
+        let store = Store::open(ctx, cfg.clone())?;
         let mut tx = Transaction::new();
         let mut done: Vec<(&Item, &'static str)> = Vec::new();
         let mut conflicts = String::new();

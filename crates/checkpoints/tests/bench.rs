@@ -87,8 +87,7 @@ fn checkpoint_cost_on_a_real_tree() {
     {
         let ws = wrench_permissions::Workspace::open(&root).unwrap();
         let mut store =
-            wrench_checkpoints::store::Store::open(&ctx.session, CheckpointsConfig::default())
-                .unwrap();
+            wrench_checkpoints::store::Store::open(&ctx, CheckpointsConfig::default()).unwrap();
         let t = Instant::now();
         let old = store.load_tree();
         let load = ms(t);
@@ -141,11 +140,11 @@ fn checkpoint_cost_on_a_real_tree() {
         use wrench_checkpoints::store::Store;
         let t = Instant::now();
         for _ in 0..100 {
-            let s = Store::open(&ctx.session, CheckpointsConfig::default()).unwrap();
+            let s = Store::open(&ctx, CheckpointsConfig::default()).unwrap();
             drop(s);
         }
         println!("  parts: store open+lock {:.2} ms", ms(t) / 100.0);
-        let mut s = Store::open(&ctx.session, CheckpointsConfig::default()).unwrap();
+        let mut s = Store::open(&ctx, CheckpointsConfig::default()).unwrap();
         let t = Instant::now();
         for _ in 0..100 {
             s.next_id().unwrap();
