@@ -574,6 +574,20 @@ mod tests {
     }
 
     #[test]
+    fn another_root_gets_its_own_store() {
+        let d = tempfile::tempdir().unwrap();
+        let (a, b) = (d.path().join("a"), d.path().join("b"));
+        fs::create_dir_all(&a).unwrap();
+        fs::create_dir_all(&b).unwrap();
+        let gate = std::sync::Arc::new(wrench_core::AllowAll);
+        let ctx = wrench_core::context_for(&a, &d.path().join("state"), gate).unwrap();
+        let mut other = ctx.clone();
+        other.root = fs::canonicalize(&b).unwrap();
+        assert_ne!(store_dir(&ctx), store_dir(&other));
+        assert_eq!(store_dir(&ctx).parent(), store_dir(&other).parent());
+    }
+
+    #[test]
     fn old_checkpoints_expire() {
         let d = tempfile::tempdir().unwrap();
         let mut s = Store::open_dir(d.path(), cfg(1 << 20, 10)).unwrap();
