@@ -80,10 +80,18 @@ fn leaves_running(plan: &ActionPlan) -> bool {
 
 impl Checkpointer for Recorder {
     fn before(&self, ctx: &Context, plan: &ActionPlan) -> Option<Box<dyn PendingCheckpoint>> {
-        let spawn = plan
-            .actions
-            .iter()
-            .any(|a| matches!(a, Action::Spawn { .. }));
+        // A process, or a tool of an MCP server that is not read-only (a
+        // local server may change files): the tree is watched.
+        let spawn = plan.actions.iter().any(|a| {
+            matches!(
+                a,
+                Action::Spawn { .. }
+                    | Action::Mcp {
+                        risk: wrench_core::Risk::High,
+                        ..
+                    }
+            )
+        });
         let mut rels: Vec<String> = plan
             .actions
             .iter()
