@@ -136,6 +136,7 @@ impl Recorder {
             scope: if spawn { Scope::Tree } else { Scope::Files },
             open: true,
             background: spawn && leaves_running(plan),
+            pgid: None,
             partial: Vec::new(),
             entries: Vec::new(),
         };
@@ -169,26 +170,49 @@ impl Recorder {
     }
 }
 
-/// Close every open checkpoint with the state now (a background job's
-/// checkpoint, or one whose call was cancelled or whose process died).
+/// Take the after-state of every open checkpoint (a background job's, or
+/// one whose call was cancelled or whose process died). A job whose
+/// process group still runs gets its changes so far recorded and stays
+/// open; any other is closed.
 pub fn close_open(ctx: &Context, ws: &Workspace, store: &mut Store) {
     for id in store.open_ids() {
         if let Ok(Some(cp)) = store.load(id) {
-            let _ = close(ctx, ws, store, cp, None);
+            let running = cp.pgid.is_some_and(group_alive);
+            let _ = close(ctx, ws, store, cp, None, running);
         } else {
             store.remove(id);
         }
     }
 }
 
+/// Whether process group `pgid` still has a member (signal 0 sends
+/// nothing). Groups 0 and 1 are never asked about.
+fn group_alive(pgid: i32) -> bool {
+    if pgid <= 1 {
+        return false;
+    }
+    // SAFETY: kill with signal 0 only checks for existence and permission.
+    let r = unsafe { libc::kill(-pgid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+fn note_once(partial: &mut Vec<String>, p: String) {
+    if !partial.contains(&p) {
+        partial.push(p);
+    }
+}
+
 /// Take the after-state of `cp` and save it (or drop it when nothing
-/// changed); returns the closed checkpoint, None when dropped.
+/// changed); returns the closed checkpoint, None when dropped. With
+/// `keep_open` (a job still running) the changes so far are saved and the
+/// checkpoint stays open, its tree before kept.
 fn close(
     ctx: &Context,
     ws: &Workspace,
     store: &mut Store,
     mut cp: Checkpoint,
     before_tree: Option<Tree>,
+    keep_open: bool,
 ) -> ToolResult<Option<Checkpoint>> {
     match cp.scope {
         Scope::Tree => {
@@ -219,14 +243,13 @@ fn close(
                         })
                         .collect();
                 }
-                None => cp.partial.push(
+                None => note_once(
+                    &mut cp.partial,
                     "the tree before this call was lost; what it changed is not recorded".into(),
                 ),
             }
             for p in snap.partial {
-                if !cp.partial.contains(&p) {
-                    cp.partial.push(p);
-                }
+                note_once(&mut cp.partial, p);
             }
         }
         Scope::Files => {
@@ -245,10 +268,19 @@ fn close(
                 || matches!(e.after, Some(crate::record::State::Unstored { .. }))
         })
         .count();
+    cp.partial
+        .retain(|p| !p.starts_with("the content of ") || !p.contains("was not kept"));
     if unkept > 0 {
-        cp.partial.push(format!(
-            "the content of {unkept} changed file(s) was not kept (over max_file_bytes, or the store full)"
-        ));
+        note_once(
+            &mut cp.partial,
+            format!(
+                "the content of {unkept} changed file(s) was not kept (over max_file_bytes, or the store full)"
+            ),
+        );
+    }
+    if keep_open {
+        store.save(&cp)?;
+        return Ok(Some(cp));
     }
     cp.open = false;
     store.unpin_tree(cp.id);
@@ -270,7 +302,23 @@ struct Pending {
 impl PendingCheckpoint for Pending {
     fn after(self: Box<Self>, ctx: &Context, result: &mut ToolResult<ToolOutput>) {
         if self.background && result.is_ok() {
-            // Still running: closed when the next checkpoint starts.
+            // Still running: its process group is noted, and the next
+            // checkpoint (or `checkpoints`, `undo`) records its changes so
+            // far, and closes it once the group is gone.
+            let pgid = result
+                .as_ref()
+                .ok()
+                .and_then(|o| o.data.get("pgid"))
+                .and_then(serde_json::Value::as_i64)
+                .and_then(|p| i32::try_from(p).ok());
+            if let Some(pgid) = pgid
+                && let Ok(store) = Store::open(ctx, self.cfg.clone())
+                && let Ok(Some(mut cp)) = store.load(self.id)
+                && cp.open
+            {
+                cp.pgid = Some(pgid);
+                let _ = store.save(&cp);
+            }
             return;
         }
         let note = (|| -> ToolResult<Option<String>> {
@@ -279,7 +327,7 @@ impl PendingCheckpoint for Pending {
             let Some(cp) = store.load(self.id)? else {
                 return Ok(None);
             };
-            let closed = close(ctx, &ws, &mut store, cp, self.before_tree)?;
+            let closed = close(ctx, &ws, &mut store, cp, self.before_tree, false)?;
             let _ = store.prune(now_secs());
             Ok(closed.filter(|c| !c.partial.is_empty()).map(|c| {
                 format!(

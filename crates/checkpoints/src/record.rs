@@ -103,9 +103,14 @@ pub struct Checkpoint {
     #[serde(default)]
     pub open: bool,
     /// A background job or terminal: its after-state is taken when the next
-    /// checkpoint starts (or `checkpoints`/`undo` runs), not when it ends.
+    /// checkpoint starts (or `checkpoints`/`undo` runs); while its process
+    /// group runs that records its changes so far and it stays open.
     #[serde(default)]
     pub background: bool,
+    /// The process group of a background job: while it has members the
+    /// checkpoint stays open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pgid: Option<i32>,
     /// Why this checkpoint does not hold everything (empty: complete).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub partial: Vec<String>,

@@ -499,6 +499,7 @@ mod tests {
             scope: Scope::Files,
             open: false,
             background: false,
+            pgid: None,
             partial: vec![],
             entries: vec![Entry {
                 path: "f".into(),

@@ -413,7 +413,7 @@ fn a_moved_file_and_a_written_one_come_back_through_undo() {
 }
 
 #[test]
-fn a_background_job_is_recorded_from_its_start_up_to_the_next_checkpoint() {
+fn a_background_job_is_recorded_from_its_start_to_its_end() {
     let e = Env::new();
     start(&e);
     ok(
@@ -421,16 +421,18 @@ fn a_background_job_is_recorded_from_its_start_up_to_the_next_checkpoint() {
         "bash",
         json!({"command": "echo made > job.txt; rm c.txt", "run_in_background": true}),
     );
-    // The job ends on its own; the next listing closes its checkpoint.
-    for _ in 0..100 {
-        if e.root.join("job.txt").exists() && !e.root.join("c.txt").exists() {
+    // While its process group runs, a listing records the changes so far
+    // and keeps the checkpoint open; once the job is gone it is closed.
+    let mut text = String::new();
+    for _ in 0..600 {
+        let list = ok(&e, "checkpoints", json!({}));
+        text = list["text"].as_str().unwrap().to_string();
+        if list["output"]["checkpoints"][0]["open"] == json!(false) {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    let list = ok(&e, "checkpoints", json!({}));
-    let text = list["text"].as_str().unwrap();
+    assert!(!text.contains("[open"), "the job never ended: {text}");
     assert!(
         text.contains("job.txt (created)") && text.contains("c.txt (deleted)"),
         "{text}"
