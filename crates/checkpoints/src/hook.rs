@@ -125,7 +125,18 @@ impl Recorder {
     ) -> ToolResult<Pending> {
         let ws = Workspace::open(&ctx.root)?;
         let mut store = Store::open(ctx, self.cfg.clone())?;
-        close_open(ctx, &ws, &mut store);
+        // A tree checkpoint walks anyway: its walk also records what running
+        // jobs changed so far. A file checkpoint only closes finished ones.
+        let mut snap = None;
+        if spawn {
+            let old = store.load_tree();
+            let s = tree::walk(&ws, &mut store, &old, &skip_dirs(ctx));
+            if s.tree != old {
+                store.save_tree(&s.tree)?;
+            }
+            snap = Some(s);
+        }
+        close_open(ctx, &ws, &mut store, snap.as_ref().map(|s| &s.tree), spawn);
         let id = store.next_id()?;
         let mut cp = Checkpoint {
             id,
@@ -141,12 +152,7 @@ impl Recorder {
             entries: Vec::new(),
         };
         let mut before_tree = None;
-        if spawn {
-            let old = store.load_tree();
-            let snap = tree::walk(&ws, &mut store, &old, &skip_dirs(ctx));
-            if snap.tree != old {
-                store.save_tree(&snap.tree)?;
-            }
+        if let Some(snap) = snap {
             store.pin_tree(id, &snap.tree)?;
             cp.partial = snap.partial;
             before_tree = Some(snap.tree);
@@ -171,14 +177,24 @@ impl Recorder {
 }
 
 /// Take the after-state of every open checkpoint (a background job's, or
-/// one whose call was cancelled or whose process died). A job whose
-/// process group still runs gets its changes so far recorded and stays
-/// open; any other is closed.
-pub fn close_open(ctx: &Context, ws: &Workspace, store: &mut Store) {
+/// one whose call was cancelled or whose process died): `now` is the tree
+/// as just walked, if the caller walked it. A job whose process group
+/// still runs gets its changes so far recorded and stays open (only with
+/// `running_too`); any other is closed.
+pub fn close_open(
+    ctx: &Context,
+    ws: &Workspace,
+    store: &mut Store,
+    now: Option<&Tree>,
+    running_too: bool,
+) {
     for id in store.open_ids() {
         if let Ok(Some(cp)) = store.load(id) {
             let running = cp.pgid.is_some_and(group_alive);
-            let _ = close(ctx, ws, store, cp, None, running);
+            if running && !running_too {
+                continue;
+            }
+            let _ = close(ctx, ws, store, cp, None, now, running);
         } else {
             store.remove(id);
         }
@@ -212,29 +228,41 @@ fn close(
     store: &mut Store,
     mut cp: Checkpoint,
     before_tree: Option<Tree>,
+    now: Option<&Tree>,
     keep_open: bool,
 ) -> ToolResult<Option<Checkpoint>> {
     match cp.scope {
         Scope::Tree => {
             let before = before_tree.or_else(|| store.pinned_tree(cp.id));
-            // The tree before serves as the stat cache (no second load);
-            // a stale one only costs hashing again.
-            let loaded;
-            let old = match &before {
-                Some(b) => b,
+            let walked;
+            let now = match now {
+                Some(t) => t,
                 None => {
-                    loaded = store.load_tree();
-                    &loaded
+                    // The tree before serves as the stat cache (no second
+                    // load); a stale one only costs hashing again.
+                    let loaded;
+                    let old = match &before {
+                        Some(b) => b,
+                        None => {
+                            loaded = store.load_tree();
+                            &loaded
+                        }
+                    };
+                    let snap = tree::walk(ws, store, old, &skip_dirs(ctx));
+                    if snap.tree != *old {
+                        store.save_tree(&snap.tree)?;
+                    }
+                    for p in snap.partial {
+                        note_once(&mut cp.partial, p);
+                    }
+                    walked = snap.tree;
+                    &walked
                 }
             };
-            let snap = tree::walk(ws, store, old, &skip_dirs(ctx));
-            if snap.tree != *old {
-                store.save_tree(&snap.tree)?;
-            }
             match before {
                 Some(b) => {
                     let gone = |p: &str| matches!(tree::lstat_beneath(ws, p), Ok(None));
-                    cp.entries = tree::diff(&b, &snap.tree, gone)
+                    cp.entries = tree::diff(&b, now, gone)
                         .into_iter()
                         .map(|(path, before, after)| Entry {
                             path,
@@ -247,9 +275,6 @@ fn close(
                     &mut cp.partial,
                     "the tree before this call was lost; what it changed is not recorded".into(),
                 ),
-            }
-            for p in snap.partial {
-                note_once(&mut cp.partial, p);
             }
         }
         Scope::Files => {
@@ -327,7 +352,7 @@ impl PendingCheckpoint for Pending {
             let Some(cp) = store.load(self.id)? else {
                 return Ok(None);
             };
-            let closed = close(ctx, &ws, &mut store, cp, self.before_tree, false)?;
+            let closed = close(ctx, &ws, &mut store, cp, self.before_tree, None, false)?;
             let _ = store.prune(now_secs());
             Ok(closed.filter(|c| !c.partial.is_empty()).map(|c| {
                 format!(
