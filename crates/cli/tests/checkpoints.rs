@@ -542,3 +542,31 @@ fn checkpoints_can_be_switched_off() {
     let (code, v) = call(&e, "checkpoints", json!({}));
     assert_eq!(code, 2, "an unknown key is an error: {v:#}");
 }
+
+#[test]
+fn a_directory_swapped_for_a_symlink_does_not_lead_undo_elsewhere() {
+    let e = Env::new();
+    fs::create_dir_all(e.root.join("sub")).unwrap();
+    fs::write(e.root.join("sub/f"), "f\n").unwrap();
+    ok(&e, "bash", json!({"command": "rm -r sub"}));
+    let outside = e.state.join("outside-dir");
+    fs::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, e.root.join("sub")).unwrap();
+    let (code, v) = call(&e, "undo", json!({"force": true}));
+    assert_ne!(code, 0, "{v:#}");
+    assert_eq!(
+        fs::read_dir(&outside).unwrap().count(),
+        0,
+        "undo wrote outside the root"
+    );
+    fs::remove_file(e.root.join("sub")).unwrap();
+    fs::create_dir_all(e.root.join("other")).unwrap();
+    std::os::unix::fs::symlink("other", e.root.join("sub")).unwrap();
+    let (code, v) = call(&e, "undo", json!({"force": true}));
+    assert_ne!(code, 0, "{v:#}");
+    assert_eq!(
+        fs::read_dir(e.root.join("other")).unwrap().count(),
+        0,
+        "undo wrote through a symlink"
+    );
+}
