@@ -123,10 +123,21 @@ pub fn plan(
     let all: Vec<Checkpoint> = store.all()?.into_iter().filter(|c| !c.open).collect();
     let from = pick_from(&all, to, steps)?;
     let checkpoints: Vec<Checkpoint> = all.into_iter().filter(|c| c.id >= from).collect();
+    let items = items(&checkpoints, filter.as_ref());
+    Ok(Plan {
+        from,
+        checkpoints,
+        items,
+    })
+}
+
+/// Per path the checkpoints (ascending) touched: the before-state in the
+/// oldest, the after-state in the newest.
+pub fn items(checkpoints: &[Checkpoint], filter: Option<&GlobSet>) -> Vec<Item> {
     let mut items: BTreeMap<String, Item> = BTreeMap::new();
-    for cp in &checkpoints {
+    for cp in checkpoints {
         for e in &cp.entries {
-            if filter.as_ref().is_some_and(|f| !f.is_match(&e.path)) {
+            if filter.is_some_and(|f| !f.is_match(&e.path)) {
                 continue;
             }
             items
@@ -143,11 +154,7 @@ pub fn plan(
                 });
         }
     }
-    Ok(Plan {
-        from,
-        checkpoints,
-        items: items.into_values().collect(),
-    })
+    items.into_values().collect()
 }
 
 /// A path's state on disk now and its bytes (not stored).
@@ -248,4 +255,97 @@ pub fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Entry, Scope};
+    use proptest::prelude::*;
+
+    fn file(n: u8) -> State {
+        if n == 0 {
+            State::Absent
+        } else {
+            State::File {
+                sha256: format!("{n:064x}"),
+                size: u64::from(n),
+                mode: 0o644,
+            }
+        }
+    }
+
+    /// A history of calls, each changing some of three paths to a new
+    /// version (0: deleted), recorded as checkpoints the way the hook
+    /// records them (before = the version then, after = the new one).
+    fn history(steps: &[Vec<(usize, u8)>]) -> (Vec<Checkpoint>, Vec<[u8; 3]>) {
+        let mut disk = [1u8, 2, 3];
+        let mut states = vec![disk];
+        let mut cps = Vec::new();
+        for (i, changes) in steps.iter().enumerate() {
+            let mut entries = Vec::new();
+            for &(p, v) in changes {
+                if disk[p] == v || entries.iter().any(|e: &Entry| e.path == format!("p{p}")) {
+                    continue;
+                }
+                entries.push(Entry {
+                    path: format!("p{p}"),
+                    before: file(disk[p]),
+                    after: Some(file(v)),
+                });
+                disk[p] = v;
+            }
+            states.push(disk);
+            cps.push(Checkpoint {
+                id: i as u64 + 1,
+                call_id: String::new(),
+                tool: "t".into(),
+                session: "s".into(),
+                time: 0,
+                scope: Scope::Files,
+                open: false,
+                background: false,
+                pgid: None,
+                partial: vec![],
+                entries,
+            });
+        }
+        (cps, states)
+    }
+
+    proptest! {
+        #[test]
+        fn undoing_from_a_checkpoint_restores_every_path_to_its_state_before_it(
+            steps in prop::collection::vec(prop::collection::vec((0usize..3, 0u8..5), 0..4), 1..8),
+            k in 0usize..8,
+        ) {
+            let (cps, states) = history(&steps);
+            let k = k % cps.len();
+            let range = &cps[k..];
+            let now = states[states.len() - 1];
+            let target = states[k];
+            let items = items(range, None);
+            for p in 0..3 {
+                let path = format!("p{p}");
+                match items.iter().find(|i| i.path == path) {
+                    Some(i) => {
+                        prop_assert_eq!(&i.to, &file(target[p]));
+                        prop_assert_eq!(i.expected.as_ref(), Some(&file(now[p])));
+                    }
+                    // Untouched by the range: already as it was before it.
+                    None => prop_assert_eq!(target[p], now[p]),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_path_filter_keeps_only_matching_paths_and_what_is_under_a_directory() {
+        let f = path_filter(&["src".into(), "*.md".into()])
+            .unwrap()
+            .unwrap();
+        assert!(f.is_match("src/a.rs") && f.is_match("src") && f.is_match("README.md"));
+        assert!(!f.is_match("srcx/a.rs") && !f.is_match("lib/a.rs"));
+        assert!(path_filter(&["[".into()]).is_err());
+    }
 }
