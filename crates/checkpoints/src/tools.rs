@@ -21,6 +21,21 @@ pub const DEFAULT_LIST: usize = 20;
 /// Paths one checkpoint's line in `list` names before "and N more".
 pub const LIST_PATHS: usize = 5;
 
+/// Paths `show` lists of one checkpoint.
+pub const MAX_SHOW_PATHS: usize = 500;
+
+/// `cp` as data with at most `n` of its entries, and `paths`: how many it has.
+fn summary(cp: &Checkpoint, n: usize) -> serde_json::Value {
+    let mut c = cp.clone();
+    c.entries.truncate(n);
+    let mut v = serde_json::to_value(&c).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        o.insert("name".into(), serde_json::json!(cp.name()));
+        o.insert("paths".into(), serde_json::json!(cp.entries.len()));
+    }
+    v
+}
+
 /// An id given as a string (`cp-12`) or a number (12).
 fn id_arg<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     match Option::<serde_json::Value>::deserialize(d)? {
@@ -151,6 +166,8 @@ impl Tool for CheckpointsTool {
         .access(AccessClass::Independent)
         .limit("DEFAULT_LIST", DEFAULT_LIST, "checkpoints list shows without `limit`")
         .limit("MAX_DIFF_LINES", restore::MAX_DIFF_LINES, "lines of one file's diff")
+        .limit("LIST_PATHS", LIST_PATHS, "paths list names per checkpoint")
+        .limit("MAX_SHOW_PATHS", MAX_SHOW_PATHS, "paths show lists of one checkpoint")
         .limit("MAX_FILE_BYTES", crate::config::MAX_FILE_BYTES, "largest file whose content a checkpoint keeps ([checkpoints] max_file_bytes)")
         .limit("MAX_TOTAL_BYTES", crate::config::MAX_TOTAL_BYTES, "bytes the store of one workspace holds; oldest checkpoints pruned first ([checkpoints] max_total_bytes)")
         .limit("KEEP_CHECKPOINTS", crate::config::KEEP_CHECKPOINTS, "checkpoints kept per workspace ([checkpoints] keep_checkpoints)")
@@ -205,8 +222,11 @@ impl Tool for CheckpointsTool {
                     text.push_str(&one_line(cp));
                     text.push('\n');
                 }
+                // A listing names a few paths per checkpoint; `show` has the rest.
+                let summaries: Vec<serde_json::Value> =
+                    shown.iter().map(|c| summary(c, LIST_PATHS)).collect();
                 Ok(ToolOutput::new(OutputKind::Text, text)
-                    .with_data(&serde_json::json!({ "checkpoints": shown, "total": all.len(), "store_bytes": store.usage() })))
+                    .with_data(&serde_json::json!({ "checkpoints": summaries, "total": all.len(), "store_bytes": store.usage() })))
             }
             CheckpointsAction::Show => {
                 let id = need_id(a.id.as_deref())?;
@@ -218,7 +238,7 @@ impl Tool for CheckpointsTool {
                 })?;
                 let mut text = one_line(&cp);
                 text.push('\n');
-                for e in &cp.entries {
+                for e in cp.entries.iter().take(MAX_SHOW_PATHS) {
                     text.push_str(&format!(
                         "  {} {}: before {}; after {}\n",
                         e.change(),
@@ -229,7 +249,16 @@ impl Tool for CheckpointsTool {
                             .map_or_else(|| "not yet taken".to_string(), State::describe)
                     ));
                 }
-                Ok(ToolOutput::new(OutputKind::Text, text).with_data(&cp))
+                if cp.entries.len() > MAX_SHOW_PATHS {
+                    text.push_str(&format!(
+                        "  … and {} more paths (undo covers them all; pass paths to undo some)\n",
+                        cp.entries.len() - MAX_SHOW_PATHS
+                    ));
+                }
+                Ok(
+                    ToolOutput::new(OutputKind::Text, text)
+                        .with_data(&summary(&cp, MAX_SHOW_PATHS)),
+                )
             }
             CheckpointsAction::Diff => {
                 let id = need_id(a.id.as_deref())?;

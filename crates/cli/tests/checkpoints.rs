@@ -570,3 +570,21 @@ fn a_directory_swapped_for_a_symlink_does_not_lead_undo_elsewhere() {
         "undo wrote through a symlink"
     );
 }
+
+#[test]
+fn a_listing_stays_small_when_a_command_changed_many_files_and_undo_covers_them_all() {
+    let e = Env::new();
+    start(&e);
+    ok(
+        &e,
+        "bash",
+        json!({"command": "mkdir gen && for i in $(seq 1 60); do echo $i > gen/f$i; done"}),
+    );
+    let v = ok(&e, "checkpoints", json!({}));
+    let cp = &v["output"]["checkpoints"][0];
+    assert_eq!(cp["paths"], 60, "{v:#}");
+    assert_eq!(cp["entries"].as_array().unwrap().len(), 5);
+    assert!(v["text"].as_str().unwrap().contains("and 55 more"));
+    ok(&e, "undo", json!({}));
+    assert_eq!(fs::read_dir(e.root.join("gen")).unwrap().count(), 0);
+}
