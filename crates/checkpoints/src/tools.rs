@@ -534,8 +534,11 @@ impl Tool for UndoTool {
         {
             g.commit(tx)?;
         }
-        for (it, v) in &done {
+        for (it, v) in done.iter().take(MAX_SHOW_PATHS) {
             text.push_str(&format!("  {v} {}\n", echo(&it.path)));
+        }
+        if done.len() > MAX_SHOW_PATHS {
+            text.push_str(&format!("  … and {} more\n", done.len() - MAX_SHOW_PATHS));
         }
         for s in &skipped {
             text.push_str(&format!("  skipped {s}: its content was not kept\n"));
@@ -545,6 +548,9 @@ impl Tool for UndoTool {
             from: String,
             checkpoints: Vec<String>,
             dry_run: bool,
+            /// Paths restored or removed (or that would be).
+            count: usize,
+            /// The first MAX_SHOW_PATHS of them.
             paths: Vec<(&'a str, &'a str)>,
             skipped: &'a [String],
         }
@@ -552,7 +558,12 @@ impl Tool for UndoTool {
             from: format!("cp-{}", plan.from),
             checkpoints: plan.checkpoints.iter().map(Checkpoint::name).collect(),
             dry_run: a.dry_run,
-            paths: done.iter().map(|(it, v)| (it.path.as_str(), *v)).collect(),
+            count: done.len(),
+            paths: done
+                .iter()
+                .take(MAX_SHOW_PATHS)
+                .map(|(it, v)| (it.path.as_str(), *v))
+                .collect(),
             skipped: &skipped,
         };
         Ok(ToolOutput::new(OutputKind::Text, text).with_data(&out))
