@@ -80,16 +80,22 @@ fn leaves_running(plan: &ActionPlan) -> bool {
 
 impl Checkpointer for Recorder {
     fn before(&self, ctx: &Context, plan: &ActionPlan) -> Option<Box<dyn PendingCheckpoint>> {
-        // A process, or a tool of an MCP server that is not read-only (a
-        // local server may change files): the tree is watched.
+        // A process that may write, or a tool of an MCP server that is not
+        // read-only (a local server may change files): the tree is watched.
+        // A command whose every program only reads (low risk: `git status`,
+        // `ls | wc -l`; any writer, redirection, unknown program, package
+        // tool or word computed at run time makes it high) needs no walk;
+        // its redirections are planned as writes and recorded as files.
         let spawn = plan.actions.iter().any(|a| {
             matches!(
                 a,
-                Action::Spawn { .. }
-                    | Action::Mcp {
-                        risk: wrench_core::Risk::High,
-                        ..
-                    }
+                Action::Spawn {
+                    risk: wrench_core::Risk::High,
+                    ..
+                } | Action::Mcp {
+                    risk: wrench_core::Risk::High,
+                    ..
+                }
             )
         });
         let mut rels: Vec<String> = plan

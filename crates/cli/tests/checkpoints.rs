@@ -588,3 +588,23 @@ fn a_listing_stays_small_when_a_command_changed_many_files_and_undo_covers_them_
     ok(&e, "undo", json!({}));
     assert_eq!(fs::read_dir(e.root.join("gen")).unwrap().count(), 0);
 }
+
+#[test]
+fn a_command_that_only_reads_takes_no_tree_checkpoint_but_its_redirection_is_recorded() {
+    let e = Env::new();
+    start(&e);
+    ok(
+        &e,
+        "bash",
+        json!({"command": "ls -la | wc -l && git status 2>/dev/null; cat a.txt"}),
+    );
+    assert!(ids(&e).is_empty(), "reading commands walk nothing");
+    // A reader whose output goes to a file is a write of that file.
+    ok(&e, "bash", json!({"command": "cat a.txt > copy.txt"}));
+    assert_eq!(ids(&e).len(), 1);
+    // An unknown program may write anything: the tree is walked.
+    ok(&e, "bash", json!({"command": "sh -c 'echo x > y.txt'"}));
+    assert_eq!(ids(&e).len(), 2);
+    let v = ok(&e, "undo", json!({}));
+    assert!(!e.root.join("y.txt").exists(), "{v:#}");
+}
