@@ -28,10 +28,7 @@ use std::time::SystemTime;
 use wrench_core::session::FileLock;
 use wrench_core::{Authorized, Context, ReadEvidence, ToolError, ToolResult};
 
-/// The session document where core's `SessionStore` keeps read evidence
-/// (`record_read`/`record_write`/`evidence` use it; a commit updates it once
-/// for all its files; `commit_updates_evidence_the_store_sees` pins the name).
-pub const EVIDENCE_DOC: &str = "evidence.json";
+pub use wrench_core::evidence::EVIDENCE_DOC;
 
 /// The marker the redactor writes in place of a secret.
 pub const REDACTION_MARKER: &str = "[REDACTED:";
