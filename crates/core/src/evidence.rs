@@ -480,30 +480,44 @@ impl ContentCache {
     /// Keep `bytes`, the content of `path` whose digest is `digest`. Best
     /// effort: a cache that cannot be written costs only a diff later.
     pub fn put(&self, path: &Path, digest: &str, bytes: &[u8]) {
+        self.put_all([(path, digest, bytes)]);
+    }
+
+    /// [`ContentCache::put`] for several versions, with one eviction pass.
+    pub fn put_all<'v>(&self, versions: impl IntoIterator<Item = (&'v Path, &'v str, &'v [u8])>) {
+        let mut stored = false;
+        for (path, digest, bytes) in versions {
+            stored |= self.store(path, digest, bytes);
+        }
+        if stored {
+            self.evict();
+        }
+    }
+
+    /// Store one version; true when a new file was written.
+    fn store(&self, path: &Path, digest: &str, bytes: &[u8]) -> bool {
         if bytes.len() as u64 > CONTENT_CACHE_MAX_ENTRY_BYTES.min(self.max_bytes) {
-            return;
+            return false;
         }
         let Some(p) = self.entry(path, digest) else {
-            return;
+            return false;
         };
         if let Ok(f) = open_nofollow(&p, true) {
             // Known already: mark it used.
             let _ = f.set_modified(std::time::SystemTime::now());
-            return;
+            return false;
         }
         if crate::session::create_private_dir(&self.dir).is_err() {
-            return;
+            return false;
         }
-        let stored = tempfile::Builder::new()
+        tempfile::Builder::new()
             .prefix(".wrench-tmp-")
             .tempfile_in(&self.dir)
             .and_then(|mut t| {
                 std::io::Write::write_all(&mut t, bytes)?;
                 t.persist(&p).map_err(|e| e.error)
-            });
-        if stored.is_ok() {
-            self.evict();
-        }
+            })
+            .is_ok()
     }
 
     /// The content of `path` at `digest`, when a copy is kept and intact.

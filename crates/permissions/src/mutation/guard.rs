@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
+use wrench_core::evidence::{Staleness, check_expected, check_fresh, sha256_hex, stale_diff};
 use wrench_core::session::FileLock;
 use wrench_core::{Authorized, Context, ReadEvidence, ToolError, ToolResult};
 
@@ -130,9 +131,33 @@ impl<'a> MutationGuard<'a> {
     /// The file as it is now, refused as stale unless this session read it
     /// and nothing changed since. None when it does not exist (new file).
     pub fn load_fresh(&self, t: &WriteTarget) -> ToolResult<Option<Current>> {
+        self.load_known(t, None)
+    }
+
+    /// The file as it is now, refused as stale unless the caller knows this
+    /// version of it: with `expected` (a digest checked by
+    /// [`wrench_core::evidence::parse_expected_sha256`]) the bytes on disk
+    /// must hash to it, and no read evidence is needed (a host that read
+    /// the file elsewhere can still change it safely); without, this
+    /// session's read evidence must match. None when the file does not
+    /// exist, which `expected` refuses (it names a version that is gone).
+    pub fn load_known(
+        &self,
+        t: &WriteTarget,
+        expected: Option<&str>,
+    ) -> ToolResult<Option<Current>> {
         let cur = self.load(t)?;
-        if let Some(c) = &cur {
-            self.require_fresh(c)?;
+        match (&cur, expected) {
+            (Some(c), Some(h)) => self.require_expected(c, h)?,
+            (Some(c), None) => self.require_fresh(c)?,
+            (None, Some(h)) => {
+                return Err(ToolError::stale(format!(
+                    "{} does not exist now, so it is not the version expected_sha256 names ({}…); nothing was changed. Leave expected_sha256 out to create it",
+                    t.display(),
+                    &h[..h.len().min(12)]
+                )));
+            }
+            (None, None) => {}
         }
         Ok(cur)
     }
@@ -148,24 +173,39 @@ impl<'a> MutationGuard<'a> {
         let ev: Option<&ReadEvidence> = cache
             .as_ref()
             .and_then(|m| m.get(&key).or_else(|| m.get(&cur.target.resolved.abs)));
+        check_fresh(ev, &cur.bytes, &cur.meta).map_err(|s| self.stale(cur, s))
+    }
+
+    /// Refuse unless `cur`'s bytes hash to `expected`.
+    pub fn require_expected(&self, cur: &Current, expected: &str) -> ToolResult<()> {
+        check_expected(expected, &cur.bytes).map_err(|s| self.stale(cur, s))
+    }
+
+    /// The `stale` error for `cur`: with a diff from the version the caller
+    /// knew to the file now, when a copy of that version was kept for this
+    /// path and the policy lets `read` read the file.
+    fn stale(&self, cur: &Current, s: Staleness) -> ToolError {
         let shown = cur.target.display();
-        match ev {
-            None => Err(ToolError::stale(format!(
-                "{shown} has not been read in this session; read it first (wrench read {shown}), then make the change. Read it again whenever it may have changed"
-            ))),
-            Some(ev) if !ev.matches(&cur.bytes, &cur.meta) => {
-                let why = if ev.len != cur.meta.len() {
-                    format!("its length is now {} bytes, was {}", cur.meta.len(), ev.len)
-                } else if ev.sha256 != wrench_core::session::sha256_hex(&cur.bytes) {
-                    "its content differs".to_string()
-                } else {
-                    "its modification time changed".to_string()
-                };
-                Err(ToolError::stale(format!(
-                    "{shown} changed since it was read ({why}); read it again before changing it"
-                )))
-            }
-            Some(_) => Ok(()),
+        let diff = s
+            .known_version()
+            .filter(|_| self.may_show(&cur.target))
+            .and_then(|v| {
+                let cache = self.ctx.session.content_cache();
+                cache
+                    .get(&evidence_key(self.ws, &cur.target), v)
+                    .or_else(|| cache.get(&cur.target.resolved.abs, v))
+            })
+            .and_then(|old| stale_diff(&shown, &old, &cur.bytes));
+        s.into_error(&shown, &sha256_hex(&cur.bytes), diff)
+    }
+
+    /// Whether the read rules let `read` read `t` (named and real path):
+    /// a stale diff shows the file's content, so a file the policy does not
+    /// let the caller read shows none.
+    fn may_show(&self, t: &WriteTarget) -> bool {
+        match self.ctx.gate().read_check("read") {
+            None => true,
+            Some(r) => t.plan_paths(self.ws).iter().all(|p| !r.refuses(p)),
         }
     }
 

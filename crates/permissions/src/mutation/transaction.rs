@@ -119,6 +119,16 @@ impl MutationGuard<'_> {
         }
         // The write happened; failing to note it only costs a re-read.
         self.evidence.borrow_mut().take();
+        // What was written is a version the caller knows: kept, so a change
+        // by another program after this one can be shown as a diff.
+        self.ctx
+            .session
+            .content_cache()
+            .put_all(staged.iter().filter_map(|s| {
+                let t = s.temp.as_ref()?;
+                let (_, bytes, _, _) = s.content()?;
+                Some((t.key.as_path(), t.evidence.sha256.as_str(), bytes))
+            }));
         let _ = self.ctx.session.update_evidence(|m| {
             for k in &forget {
                 m.remove(k);
