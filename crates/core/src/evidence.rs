@@ -320,6 +320,10 @@ pub fn parse_expected_sha256(s: &str, what: &str) -> ToolResult<String> {
 
 /// Lines of context around each change of a stale diff.
 pub const STALE_DIFF_CONTEXT_LINES: usize = 3;
+/// A file on disk larger than this gets no stale diff (read it again).
+pub const STALE_DIFF_MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+/// Time a stale diff may take before it settles for a coarser one.
+pub const STALE_DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(500);
 /// Most characters of a stale diff shown in an error.
 pub const MAX_STALE_DIFF_CHARS: usize = 12_000;
 
@@ -341,11 +345,17 @@ pub struct StaleDiff {
 /// pieces: a key's body without its header would escape a scrub of the
 /// pieces).
 pub fn stale_diff(shown: &str, old: &[u8], new: &[u8]) -> Option<StaleDiff> {
+    if new.len() as u64 > STALE_DIFF_MAX_FILE_BYTES {
+        return None;
+    }
     let old = crate::text::decode(old, shown).ok()?.text;
     let new = crate::text::decode(new, shown).ok()?.text;
     let r = crate::redact::Redactor::global();
     let (old, new) = (r.scrub(&old), r.scrub(&new));
-    let d = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
+    // Past the deadline the diff is coarser, never wrong.
+    let d = similar::TextDiff::configure()
+        .timeout(STALE_DIFF_TIMEOUT)
+        .diff_lines(old.as_ref(), new.as_ref());
     let mut text = d
         .unified_diff()
         .context_radius(STALE_DIFF_CONTEXT_LINES)
