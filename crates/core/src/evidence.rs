@@ -412,7 +412,7 @@ impl Staleness {
         };
         let Some(diff) = diff else {
             return ToolError::stale(format!(
-                "{head}; no copy of that version is kept to show what changed (only what wrench read or wrote is kept, for a while). Read it again before changing it"
+                "{head}; no copy of that version is kept to show what changed (only what wrench read or wrote is kept, for a while): read it again before changing it"
             ));
         };
         let mut m = head;
@@ -431,7 +431,7 @@ impl Staleness {
                 if diff.text.is_empty() { ". " } else { "" }
             ));
         } else {
-            m.push_str("Read it again before changing it");
+            m.push_str("The diff is cut: read it again before changing it");
         }
         ToolError::stale(m)
     }
@@ -1202,7 +1202,7 @@ mod tests {
         );
         let none = st.into_error("f", &now, None);
         assert!(
-            !none.message.contains(&now) && none.message.contains("Read it again"),
+            !none.message.contains(&now) && none.message.contains("read it again"),
             "{}",
             none.message
         );
