@@ -1142,6 +1142,29 @@ mod tests {
         }
     }
 
+    /// `tests/data/expected_sha256.jsonl`: every row's input parses to its
+    /// `expect` (null: refused as invalid_args); all failing rows reported.
+    #[test]
+    fn expected_sha256_table() {
+        let mut failed = Vec::new();
+        for (n, line) in include_str!("../tests/data/expected_sha256.jsonl")
+            .lines()
+            .enumerate()
+        {
+            let row: serde_json::Value = serde_json::from_str(line).unwrap();
+            let input = row["input"].as_str().unwrap();
+            let got = parse_expected_sha256(input, "").ok();
+            if got.as_deref() != row["expect"].as_str() {
+                failed.push(format!(
+                    "row {}: {} ({input:?}) gave {got:?}",
+                    n + 1,
+                    row["why"]
+                ));
+            }
+        }
+        assert!(failed.is_empty(), "{}", failed.join("\n"));
+    }
+
     proptest::proptest! {
         #[test]
         fn expected_sha256_accepts_exactly_sixty_four_hex_digits(s in "\\PC{0,80}") {
