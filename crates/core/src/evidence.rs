@@ -448,6 +448,10 @@ pub const CONTENT_CACHE_MAX_BYTES: u64 = 32 * 1024 * 1024;
 /// Versions the content cache of one workspace keeps at most.
 pub const CONTENT_CACHE_MAX_ENTRIES: usize = 512;
 
+/// A temp file of the content cache older than this was left by a process
+/// that died while storing; the next eviction pass removes it.
+pub const CONTENT_CACHE_TEMP_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// File versions by (real path, digest), in private (0600) files of a
 /// private directory of the workspace's state dir. Bounded by size and
 /// count; the least recently stored or used versions go first. A version
@@ -549,15 +553,22 @@ impl ContentCache {
         let Ok(rd) = fs::read_dir(&self.dir) else {
             return;
         };
+        let stale_temp = std::time::SystemTime::now() - CONTENT_CACHE_TEMP_MAX_AGE;
         let mut entries: Vec<(std::time::SystemTime, u64, PathBuf)> = rd
             .filter_map(Result::ok)
             .filter_map(|e| {
                 let name = e.file_name();
                 let m = e.metadata().ok()?;
-                if !(m.is_file() && name.to_str().is_some_and(is_digest)) {
+                let modified = m.modified().ok()?;
+                let name = name.to_str()?;
+                // A temp file a killed process left behind.
+                if name.starts_with(".wrench-tmp-") && modified < stale_temp {
+                    let _ = fs::remove_file(e.path());
+                }
+                if !(m.is_file() && is_digest(name)) {
                     return None;
                 }
-                Some((m.modified().ok()?, m.len(), e.path()))
+                Some((modified, m.len(), e.path()))
             })
             .collect();
         let mut total: u64 = entries.iter().map(|e| e.1).sum();
@@ -1077,6 +1088,18 @@ mod tests {
             put(&c, i);
         });
         assert_eq!(sizes(&c).0, 4);
+        // A temp file a killed process left long ago goes with the next pass.
+        let left = c.dir.join(".wrench-tmp-left");
+        fs::write(&left, b"partial").unwrap();
+        let old = std::time::SystemTime::now() - CONTENT_CACHE_TEMP_MAX_AGE * 2;
+        fs::File::options()
+            .write(true)
+            .open(&left)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        put(&c, 100);
+        assert!(!left.exists());
         // A version larger than the entry bound is not kept at all.
         let big = vec![b'a'; 101];
         let c = cache_in(d.path(), 100, 1000);
