@@ -282,6 +282,25 @@ fn a_right_hash_does_not_get_past_a_deny_rule_a_protected_path_or_a_symlink_out(
     }
     assert_eq!(file(&e, "src/a.rs"), ORIGINAL);
 
+    // A file the read rules refuse: the digest cannot stand in for a read
+    // (nor tell whether a guess is its content), right or wrong.
+    for digest in [h.clone(), "0".repeat(64)] {
+        let (code, v) = call_in(
+            &e,
+            "default",
+            &["--deny", "read(src/a.rs)"],
+            "edit",
+            &json!({"path": "src/a.rs", "old_string": "fn beta() {}", "new_string": "x",
+                    "expected_sha256": digest}),
+        );
+        assert_eq!(
+            (code, v["error"]["kind"].as_str()),
+            (3, Some("denied")),
+            "{v}"
+        );
+    }
+    assert_eq!(file(&e, "src/a.rs"), ORIGINAL);
+
     // A protected file, with its real digest.
     std::fs::create_dir_all(e.root.join(".git")).unwrap();
     std::fs::write(e.root.join(".git/config"), "[core]\n").unwrap();

@@ -146,6 +146,14 @@ impl<'a> MutationGuard<'a> {
         t: &WriteTarget,
         expected: Option<&str>,
     ) -> ToolResult<Option<Current>> {
+        // A digest stands in for a read: never for a file the read rules
+        // refuse (it would also answer whether a guess is its content).
+        if expected.is_some() && !self.may_show(t) {
+            return Err(ToolError::denied(format!(
+                "{} may not be read under the read rules, so expected_sha256 cannot stand in for reading it; nothing was changed",
+                t.display()
+            )));
+        }
         let cur = self.load(t)?;
         match (&cur, expected) {
             (Some(c), Some(h)) => self.require_expected(c, h)?,
@@ -200,8 +208,8 @@ impl<'a> MutationGuard<'a> {
     }
 
     /// Whether the read rules let `read` read `t` (named and real path):
-    /// a stale diff shows the file's content, so a file the policy does not
-    /// let the caller read shows none.
+    /// a stale diff shows the file's content and a digest stands in for a
+    /// read, so a file the policy does not let the caller read has neither.
     fn may_show(&self, t: &WriteTarget) -> bool {
         match self.ctx.gate().read_check("read") {
             None => true,
