@@ -8,6 +8,9 @@
 //! - [`MutationGuard::load_fresh`] reads the file from disk under the lock and
 //!   refuses (kind `stale`, "read it again") unless this session's read
 //!   evidence still matches its digest, mtime and length. New files need none.
+//!   [`MutationGuard::load_known`] takes the caller's `expected_sha256`
+//!   instead, which must hash the bytes on disk. A stale error shows a diff
+//!   from the version the caller knew when the content cache kept it.
 //! - [`check_redaction`] refuses new text that carries a `[REDACTED:...]`
 //!   marker the file on disk does not have.
 //! - [`MutationGuard::commit`] applies a [`Transaction`] of writes, deletes and
