@@ -25,6 +25,7 @@ pub mod config;
 pub mod context;
 pub mod diag;
 pub mod error;
+pub mod evidence;
 pub mod executor;
 pub mod frame;
 pub mod gate;
@@ -43,6 +44,7 @@ pub use config::Config;
 pub use context::{Context, Progress, context_for};
 pub use diag::{Diagnostic, DiagnosticsSource, Severity};
 pub use error::{ErrorKind, ToolError, ToolResult};
+pub use evidence::ReadEvidence;
 pub use executor::{Call, CallResult, Executor};
 pub use gate::{
     Action, ActionPlan, AllowAll, Asker, Authorized, Decision, Gate, Invocation, ReadCheck, Risk,
@@ -50,7 +52,7 @@ pub use gate::{
 pub use output::{Image, OutputKind, RedactionSource, Segment, ToolOutput, trailer};
 pub use redact::Redactor;
 pub use registry::{Profile, Registry};
-pub use session::{ReadEvidence, SessionStore};
+pub use session::SessionStore;
 pub use spec::{AccessClass, Effect, Limit, ToolSpec};
 pub use tool::{DynTool, ParsedArgs, Tool, Typed};
 

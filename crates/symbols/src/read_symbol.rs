@@ -222,7 +222,7 @@ fn read_symbol(ctx: &Context, args: &ReadSymbolArgs) -> ToolResult<ToolOutput> {
         full,
         Some((start as u64, last.max(start) as u64)),
     );
-    ctx.session.record_read(ev.clone())?;
+    ctx.session.record_read_content(ev.clone(), &src.bytes)?;
     let data = ReadSymbolData {
         path: shown_path,
         language: src.lang,

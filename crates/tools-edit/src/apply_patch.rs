@@ -25,6 +25,9 @@ pub struct ApplyPatchArgs {
     /// The patch text, from `*** Begin Patch` to `*** End Patch`.
     #[serde(alias = "input")]
     pub patch: String,
+    /// Per file, the sha256 of the version you know (as `read` returned it), keyed by the path as the patch names it in `*** Update File:` or `*** Delete File:`: e.g. {"src/a.rs": "<64 hex digits>"}. A file whose bytes on disk match needs no read in this session; a mismatch is `stale` with a diff of what changed since that version, and nothing is changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_sha256: Option<std::collections::BTreeMap<String, String>>,
 }
 
 pub struct ApplyPatch;
@@ -39,11 +42,56 @@ fn parse(args: &ApplyPatchArgs) -> ToolResult<patch::Patch<'_>> {
     patch::parse(&args.patch)
 }
 
+/// The files `expected_sha256` names, by workspace path, with their
+/// checked digests: every key must be a file the patch updates or deletes
+/// (a digest for a path the patch does not read would be silently unused).
+struct Expected(Vec<(std::path::PathBuf, String)>);
+
+impl Expected {
+    fn of(args: &ApplyPatchArgs, p: &patch::Patch<'_>, ctx: &Context) -> ToolResult<Self> {
+        let Some(map) = &args.expected_sha256 else {
+            return Ok(Expected(Vec::new()));
+        };
+        let key = |s: &str| wrench_core::normalize_lexical(&ctx.root, std::path::Path::new(s));
+        let known: Vec<_> = p
+            .ops
+            .iter()
+            .filter(|op| matches!(op, Op::Update { .. } | Op::Delete { .. }))
+            .map(|op| key(op.path()))
+            .collect();
+        let mut out = Vec::with_capacity(map.len());
+        for (path, digest) in map {
+            let k = key(path);
+            if !known.contains(&k) {
+                return Err(ToolError::invalid_args(format!(
+                    "expected_sha256 names {path:?}, which the patch neither updates nor deletes; its keys are the paths of `*** Update File:` and `*** Delete File:` sections, as the patch writes them"
+                )));
+            }
+            let what = format!(" for {path:?}");
+            out.push((
+                k,
+                crate::common::expected_sha256(Some(digest), &what)?.unwrap_or_default(),
+            ));
+        }
+        Ok(Expected(out))
+    }
+
+    /// The digest given for the file the patch calls `path`.
+    fn get(&self, ctx: &Context, path: &str) -> Option<&str> {
+        let k = wrench_core::normalize_lexical(&ctx.root, std::path::Path::new(path));
+        self.0
+            .iter()
+            .find(|(p, _)| *p == k)
+            .map(|(_, d)| d.as_str())
+    }
+}
+
 /// The result of applying a patch, for callers that are not the tool
 /// (bench): planned and passed through the context's gate like a call.
 pub fn apply(ctx: &Context, patch_text: &str) -> ToolResult<ToolOutput> {
     let args = ApplyPatchArgs {
         patch: patch_text.to_string(),
+        expected_sha256: None,
     };
     let p = parse(&args)?;
     let base = ActionPlan::new(
@@ -53,7 +101,7 @@ pub fn apply(ctx: &Context, patch_text: &str) -> ToolResult<ToolOutput> {
     );
     let plan = plan_ops(&p, base, ctx)?;
     let auth = futures::executor::block_on(ctx.authorize(plan))?;
-    run_patch(ctx, &auth, &p)
+    run_patch(ctx, &auth, &p, &Expected(Vec::new()))
 }
 
 /// Write (named and real path) for every added or updated file and the
@@ -78,7 +126,12 @@ fn plan_ops(p: &patch::Patch<'_>, mut base: ActionPlan, ctx: &Context) -> ToolRe
     Ok(base)
 }
 
-fn run_patch(ctx: &Context, auth: &Authorized, p: &patch::Patch<'_>) -> ToolResult<ToolOutput> {
+fn run_patch(
+    ctx: &Context,
+    auth: &Authorized,
+    p: &patch::Patch<'_>,
+    expected: &Expected,
+) -> ToolResult<ToolOutput> {
     let ws = workspace(ctx)?;
     let guard = MutationGuard::acquire(&ws, ctx, auth)?;
     let mut tx = Transaction::new();
@@ -129,7 +182,7 @@ fn run_patch(ctx: &Context, auth: &Authorized, p: &patch::Patch<'_>) -> ToolResu
                 let t = guard.resolve(path)?;
                 claim(&t)?;
                 let shown = t.display();
-                let Some(cur) = guard.load_fresh(&t)? else {
+                let Some(cur) = guard.load_known(&t, expected.get(ctx, path))? else {
                     return Err(ToolError::not_found(format!(
                         "Delete File {shown}: no such file; nothing was changed"
                     )));
@@ -153,7 +206,7 @@ fn run_patch(ctx: &Context, auth: &Authorized, p: &patch::Patch<'_>) -> ToolResu
                 let t = guard.resolve(path)?;
                 claim(&t)?;
                 let shown = t.display();
-                let Some(cur) = guard.load_fresh(&t)? else {
+                let Some(cur) = guard.load_known(&t, expected.get(ctx, path))? else {
                     return Err(ToolError::not_found(format!(
                         "Update File {shown}: no such file; nothing was changed (use `*** Add File:` to create it)"
                     )));
@@ -272,7 +325,7 @@ impl Tool for ApplyPatch {
         ToolSpec::new::<ApplyPatchArgs>(
             "apply_patch",
             Effect::SelfAuthorized,
-            "Apply a V4A patch (`*** Begin Patch`, `*** Add File:`/`*** Update File:` (+ `*** Move to:`)/`*** Delete File:`, `@@` context headers, ` `/`-`/`+` lines, `*** End of File`, `*** End Patch`) to several files at once, all or nothing: every operation and hunk is checked before anything is written. Updated, deleted and moved files must have been read in this session. Add File onto an existing file and Move onto an existing path are conflicts. Hunks are found in file order with increasing leniency (exact, trailing whitespace, all whitespace, Unicode look-alikes); line endings, encoding and the final newline are kept.",
+            "Apply a V4A patch (`*** Begin Patch`, `*** Add File:`/`*** Update File:` (+ `*** Move to:`)/`*** Delete File:`, `@@` context headers, ` `/`-`/`+` lines, `*** End of File`, `*** End Patch`) to several files at once, all or nothing: every operation and hunk is checked before anything is written. Updated, deleted and moved files must have been read in this session, or their sha256 given in expected_sha256 ({path: sha256}); a file changed since is refused as `stale` with a diff of what changed, when wrench kept the version you know. Add File onto an existing file and Move onto an existing path are conflicts. Hunks are found in file order with increasing leniency (exact, trailing whitespace, all whitespace, Unicode look-alikes); line endings, encoding and the final newline are kept.",
         )
         .aliases(&["applypatch", "ApplyPatch"])
         .arg_alias("input", "patch")
@@ -316,7 +369,9 @@ impl Tool for ApplyPatch {
         base: ActionPlan,
         ctx: &Context,
     ) -> ToolResult<ActionPlan> {
-        plan_ops(&parse(args)?, base, ctx)
+        let p = parse(args)?;
+        Expected::of(args, &p, ctx)?;
+        plan_ops(&p, base, ctx)
     }
 
     async fn run(
@@ -326,6 +381,7 @@ impl Tool for ApplyPatch {
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
         let p = parse(&args)?;
-        run_patch(ctx, &auth, &p)
+        let expected = Expected::of(&args, &p, ctx)?;
+        run_patch(ctx, &auth, &p, &expected)
     }
 }

@@ -94,6 +94,13 @@ pub struct TextChange {
     pub tier: Option<Tier>,
 }
 
+/// A caller's `expected_sha256`, checked (`what` names the file for a
+/// patch's per-file map, e.g. " for src/a.rs").
+pub fn expected_sha256(v: Option<&str>, what: &str) -> ToolResult<Option<String>> {
+    v.map(|h| wrench_core::evidence::parse_expected_sha256(h, what))
+        .transpose()
+}
+
 /// The single-file pipeline: lock, resolve, read under the lock, require
 /// fresh evidence, compute, guard redaction markers, re-encode losslessly,
 /// commit atomically, record the write.
@@ -104,11 +111,24 @@ pub fn change_file(
     tool: &str,
     f: impl FnOnce(&str, &str) -> ToolResult<TextChange>,
 ) -> ToolResult<ToolOutput> {
+    change_known_file(ctx, auth, path, tool, None, f)
+}
+
+/// [`change_file`] with the caller's precondition: `expected` (a checked
+/// sha256) stands in for read evidence when it matches the file on disk.
+pub fn change_known_file(
+    ctx: &Context,
+    auth: &Authorized,
+    path: &str,
+    tool: &str,
+    expected: Option<&str>,
+    f: impl FnOnce(&str, &str) -> ToolResult<TextChange>,
+) -> ToolResult<ToolOutput> {
     let ws = workspace(ctx)?;
     let guard = MutationGuard::acquire(&ws, ctx, auth)?;
     let target = guard.resolve(path)?;
     let shown = target.display();
-    let Some(cur) = guard.load_fresh(&target)? else {
+    let Some(cur) = guard.load_known(&target, expected)? else {
         return Err(ToolError::not_found(format!(
             "{shown} does not exist; {tool} changes existing files (use write to create one)"
         )));

@@ -2,7 +2,7 @@
 //! exact-or-near-miss replacement through the shared engine; several edits
 //! apply in order, all or none.
 
-use crate::common::{TextChange, change_file, plan_write, write_access};
+use crate::common::{TextChange, change_known_file, expected_sha256, plan_write, write_access};
 use crate::engine::{self, Tier};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -40,6 +40,9 @@ pub struct EditArgs {
     /// Several replacements, applied in order on the evolving text; all or none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edits: Option<Vec<EditOp>>,
+    /// The sha256 of the file you know (as `read` returned it): when it matches the bytes on disk, no read in this session is needed; when not, the error is `stale` with a diff of what changed since that version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_sha256: Option<String>,
 }
 
 impl EditArgs {
@@ -124,7 +127,7 @@ impl Tool for Edit {
         ToolSpec::new::<EditArgs>(
             "edit",
             Effect::SelfAuthorized,
-            "Replace text in a file you have read: old_string must match exactly once (or pass replace_all). Near misses are recovered in order — line endings, trailing whitespace, an indentation shift of the whole block (new_string re-indented the same way), Unicode look-alikes — only when exactly one candidate matches, and the result says which. Several edits go in `edits`, applied in order, all or none. Keeps line endings per line, encoding, BOM, mode and final newline; atomic.",
+            "Replace text in a file you have read (or whose sha256 you pass as expected_sha256): old_string must match exactly once (or pass replace_all). Near misses are recovered in order — line endings, trailing whitespace, an indentation shift of the whole block (new_string re-indented the same way), Unicode look-alikes — only when exactly one candidate matches, and the result says which. Several edits go in `edits`, applied in order, all or none. Keeps line endings per line, encoding, BOM, mode and final newline; atomic. A file changed since you read it (or not the version expected_sha256 names) is refused as `stale` with a diff of what changed, when wrench kept that version.",
         )
         .aliases(&["edit_file", "Edit"])
         .arg_alias("file_path", "path")
@@ -146,13 +149,20 @@ impl Tool for Edit {
         ctx: &Context,
     ) -> ToolResult<ActionPlan> {
         args.ops()?;
+        expected_sha256(args.expected_sha256.as_deref(), "")?;
         plan_write(base, ctx, &args.path, Risk::Low)
     }
 
     async fn run(&self, args: EditArgs, auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
         let ops = args.ops()?;
-        change_file(ctx, &auth, &args.path, "edit", |text, shown| {
-            apply_ops(text, &ops, shown)
-        })
+        let expected = expected_sha256(args.expected_sha256.as_deref(), "")?;
+        change_known_file(
+            ctx,
+            &auth,
+            &args.path,
+            "edit",
+            expected.as_deref(),
+            |text, shown| apply_ops(text, &ops, shown),
+        )
     }
 }

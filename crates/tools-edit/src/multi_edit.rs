@@ -1,6 +1,6 @@
 //! `multi_edit` {path, edits}: the alias shape of `edit` with an edits list.
 
-use crate::common::{change_file, plan_write, write_access};
+use crate::common::{change_known_file, expected_sha256, plan_write, write_access};
 use crate::edit::{EditOp, MAX_EDITS, apply_ops};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -16,6 +16,9 @@ pub struct MultiEditArgs {
     pub path: String,
     /// Replacements applied in order on the evolving text; all or none.
     pub edits: Vec<EditOp>,
+    /// The sha256 of the file you know (as `read` returned it): when it matches the bytes on disk, no read in this session is needed; when not, the error is `stale` with a diff of what changed since that version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_sha256: Option<String>,
 }
 
 pub struct MultiEdit;
@@ -28,7 +31,7 @@ impl Tool for MultiEdit {
         ToolSpec::new::<MultiEditArgs>(
             "multi_edit",
             Effect::SelfAuthorized,
-            "Several replacements in one file you have read, applied in order, all or none; each behaves like `edit` (unique match unless replace_all, the same near-miss recovery).",
+            "Several replacements in one file you have read (or whose sha256 you pass as expected_sha256), applied in order, all or none; each behaves like `edit` (unique match unless replace_all, the same near-miss recovery).",
         )
         .aliases(&["MultiEdit"])
         .arg_alias("file_path", "path")
@@ -51,6 +54,7 @@ impl Tool for MultiEdit {
                 "edits is empty; pass at least one {old_string, new_string}",
             ));
         }
+        expected_sha256(args.expected_sha256.as_deref(), "")?;
         plan_write(base, ctx, &args.path, Risk::Low)
     }
 
@@ -65,8 +69,14 @@ impl Tool for MultiEdit {
                 "edits is empty; pass at least one {old_string, new_string}",
             ));
         }
-        change_file(ctx, &auth, &args.path, "multi_edit", |text, shown| {
-            apply_ops(text, &args.edits, shown)
-        })
+        let expected = expected_sha256(args.expected_sha256.as_deref(), "")?;
+        change_known_file(
+            ctx,
+            &auth,
+            &args.path,
+            "multi_edit",
+            expected.as_deref(),
+            |text, shown| apply_ops(text, &args.edits, shown),
+        )
     }
 }

@@ -1,6 +1,6 @@
 //! `write` {path, content}: create a file, or overwrite one you have read.
 
-use crate::common::{EditData, edit_output, plan_write, workspace, write_access};
+use crate::common::{EditData, edit_output, expected_sha256, plan_write, workspace, write_access};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wrench_core::text::{self, Encoding};
@@ -19,6 +19,9 @@ pub struct WriteArgs {
     pub path: String,
     /// The complete new content.
     pub content: String,
+    /// The sha256 of the file you know (as `read` returned it), to overwrite it without a read in this session; a mismatch is `stale` with a diff of what changed since that version. Not for creating a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_sha256: Option<String>,
 }
 
 pub struct Write;
@@ -44,7 +47,7 @@ impl Tool for Write {
         ToolSpec::new::<WriteArgs>(
             "write",
             Effect::SelfAuthorized,
-            "Create a file (parent directories too) or overwrite one you have read in this session (its content unchanged since). An existing file keeps its encoding, BOM, mode and CRLF line endings. Emptying a non-empty file is a separate, high-risk effect. Atomic.",
+            "Create a file (parent directories too) or overwrite one you have read in this session (its content unchanged since) or whose sha256 you pass as expected_sha256; otherwise the error is `stale`, with a diff of what changed when wrench kept the version you know. An existing file keeps its encoding, BOM, mode and CRLF line endings. Emptying a non-empty file is a separate, high-risk effect. Atomic.",
         )
         .aliases(&["write_file", "Write"])
         .arg_alias("file_path", "path")
@@ -63,6 +66,7 @@ impl Tool for Write {
         base: ActionPlan,
         ctx: &Context,
     ) -> ToolResult<ActionPlan> {
+        expected_sha256(args.expected_sha256.as_deref(), "")?;
         let emptying = args.content.is_empty()
             && workspace(ctx)
                 .and_then(|ws| ws.metadata(&args.path))
@@ -88,11 +92,12 @@ impl Tool for Write {
                 args.content.len()
             )));
         }
+        let expected = expected_sha256(args.expected_sha256.as_deref(), "")?;
         let ws = workspace(ctx)?;
         let guard = MutationGuard::acquire(&ws, ctx, &auth)?;
         let target = guard.resolve(&args.path)?;
         let shown = target.display();
-        let cur = guard.load_fresh(&target)?;
+        let cur = guard.load_known(&target, expected.as_deref())?;
         let (old_text, encoding) = match &cur {
             Some(c) => {
                 let d = text::decode(&c.bytes, &shown)?;

@@ -279,7 +279,9 @@ pub(crate) fn load_file_or_dir(ws: &Workspace, p: &str, ranged: bool) -> ToolRes
     })))
 }
 
-/// Record evidence for the lines a view showed; the file's SHA-256 (hex).
+/// Record evidence for the lines a view showed, and the file's content in
+/// the content cache (a later stale error shows what changed since); the
+/// file's SHA-256 (hex).
 pub(crate) fn record(
     ctx: &Context,
     f: &Loaded,
@@ -288,7 +290,7 @@ pub(crate) fn record(
 ) -> ToolResult<String> {
     let ev = ReadEvidence::of(&f.abs, &f.bytes, &f.meta, full, range);
     let sha256 = ev.sha256.clone();
-    ctx.session.record_read(ev)?;
+    ctx.session.record_read_content(ev, &f.bytes)?;
     Ok(sha256)
 }
 
