@@ -1,0 +1,326 @@
+//! The subcommands, one file each, and what they share: the global flags,
+//! the options they become, the terminal asker, and printing a result or an
+//! error with its exit code.
+
+mod batch;
+mod call;
+mod completions;
+mod man;
+mod mcp;
+mod policy;
+mod pty_holder;
+mod schema;
+mod tool;
+mod tools;
+
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use std::io::{BufRead, IsTerminal, Read, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+use wrench_cli::{Engine, Options, exit, exit_code_for, render};
+use wrench_core::{ActionPlan, Call, Registry, ToolError};
+
+/// The permission mode flag. It is not a clap-global flag, because `grep`
+/// has an argument of its own called `mode`: every subcommand gets it, except
+/// a tool whose schema has a `mode` property, where it must come before the
+/// subcommand (or be spelled `--permission-mode`, which works everywhere).
+fn mode_arg() -> Arg {
+    Arg::new("perm_mode")
+        .long("mode")
+        .visible_alias("permission-mode")
+        .value_name("MODE")
+        .value_parser(["read-only", "ask", "auto", "yolo"])
+        .help("Permission mode (default: ask, or the config's)")
+}
+
+pub(crate) fn with_mode(cmd: Command) -> Command {
+    if cmd
+        .get_arguments()
+        .any(|a| a.get_id() == "mode" || a.get_long() == Some("mode"))
+    {
+        cmd.arg(
+            Arg::new("perm_mode")
+                .long("permission-mode")
+                .value_name("MODE")
+                .value_parser(["read-only", "ask", "auto", "yolo"])
+                .help("Permission mode (default: ask, or the config's)"),
+        )
+    } else {
+        cmd.arg(mode_arg())
+    }
+}
+
+fn global_args(cmd: Command) -> Command {
+    cmd.arg(
+        Arg::new("root")
+            .long("root")
+            .global(true)
+            .value_name("DIR")
+            .help("Workspace root (default: the current directory)"),
+    )
+    .arg(
+        Arg::new("session")
+            .long("session")
+            .global(true)
+            .value_name("NAME")
+            .env("WRENCH_SESSION")
+            .help("Session name: read evidence, shell state and jobs are kept per session"),
+    )
+    .arg(mode_arg())
+    .arg(
+        Arg::new("allow")
+            .long("allow")
+            .global(true)
+            .action(ArgAction::Append)
+            .value_name("RULE")
+            .help("Allow rule, e.g. 'bash(git status:*)', 'write(src/**)'"),
+    )
+    .arg(
+        Arg::new("deny")
+            .long("deny")
+            .global(true)
+            .action(ArgAction::Append)
+            .value_name("RULE")
+            .help("Deny rule; deny wins"),
+    )
+    .arg(
+        Arg::new("config")
+            .long("config")
+            .global(true)
+            .value_name("FILE")
+            .help("Config file (default: $WRENCH_CONFIG or ~/.config/wrench/config.toml)"),
+    )
+    .arg(
+        Arg::new("json")
+            .long("json")
+            .global(true)
+            .action(ArgAction::SetTrue)
+            .help("Print the structured JSON result"),
+    )
+    .arg(
+        Arg::new("explain")
+            .long("explain")
+            .global(true)
+            .action(ArgAction::SetTrue)
+            .help("Do not run the call: print what the permission engine would decide and why (as `wrench policy check`)"),
+    )
+}
+
+/// The whole command line: global flags, the fixed subcommands, one
+/// subcommand per tool.
+pub fn build_cli(reg: &Registry) -> Command {
+    let mut cmd = Command::new("wrench")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("The tool layer of a coding agent: read, search, edit, run and fetch, under one permission engine, one read-before-write guard, one secret redactor.")
+        .subcommand_required(true)
+        .arg_required_else_help(true);
+    cmd = global_args(cmd);
+    cmd = cmd
+        .subcommand(call::command())
+        .subcommand(batch::command())
+        .subcommand(tools::command())
+        .subcommand(schema::command())
+        .subcommand(policy::command())
+        .subcommand(mcp::command())
+        .subcommand(completions::command())
+        .subcommand(man::command())
+        .subcommand(pty_holder::command());
+    for c in tool::commands(reg) {
+        cmd = cmd.subcommand(c);
+    }
+    cmd
+}
+
+/// The permission mode from the root or any subcommand level.
+fn perm_mode(m: &ArgMatches) -> Option<String> {
+    let mut cur = Some(m);
+    while let Some(x) = cur {
+        if let Ok(Some(v)) = x.try_get_one::<String>("perm_mode") {
+            return Some(v.clone());
+        }
+        cur = x.subcommand().map(|(_, s)| s);
+    }
+    None
+}
+
+fn options(m: &ArgMatches) -> Options {
+    Options {
+        root: m.get_one::<String>("root").map(Into::into),
+        session: m.get_one::<String>("session").cloned(),
+        mode: perm_mode(m),
+        allow: m
+            .get_many::<String>("allow")
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default(),
+        deny: m
+            .get_many::<String>("deny")
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default(),
+        config: m.get_one::<String>("config").map(Into::into),
+        profile: None,
+    }
+}
+
+/// Asks on the terminal when a person is there.
+struct TtyAsker;
+
+#[async_trait::async_trait]
+impl wrench_core::Asker for TtyAsker {
+    async fn ask(&self, _plan: &ActionPlan, prompt: &str) -> bool {
+        let prompt = prompt.to_string();
+        tokio::task::spawn_blocking(move || {
+            let mut err = std::io::stderr();
+            let _ = write!(err, "wrench: {prompt}. Allow? [y/N] ");
+            let _ = err.flush();
+            let mut line = String::new();
+            match std::fs::File::open("/dev/tty") {
+                Ok(f) => {
+                    let _ = std::io::BufReader::new(f).read_line(&mut line);
+                }
+                Err(_) => return false,
+            }
+            matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+        })
+        .await
+        .unwrap_or(false)
+    }
+}
+
+/// What every subcommand is run with.
+pub(crate) struct Ctx {
+    /// The whole command line's matches (global flags live here).
+    pub m: ArgMatches,
+    pub opts: Options,
+    pub json: bool,
+    /// The terminal asker, when a person is at the terminal.
+    pub asker: Option<Arc<dyn wrench_core::Asker>>,
+    pub reg: Arc<Registry>,
+}
+
+/// Run the parsed command line.
+pub async fn run(m: ArgMatches, reg: Arc<Registry>) -> ExitCode {
+    let json = m.get_flag("json");
+    let opts = options(&m);
+    let Some((sub, sm)) = m.subcommand() else {
+        return code(exit::USAGE);
+    };
+    let (sub, sm) = (sub.to_string(), sm.clone());
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    // `mcp serve` asks its client (elicitation), never this terminal.
+    let serving = sub == "mcp" && sm.subcommand_name() == Some("serve");
+    let asker: Option<Arc<dyn wrench_core::Asker>> = if interactive && sub != "batch" && !serving {
+        Some(Arc::new(TtyAsker))
+    } else {
+        None
+    };
+    let cx = Ctx {
+        m,
+        opts,
+        json,
+        asker,
+        reg,
+    };
+    match sub.as_str() {
+        "tools" => tools::run(&cx, &sm),
+        "schema" => schema::run(&cx, &sm),
+        "completions" => completions::run(&cx, &sm),
+        "man" => man::run(&cx),
+        "__pty-holder" => pty_holder::run(&sm),
+        "mcp" => mcp::run(cx, &sm).await,
+        "policy" => policy::run(&cx, &sm).await,
+        "call" => call::run(cx, &sm).await,
+        "batch" => batch::run(cx, &sm).await,
+        name => tool::run(cx, name, &sm).await,
+    }
+}
+
+/// Print an error (a JSON line with `json`, else `error[kind]: …` on stderr)
+/// and give its exit code.
+pub fn fail(e: &ToolError, json: bool) -> ExitCode {
+    if json {
+        let v = serde_json::json!({"ok": false, "error": {"kind": e.kind, "message": e.message}});
+        println!("{v}");
+    } else {
+        eprintln!("error[{}]: {}", e.kind, e.message);
+    }
+    ExitCode::from(u8::try_from(exit_code_for(e)).unwrap_or(1))
+}
+
+/// An exit code as the process's status.
+pub fn code(c: i32) -> ExitCode {
+    ExitCode::from(u8::try_from(c).unwrap_or(1))
+}
+
+/// A file's text, or standard input for `None` or `-`.
+fn read_input(arg: Option<&String>) -> Result<String, ToolError> {
+    match arg.map(String::as_str) {
+        None | Some("-") => {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| ToolError::from_io("standard input", &e))?;
+            Ok(s)
+        }
+        Some(p) => std::fs::read_to_string(p).map_err(|e| ToolError::from_io(p, &e)),
+    }
+}
+
+/// A call's ARGS: a JSON object given inline, `-` for standard input, or
+/// nothing for `{}`.
+fn json_args(arg: Option<&String>) -> Result<serde_json::Value, ToolError> {
+    let raw = match arg.map(String::as_str) {
+        None => "{}".to_string(),
+        Some("-") => read_input(None)?,
+        Some(s) => s.to_string(),
+    };
+    serde_json::from_str(&raw).map_err(|e| {
+        ToolError::invalid_args(format!(
+            "ARGS must be a JSON object (or - to read it from stdin): {e}"
+        ))
+    })
+}
+
+/// Print one call's result (JSON line, or text on stdout and notes/errors
+/// on stderr) and give its exit code.
+fn print_result(r: &wrench_core::CallResult, json: bool) -> ExitCode {
+    if json {
+        println!("{}", render::json_line(r, false));
+    } else {
+        let (out, err) = render::human(r);
+        let _ = std::io::stdout().write_all(out.as_bytes());
+        let _ = std::io::stderr().write_all(err.as_bytes());
+    }
+    match &r.result {
+        Ok(_) => code(exit::OK),
+        Err(e) => code(exit_code_for(e)),
+    }
+}
+
+/// Plan `call` and print the permission engine's explanation of it; runs
+/// nothing. Exit 0 when it would be allowed, 3 otherwise.
+async fn explain_call(engine: &Engine, call: Call, json: bool) -> ExitCode {
+    let plan = match engine.executor.plan_only(call).await {
+        Ok(p) => p,
+        Err(e) => return fail(&e, json),
+    };
+    let e = engine.policy.explain(&plan);
+    if json {
+        println!("{}", serde_json::to_string(&e).unwrap_or_default());
+    } else {
+        print!("{}", wrench_cli::explain::render(&e));
+    }
+    if e.decision == "allow" {
+        code(exit::OK)
+    } else {
+        code(exit::DENIED)
+    }
+}
+
+/// The `--profile` value of a subcommand, parsed.
+fn profile_of(sm: &ArgMatches) -> Result<wrench_core::Profile, ToolError> {
+    Ok(sm
+        .get_one::<String>("profile")
+        .map(|p| wrench_core::Profile::parse(p))
+        .transpose()?
+        .unwrap_or_default())
+}
