@@ -16,7 +16,25 @@ fn main() -> ExitCode {
     let m = match cli.try_get_matches() {
         Ok(m) => m,
         Err(e) => {
-            let _ = e.print();
+            // Rendered into a string first: clap's own printing of help
+            // must not be what meets a closed pipe.
+            use std::io::IsTerminal;
+            let tty = if e.use_stderr() {
+                std::io::stderr().is_terminal()
+            } else {
+                std::io::stdout().is_terminal()
+            };
+            let styled = e.render();
+            let text = if tty {
+                styled.ansi().to_string()
+            } else {
+                styled.to_string()
+            };
+            if e.use_stderr() {
+                wrench_cli::out::stderr(text);
+            } else {
+                wrench_cli::out::stdout(text);
+            }
             return commands::code(if e.use_stderr() {
                 wrench_cli::exit::USAGE
             } else {
@@ -36,9 +54,14 @@ fn main() -> ExitCode {
             );
         }
     };
-    rt.block_on(async move {
+    let code = rt.block_on(async move {
         let code = commands::run(m, reg).await;
         wrench_lsp::shutdown_all().await;
         code
-    })
+    });
+    // The reader went away (`| head`): what it read was what it wanted.
+    if wrench_cli::out::stdout_closed() {
+        return ExitCode::SUCCESS;
+    }
+    code
 }

@@ -44,3 +44,18 @@ pub fn json_line(r: &CallResult, with_group: bool) -> String {
     let v: Value = r.to_json(with_group);
     serde_json::to_string(&v).unwrap_or_else(|e| format!("{{\"ok\":false,\"error\":{{\"kind\":\"io\",\"message\":\"cannot encode result: {e}\"}}}}"))
 }
+
+/// One result as a person reads it among several (`call`/`batch` with
+/// `--format text`): a header line with id, tool and outcome, then its text
+/// and notes (or its error).
+pub fn text_block(r: &CallResult) -> String {
+    let outcome = match &r.result {
+        Ok(_) => "ok".to_string(),
+        Err(e) => format!("error[{}]", e.kind),
+    };
+    let mut s = format!("── {} {}: {outcome} ({} ms)\n", r.id, r.tool, r.elapsed_ms);
+    let (text, notes) = human(r);
+    s.push_str(&text);
+    s.push_str(&notes);
+    s
+}

@@ -3,7 +3,7 @@
 use super::{Ctx, build_cli, code};
 use clap::{Arg, ArgMatches, Command};
 use std::process::ExitCode;
-use wrench_cli::exit;
+use wrench_cli::{exit, out};
 
 pub(super) fn command() -> Command {
     Command::new("completions")
@@ -18,7 +18,10 @@ pub(super) fn command() -> Command {
 pub(super) fn run(cx: &Ctx, sm: &ArgMatches) -> ExitCode {
     if let Some(shell) = sm.get_one::<clap_complete::Shell>("shell") {
         let mut cmd = build_cli(&cx.reg);
-        clap_complete::generate(*shell, &mut cmd, "wrench", &mut std::io::stdout());
+        // Into a buffer: clap_complete panics when its writer fails.
+        let mut buf = Vec::new();
+        clap_complete::generate(*shell, &mut cmd, "wrench", &mut buf);
+        out::stdout(buf);
     }
     code(exit::OK)
 }

@@ -2,7 +2,6 @@
 
 use super::{Ctx, build_cli, code, fail};
 use clap::Command;
-use std::io::Write;
 use std::process::ExitCode;
 use wrench_cli::exit;
 use wrench_core::ToolError;
@@ -20,6 +19,6 @@ pub(super) fn run(cx: &Ctx) -> ExitCode {
             cx.json,
         );
     }
-    let _ = std::io::stdout().write_all(&out);
+    wrench_cli::out::stdout(out);
     code(exit::OK)
 }

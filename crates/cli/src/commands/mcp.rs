@@ -1,32 +1,28 @@
 //! `wrench mcp serve|list|call`: serve the tools over MCP, or use the
 //! configured MCP servers.
 
-use super::{Ctx, code, fail, print_result, with_mode};
+use super::{Ctx, code, fail, print_result};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use std::process::ExitCode;
-use wrench_cli::exit;
+use wrench_cli::{exit, out};
 use wrench_core::{Call, ToolError};
 
 pub(super) fn command() -> Command {
     Command::new("mcp")
         .about("MCP: serve wrench's tools, or use configured MCP servers")
         .subcommand_required(true)
-        .subcommand(with_mode(
-            Command::new("serve")
+        .subcommand(Command::new("serve")
                 .about("Serve the tools over MCP (stdio, or streamable HTTP with --http)")
-                .arg(Arg::new("profile").long("profile").value_name("PROFILE"))
+                .arg(Arg::new("profile").long("profile").value_name("PROFILE").value_parser(super::PROFILES).help("Tool profile: which tools are offered"))
                 .arg(Arg::new("http").long("http").value_name("ADDR").help("Serve streamable HTTP on this loopback address; clients must send the bearer token printed at start"))
                 .arg(Arg::new("token-file").long("token-file").value_name("FILE").requires("http").help("With --http: the bearer token clients must send, from this file (mode 0600); default: $WRENCH_MCP_TOKEN, else a fresh token written to the state dir"))
-                .arg(Arg::new("structured-content").long("structured-content").action(ArgAction::SetTrue).help("Also send each result's typed data as structuredContent (for programmatic clients; Claude Code and VS Code show a model structuredContent instead of the text)")),
-        ))
+                .arg(Arg::new("structured-content").long("structured-content").action(ArgAction::SetTrue).help("Also send each result's typed data as structuredContent (for programmatic clients; Claude Code and VS Code show a model structuredContent instead of the text)")))
         .subcommand(Command::new("list").about("List configured MCP servers and their tools"))
-        .subcommand(with_mode(
-            Command::new("call")
+        .subcommand(Command::new("call")
                 .about("Call one tool of a configured MCP server, under the same rules as `wrench call mcp__SERVER__TOOL`")
                 .arg(Arg::new("server").required(true))
                 .arg(Arg::new("tool").required(true))
-                .arg(Arg::new("args")),
-        ))
+                .arg(Arg::new("args")))
 }
 
 pub(super) async fn run(cx: Ctx, sm: &ArgMatches) -> ExitCode {
@@ -78,7 +74,7 @@ async fn list(cx: &Ctx) -> ExitCode {
     };
     match wrench_mcp::list(&cfg).await {
         Ok(t) => {
-            println!("{t}");
+            out::line(t);
             code(exit::OK)
         }
         Err(e) => fail(&e, cx.json),

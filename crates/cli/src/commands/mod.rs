@@ -9,6 +9,7 @@ mod man;
 mod mcp;
 mod policy;
 mod pty_holder;
+mod root;
 mod schema;
 mod tool;
 mod tools;
@@ -17,46 +18,49 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use std::io::{BufRead, IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
-use wrench_cli::{Engine, Options, exit, exit_code_for, render};
+use wrench_cli::{Engine, Options, exit, exit_code_for, flags, out, render};
 use wrench_core::{ActionPlan, Call, Registry, ToolError};
 
-/// The permission mode flag. It is not a clap-global flag, because `grep`
-/// has an argument of its own called `mode`: every subcommand gets it, except
-/// a tool whose schema has a `mode` property, where it must come before the
-/// subcommand (or be spelled `--permission-mode`, which works everywhere).
-fn mode_arg() -> Arg {
+/// The tool profiles `--profile` takes.
+pub(crate) const PROFILES: [&str; 4] = ["coding", "planning", "smol", "readonly"];
+
+const MODES: [&str; 4] = ["read-only", "ask", "auto", "yolo"];
+const GLOBAL: &str = "Global options";
+
+/// `--permission-mode`. On the top level it is also spelled `--mode`
+/// (before the subcommand only); a subcommand takes only the long name, so
+/// a tool argument called `mode` (`wrench grep fn --mode content`) never
+/// clashes with it.
+fn perm_mode_arg() -> Arg {
     Arg::new("perm_mode")
-        .long("mode")
-        .visible_alias("permission-mode")
+        .long("permission-mode")
         .value_name("MODE")
-        .value_parser(["read-only", "ask", "auto", "yolo"])
-        .help("Permission mode (default: ask, or the config's)")
+        .value_parser(MODES)
+        .help_heading(GLOBAL)
+        .help("Permission mode: read-only, ask (the default, or the config's), auto (sandboxed commands and edits run), yolo (everything not denied runs)")
 }
 
-pub(crate) fn with_mode(cmd: Command) -> Command {
-    if cmd
-        .get_arguments()
-        .any(|a| a.get_id() == "mode" || a.get_long() == Some("mode"))
-    {
-        cmd.arg(
-            Arg::new("perm_mode")
-                .long("permission-mode")
-                .value_name("MODE")
-                .value_parser(["read-only", "ask", "auto", "yolo"])
-                .help("Permission mode (default: ask, or the config's)"),
-        )
-    } else {
-        cmd.arg(mode_arg())
+/// Add `--permission-mode` to `cmd` and every subcommand below it.
+fn with_perm_mode(cmd: Command) -> Command {
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    let mut cmd = cmd;
+    for n in names {
+        cmd = cmd.mut_subcommand(n, |c| with_perm_mode(c.arg(perm_mode_arg())));
     }
+    cmd
 }
 
 fn global_args(cmd: Command) -> Command {
-    cmd.arg(
+    cmd.next_help_heading(GLOBAL)
+        .arg(
         Arg::new("root")
             .long("root")
             .global(true)
             .value_name("DIR")
-            .help("Workspace root (default: the current directory)"),
+            .help("Workspace root (default: the top of the git work tree holding the current directory, else the current directory; `wrench root` says which)"),
     )
     .arg(
         Arg::new("session")
@@ -66,7 +70,7 @@ fn global_args(cmd: Command) -> Command {
             .env("WRENCH_SESSION")
             .help("Session name: read evidence, shell state and jobs are kept per session"),
     )
-    .arg(mode_arg())
+    .arg(perm_mode_arg().visible_alias("mode"))
     .arg(
         Arg::new("allow")
             .long("allow")
@@ -98,6 +102,23 @@ fn global_args(cmd: Command) -> Command {
             .help("Print the structured JSON result"),
     )
     .arg(
+        Arg::new("color")
+            .long("color")
+            .global(true)
+            .value_name("WHEN")
+            .value_parser(["auto", "always", "never"])
+            .default_value("auto")
+            .help("Colour paths, line numbers, matches and diff hunks: auto (on a terminal, unless NO_COLOR is set), always, never"),
+    )
+    .arg(
+        Arg::new("max-lines")
+            .long("max-lines")
+            .global(true)
+            .value_name("N")
+            .value_parser(clap::value_parser!(u64))
+            .help("Print at most N lines of a command's text (default: all; a person's CLI is not held to the model's output budgets)"),
+    )
+    .arg(
         Arg::new("explain")
             .long("explain")
             .global(true)
@@ -109,26 +130,64 @@ fn global_args(cmd: Command) -> Command {
 /// The whole command line: global flags, the fixed subcommands, one
 /// subcommand per tool.
 pub fn build_cli(reg: &Registry) -> Command {
+    let doors = [
+        call::command(),
+        batch::command(),
+        tools::command(),
+        schema::command(),
+        policy::command(),
+        mcp::command(),
+        root::command(),
+        completions::command(),
+        man::command(),
+    ];
+    let tools = tool::commands(reg);
     let mut cmd = Command::new("wrench")
         .version(env!("CARGO_PKG_VERSION"))
         .about("The tool layer of a coding agent: read, search, edit, run and fetch, under one permission engine, one read-before-write guard, one secret redactor.")
         .subcommand_required(true)
-        .arg_required_else_help(true);
+        .arg_required_else_help(true)
+        .help_template(top_help(&doors, &tools))
+        .after_help(EXIT_CODES);
     cmd = global_args(cmd);
-    cmd = cmd
-        .subcommand(call::command())
-        .subcommand(batch::command())
-        .subcommand(tools::command())
-        .subcommand(schema::command())
-        .subcommand(policy::command())
-        .subcommand(mcp::command())
-        .subcommand(completions::command())
-        .subcommand(man::command())
-        .subcommand(pty_holder::command());
-    for c in tool::commands(reg) {
+    for c in doors {
         cmd = cmd.subcommand(c);
     }
-    cmd
+    for c in tools {
+        cmd = cmd.subcommand(c.after_help(EXIT_CODES));
+    }
+    with_perm_mode(cmd).subcommand(pty_holder::command())
+}
+
+/// The exit-code table, at the end of `--help`.
+const EXIT_CODES: &str = "Exit codes of `wrench TOOL`: 0 ok; 1 tool error, or no match (grep, glob); 2 usage, invalid arguments or a missing path; 3 denied; bash exits with its command's code (124 on timeout). `call`, `batch` and `--json`: 0 ok, 1 tool error, 2 invalid arguments, 3 denied. When the reader of the output goes away (`| head`), wrench stops printing and exits 0.";
+
+/// The top-level help: the front-door commands one per line, the tools as
+/// a list of names, then the global options.
+fn top_help(doors: &[Command], tools: &[Command]) -> String {
+    let mut s = String::from("{about-with-newline}\n{usage-heading} {usage}\n\nCommands:\n");
+    for c in doors {
+        let about = c.get_about().map(ToString::to_string).unwrap_or_default();
+        s.push_str(&format!(
+            "  {:<12} {}\n",
+            c.get_name(),
+            flags::summary(&about)
+        ));
+    }
+    s.push_str("\nTools (`wrench TOOL -h` for one; `wrench tools` for the table):\n");
+    let mut line = String::from(" ");
+    for c in tools {
+        if line.len() + c.get_name().len() + 1 > 98 {
+            s.push_str(&line);
+            s.push('\n');
+            line = String::from(" ");
+        }
+        line.push(' ');
+        line.push_str(c.get_name());
+    }
+    s.push_str(&line);
+    s.push_str("\n\nGlobal options:\n{options}{after-help}");
+    s
 }
 
 /// The permission mode from the root or any subcommand level.
@@ -158,6 +217,7 @@ fn options(m: &ArgMatches) -> Options {
             .unwrap_or_default(),
         config: m.get_one::<String>("config").map(Into::into),
         profile: None,
+        relative_to_cwd: false,
     }
 }
 
@@ -225,6 +285,7 @@ pub async fn run(m: ArgMatches, reg: Arc<Registry>) -> ExitCode {
         "schema" => schema::run(&cx, &sm),
         "completions" => completions::run(&cx, &sm),
         "man" => man::run(&cx),
+        "root" => root::run(&cx),
         "__pty-holder" => pty_holder::run(&sm),
         "mcp" => mcp::run(cx, &sm).await,
         "policy" => policy::run(&cx, &sm).await,
@@ -239,9 +300,9 @@ pub async fn run(m: ArgMatches, reg: Arc<Registry>) -> ExitCode {
 pub fn fail(e: &ToolError, json: bool) -> ExitCode {
     if json {
         let v = serde_json::json!({"ok": false, "error": {"kind": e.kind, "message": e.message}});
-        println!("{v}");
+        out::line(v.to_string());
     } else {
-        eprintln!("error[{}]: {}", e.kind, e.message);
+        out::stderr(format!("error[{}]: {}\n", e.kind, e.message));
     }
     ExitCode::from(u8::try_from(exit_code_for(e)).unwrap_or(1))
 }
@@ -284,16 +345,16 @@ fn json_args(arg: Option<&String>) -> Result<serde_json::Value, ToolError> {
 /// on stderr) and give its exit code.
 fn print_result(r: &wrench_core::CallResult, json: bool) -> ExitCode {
     if json {
-        println!("{}", render::json_line(r, false));
-    } else {
-        let (out, err) = render::human(r);
-        let _ = std::io::stdout().write_all(out.as_bytes());
-        let _ = std::io::stderr().write_all(err.as_bytes());
+        out::line(render::json_line(r, false));
+        return match &r.result {
+            Ok(_) => code(exit::OK),
+            Err(e) => code(exit_code_for(e)),
+        };
     }
-    match &r.result {
-        Ok(_) => code(exit::OK),
-        Err(e) => code(exit_code_for(e)),
-    }
+    let (text, err) = render::human(r);
+    out::stdout(text);
+    out::stderr(err);
+    code(wrench_cli::human_exit_code(r))
 }
 
 /// Plan `call` and print the permission engine's explanation of it; runs
@@ -305,14 +366,45 @@ async fn explain_call(engine: &Engine, call: Call, json: bool) -> ExitCode {
     };
     let e = engine.policy.explain(&plan);
     if json {
-        println!("{}", serde_json::to_string(&e).unwrap_or_default());
+        out::line(serde_json::to_string(&e).unwrap_or_default());
     } else {
-        print!("{}", wrench_cli::explain::render(&e));
+        out::stdout(wrench_cli::explain::render(&e));
     }
     if e.decision == "allow" {
         code(exit::OK)
     } else {
         code(exit::DENIED)
+    }
+}
+
+/// How `call` and `batch` print results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Format {
+    /// Each result as a person reads it.
+    Text,
+    /// One pretty JSON document (an object for `call`, an array for `batch`).
+    Json,
+    /// One JSON object per line (SPEC §1's result shape).
+    Jsonl,
+}
+
+/// `--format text|json|jsonl` of `call` and `batch`.
+fn format_arg() -> Arg {
+    Arg::new("format")
+        .long("format")
+        .value_name("FORMAT")
+        .value_parser(["text", "json", "jsonl"])
+        .help("text (readable; the default on a terminal), json (one pretty document) or jsonl (one result per line; the default when piped)")
+}
+
+/// The format asked for, else text on a terminal and JSON Lines otherwise.
+fn format_of(sm: &ArgMatches) -> Format {
+    match sm.get_one::<String>("format").map(String::as_str) {
+        Some("text") => Format::Text,
+        Some("json") => Format::Json,
+        Some(_) => Format::Jsonl,
+        None if std::io::stdout().is_terminal() => Format::Text,
+        None => Format::Jsonl,
     }
 }
 

@@ -1,6 +1,6 @@
 //! `wrench policy check TOOL [ARGS]`: plan the call, explain the decision.
 
-use super::{Ctx, code, explain_call, fail, json_args, with_mode};
+use super::{Ctx, code, explain_call, fail, json_args};
 use clap::{Arg, ArgMatches, Command};
 use std::process::ExitCode;
 use wrench_cli::exit;
@@ -10,12 +10,10 @@ pub(super) fn command() -> Command {
     Command::new("policy")
         .about("Explain what the permission engine decides for a call, without running it")
         .subcommand_required(true)
-        .subcommand(with_mode(
-            Command::new("check")
+        .subcommand(Command::new("check")
                 .about("Plan TOOL with ARGS and print its effects, each rule considered, the decision and the rule that would change it; runs nothing (exit 0 allow, 3 ask or deny)")
                 .arg(Arg::new("tool").required(true))
-                .arg(Arg::new("args").help("JSON object, or - for stdin (default: {})")),
-        ))
+                .arg(Arg::new("args").help("JSON object, or - for stdin (default: {})")))
 }
 
 pub(super) async fn run(cx: &Ctx, sm: &ArgMatches) -> ExitCode {

@@ -4,12 +4,18 @@
 use super::{Ctx, code, fail, profile_of};
 use clap::{Arg, ArgMatches, Command};
 use std::process::ExitCode;
-use wrench_cli::exit;
+use wrench_cli::{exit, out};
 
 pub(super) fn command() -> Command {
     Command::new("tools")
         .about("List the tools with effect, access class and read-only flag")
-        .arg(Arg::new("profile").long("profile").value_name("PROFILE"))
+        .arg(
+            Arg::new("profile")
+                .long("profile")
+                .value_name("PROFILE")
+                .value_parser(super::PROFILES)
+                .help("Tool profile: which tools are offered"),
+        )
 }
 
 pub(super) fn run(cx: &Ctx, sm: &ArgMatches) -> ExitCode {
@@ -31,29 +37,26 @@ pub(super) fn run(cx: &Ctx, sm: &ArgMatches) -> ExitCode {
                 })
             })
             .collect();
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&list).unwrap_or_default()
-        );
+        out::line(serde_json::to_string_pretty(&list).unwrap_or_default());
     } else {
-        println!(
+        out::line(format!(
             "{:<18} {:<16} {:<14} {:<9} aliases",
             "tool", "effect", "access", "read-only"
-        );
+        ));
         for t in reg.tools() {
             let s = t.spec();
             let access = serde_json::to_value(s.access)
                 .ok()
                 .and_then(|v| v.as_str().map(String::from))
                 .unwrap_or_default();
-            println!(
+            out::line(format!(
                 "{:<18} {:<16} {:<14} {:<9} {}",
                 s.name,
                 s.effect.as_str(),
                 access,
                 if s.read_only { "yes" } else { "no" },
                 s.aliases.join(", ")
-            );
+            ));
         }
     }
     code(exit::OK)
