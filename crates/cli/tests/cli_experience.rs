@@ -494,3 +494,21 @@ fn person_budgets_and_max_lines() {
     let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
     assert_eq!(v["output"]["truncated"], true, "{v}");
 }
+
+#[test]
+fn cli_hints_name_flags_and_the_session_and_json_keeps_json_hints() {
+    let e = env();
+    std::fs::write(e.root.join("src/d.txt"), "x\nx\n").unwrap();
+    let edit = ["--permission-mode", "yolo", "edit", "src/d.txt", "x", "y"];
+    let o = wrench(&e, &edit);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    assert!(err(&o).contains("--session"), "{}", err(&o));
+    wrench(&e, &["read", "src/d.txt"]);
+    let o = wrench(&e, &edit);
+    assert!(err(&o).contains("pass --replace-all"), "{}", err(&o));
+    let mut json = vec!["--json"];
+    json.extend_from_slice(&edit);
+    let o = wrench(&e, &json);
+    assert!(out(&o).contains("replace_all: true"), "{}", out(&o));
+    assert!(!out(&o).contains("--session NAME"), "{}", out(&o));
+}

@@ -1,0 +1,56 @@
+//! Config sections and keys are checked against the registry when parsed:
+//! a typo is an error naming it and the nearest valid name; user-named
+//! tables (`[mcp.servers.NAME]`) stay open. The table is data
+//! (`tests/data/config_keys.tsv`), every failing row reported.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
+
+use proptest::prelude::*;
+use wrench_core::Config;
+use wrench_core::config::SECTIONS;
+
+#[test]
+fn config_keys_table() {
+    let mut failed = Vec::new();
+    let mut rows = 0;
+    for line in include_str!("data/config_keys.tsv").lines() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        rows += 1;
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (want, toml, needle) = (cols[0], cols[1].replace("\\n", "\n"), cols[2]);
+        match (want, Config::from_str(&toml)) {
+            ("ok", Ok(_)) => {}
+            ("error", Err(e))
+                if e.message.contains(needle) && e.kind.to_string() == "invalid_args" => {}
+            (_, got) => failed.push(format!("{toml:?}: want {want} {needle:?}, got {got:?}")),
+        }
+    }
+    assert!(rows >= 20);
+    assert!(
+        failed.is_empty(),
+        "{} of {rows} rows failed:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+}
+
+proptest! {
+    /// Every registered key of every section is accepted; any other name
+    /// in a section is refused and named.
+    #[test]
+    fn only_registered_keys_pass(section in 0..SECTIONS.len(), name in "[a-z_]{1,12}") {
+        let s = &SECTIONS[section];
+        for key in s.keys {
+            let ok = Config::from_str(&format!("[{}]\n{key} = 1\n", s.name));
+            prop_assert!(ok.is_ok(), "[{}] {key}: {ok:?}", s.name);
+        }
+        let r = Config::from_str(&format!("[{}]\n{name} = 1\n", s.name));
+        if s.keys.contains(&name.as_str()) {
+            prop_assert!(r.is_ok());
+        } else {
+            let e = r.unwrap_err();
+            prop_assert!(e.message.contains(&format!("`{name}`")), "{}", e.message);
+        }
+    }
+}
