@@ -120,6 +120,10 @@ fn rewrite(s: &str, text: bool) -> String {
                 "pass --offset and --limit to read a part (e.g. --offset $1 --limit $2)",
             ),
             (
+                r"use --mode (read-only|ask|auto|yolo)",
+                "use --permission-mode $1",
+            ),
+            (
                 r"call webfetch again with offset=(\d+)",
                 "run wrench webfetch again with --offset $1",
             ),

@@ -44,6 +44,22 @@ fn person_budgets(tool: &str, args: &mut Value) {
     }
 }
 
+/// `grep -C/-A/-B` without a mode shows the lines, as in rg: context only
+/// exists in content mode.
+fn context_means_content(tool: &str, args: &mut Value) {
+    if tool != "grep" {
+        return;
+    }
+    if let Some(o) = args.as_object_mut()
+        && !o.contains_key("mode")
+        && ["context_lines", "before_context", "after_context"]
+            .iter()
+            .any(|k| o.contains_key(*k))
+    {
+        o.insert("mode".into(), json!("content"));
+    }
+}
+
 /// At most `max` lines of `text`, and a note of what was left out.
 fn cap_lines(text: &str, max: u64) -> (String, Option<String>) {
     let total = text.lines().count() as u64;
@@ -80,6 +96,7 @@ pub(super) async fn run(mut cx: Ctx, tool: &str, sm: &ArgMatches) -> ExitCode {
     if !cx.json {
         person_budgets(&spec.name, &mut args);
     }
+    context_means_content(&spec.name, &mut args);
     let call = Call::new("1", spec.name.clone(), args.clone());
     if cx.m.get_flag("explain") {
         return explain_call(&engine, call, cx.json).await;
