@@ -79,7 +79,7 @@ proptest! {
         let ws = Workspace::open(&f.root).unwrap();
         let rel = segs.join("/");
         let p = match absolute {
-            0 => rel.clone(),
+            0 => rel,
             1 => format!("{}/{rel}", f.link.display()),
             _ => format!("{}/{rel}", f.root.display()),
         };

@@ -16,7 +16,7 @@ pub(super) fn command() -> Command {
             Arg::new("profile")
                 .long("profile")
                 .value_name("PROFILE")
-                .value_parser(super::PROFILES)
+                .value_parser(super::profiles())
                 .help("Tool profile: which tools the calls may use"),
         )
         .arg(format_arg())

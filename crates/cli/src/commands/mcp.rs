@@ -13,7 +13,7 @@ pub(super) fn command() -> Command {
         .subcommand_required(true)
         .subcommand(Command::new("serve")
                 .about("Serve the tools over MCP (stdio, or streamable HTTP with --http)")
-                .arg(Arg::new("profile").long("profile").value_name("PROFILE").value_parser(super::PROFILES).help("Tool profile: which tools are offered"))
+                .arg(Arg::new("profile").long("profile").value_name("PROFILE").value_parser(super::profiles()).help("Tool profile: which tools are offered"))
                 .arg(Arg::new("http").long("http").value_name("ADDR").help("Serve streamable HTTP on this loopback address; clients must send the bearer token printed at start"))
                 .arg(Arg::new("token-file").long("token-file").value_name("FILE").requires("http").help("With --http: the bearer token clients must send, from this file (mode 0600); default: $WRENCH_MCP_TOKEN, else a fresh token written to the state dir"))
                 .arg(Arg::new("structured-content").long("structured-content").action(ArgAction::SetTrue).help("Also send each result's typed data as structuredContent (for programmatic clients; Claude Code and VS Code show a model structuredContent instead of the text)")))

@@ -21,8 +21,19 @@ use std::sync::Arc;
 use wrench_cli::{Engine, Options, exit, exit_code_for, flags, out, render};
 use wrench_core::{ActionPlan, Call, Registry, ToolError};
 
-/// The tool profiles `--profile` takes.
-pub(crate) const PROFILES: [&str; 4] = ["coding", "planning", "smol", "readonly"];
+/// The tool profiles `--profile` takes (with the spellings Profile::parse
+/// also accepts).
+pub(crate) fn profiles() -> clap::builder::PossibleValuesParser {
+    use clap::builder::PossibleValue;
+    clap::builder::PossibleValuesParser::new([
+        PossibleValue::new("coding").help("every tool (the default)"),
+        PossibleValue::new("planning").help("read-only tools plus todowrite"),
+        PossibleValue::new("smol").help("read, grep, glob, edit, write, bash"),
+        PossibleValue::new("readonly")
+            .aliases(["read-only", "read_only"])
+            .help("read-only tools only"),
+    ])
+}
 
 const MODES: [&str; 4] = ["read-only", "ask", "auto", "yolo"];
 const GLOBAL: &str = "Global options";
@@ -342,19 +353,20 @@ fn json_args(arg: Option<&String>) -> Result<serde_json::Value, ToolError> {
 }
 
 /// Print one call's result (JSON line, or text on stdout and notes/errors
-/// on stderr) and give its exit code.
+/// on stderr) and give its SPEC §1 exit code (0 ok, 1 tool error, 2
+/// invalid args, 3 denied): the code of `--json` and the JSON-args doors.
 fn print_result(r: &wrench_core::CallResult, json: bool) -> ExitCode {
     if json {
         out::line(render::json_line(r, false));
-        return match &r.result {
-            Ok(_) => code(exit::OK),
-            Err(e) => code(exit_code_for(e)),
-        };
+    } else {
+        let (text, err) = render::human(r);
+        out::stdout(text);
+        out::stderr(err);
     }
-    let (text, err) = render::human(r);
-    out::stdout(text);
-    out::stderr(err);
-    code(wrench_cli::human_exit_code(r))
+    match &r.result {
+        Ok(_) => code(exit::OK),
+        Err(e) => code(exit_code_for(e)),
+    }
 }
 
 /// Plan `call` and print the permission engine's explanation of it; runs

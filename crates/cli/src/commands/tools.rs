@@ -13,7 +13,7 @@ pub(super) fn command() -> Command {
             Arg::new("profile")
                 .long("profile")
                 .value_name("PROFILE")
-                .value_parser(super::PROFILES)
+                .value_parser(super::profiles())
                 .help("Tool profile: which tools are offered"),
         )
 }
