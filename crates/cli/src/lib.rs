@@ -30,6 +30,7 @@ pub fn registry(config: &Config) -> ToolResult<Registry> {
         vec![wrench_lsp::diagnostics::diagnostics_source()],
     )?;
     wrench_tools_state::register(&mut reg)?;
+    wrench_checkpoints::register(&mut reg)?;
     wrench_tools_web::register(&mut reg)?;
     wrench_symbols::register(&mut reg)?;
     wrench_lsp::register(&mut reg)?;
@@ -134,7 +135,8 @@ pub fn engine(opts: &Options, asker: Option<Arc<dyn wrench_core::Asker>>) -> Too
     let ctx = Context::new(root, session, config.clone(), policy.clone())
         .with_sandbox_by_default(policy.mode == Mode::Auto)
         .with_asker(asker)
-        .with_allow_hint(Arc::new(move |plan| advisor.advice(plan)));
+        .with_allow_hint(Arc::new(move |plan| advisor.advice(plan)))
+        .with_checkpointer(wrench_checkpoints::Recorder::from_config(&config)?);
     Ok(Engine {
         executor: Executor::new(Arc::new(reg), ctx),
         config,

@@ -113,6 +113,17 @@ pub const SECTIONS: &[Section] = &[
         name: "output",
         keys: &["ansi"],
     },
+    Section {
+        name: "checkpoints",
+        keys: &[
+            "enabled",
+            "max_file_bytes",
+            "max_total_bytes",
+            "keep_checkpoints",
+            "keep_days",
+            "exclude",
+        ],
+    },
 ];
 
 /// The nearest of `known` to `name`, when it is near enough to be a typo.

@@ -36,6 +36,9 @@ pub struct Context {
     /// Run processes under the OS sandbox unless the config turns it off
     /// (the CLI sets this in `auto` mode, where commands run unasked).
     pub sandbox_by_default: bool,
+    /// Takes a checkpoint around every authorized call that changes files
+    /// or spawns a process (see [`crate::checkpoint`]); None: no checkpoints.
+    pub checkpointer: Option<Arc<dyn crate::checkpoint::Checkpointer>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -73,7 +76,15 @@ impl Context {
             }),
             content_in_data: true,
             sandbox_by_default: false,
+            checkpointer: None,
         }
+    }
+    pub fn with_checkpointer(
+        mut self,
+        c: Option<Arc<dyn crate::checkpoint::Checkpointer>>,
+    ) -> Self {
+        self.checkpointer = c;
+        self
     }
     pub fn with_sandbox_by_default(mut self, on: bool) -> Self {
         self.sandbox_by_default = on;

@@ -378,7 +378,9 @@ async fn run_gated(tool: &dyn DynTool, args: ParsedArgs, ctx: &Context) -> ToolR
     let plan = tool.plan(&args, ctx).await?;
     let auth = ctx.authorize(plan).await?;
     let plan_copy = auth.plan().clone();
-    let r = tool.run(args, auth, ctx).await;
+    let checkpoint = crate::checkpoint::before(ctx, &plan_copy);
+    let mut r = tool.run(args, auth, ctx).await;
+    crate::checkpoint::after(checkpoint, ctx, &mut r);
     ctx.gate().after_call(&plan_copy, &r);
     r
 }

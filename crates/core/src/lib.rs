@@ -20,6 +20,7 @@
 //! ```
 
 pub mod access;
+pub mod checkpoint;
 pub mod config;
 pub mod context;
 pub mod diag;
@@ -37,6 +38,7 @@ pub mod text;
 pub mod tool;
 
 pub use access::{Access, group_count, normalize_lexical, paths_overlap, plan_batches};
+pub use checkpoint::{Checkpointer, PendingCheckpoint};
 pub use config::Config;
 pub use context::{Context, Progress, context_for};
 pub use diag::{Diagnostic, DiagnosticsSource, Severity};

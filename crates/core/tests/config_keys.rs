@@ -35,6 +35,45 @@ fn config_keys_table() {
     );
 }
 
+/// Every section a crate reads (`config.section("NAME")` anywhere in the
+/// workspace's sources) is in the registry, so a new section cannot be
+/// refused as a typo, nor an old one's typo pass.
+#[test]
+fn every_section_read_in_the_sources_is_registered() {
+    let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let re = regex::Regex::new(r#"\.section(?:::<[^>]*>)?\(\s*"([a-z_]+)""#).unwrap();
+    let mut missing = Vec::new();
+    let mut seen = 0;
+    let mut stack = vec![crates];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                if !p.ends_with("target") {
+                    stack.push(p);
+                }
+            } else if p.extension().is_some_and(|e| e == "rs")
+                && p.components().any(|c| c.as_os_str() == "src")
+            {
+                let text = std::fs::read_to_string(&p).unwrap_or_default();
+                for c in re.captures_iter(&text) {
+                    seen += 1;
+                    let name = &c[1];
+                    if !SECTIONS.iter().any(|s| s.name == name) {
+                        missing.push(format!("{}: [{name}]", p.display()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(seen >= 8, "found only {seen} section reads");
+    assert!(
+        missing.is_empty(),
+        "sections read but not in config::SECTIONS:\n{}",
+        missing.join("\n")
+    );
+}
+
 proptest! {
     /// Every registered key of every section is accepted; any other name
     /// in a section is refused and named.

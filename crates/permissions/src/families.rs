@@ -36,6 +36,7 @@ pub const READ_TOOLS: &[&str] = &[
     "references",
     "hover",
     "workspace_symbol",
+    "checkpoints",
 ];
 
 /// Tools that change workspace files (the `edit(GLOB)` / `write(GLOB)` family).
@@ -49,6 +50,7 @@ pub const CHANGE_TOOLS: &[&str] = &[
     "notebook_edit",
     "delete_symbol",
     "rename_symbol",
+    "undo",
 ];
 
 impl Family {

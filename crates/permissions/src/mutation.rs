@@ -93,6 +93,9 @@ pub enum Change {
 #[derive(Debug, Clone, Default)]
 pub struct Transaction {
     pub changes: Vec<Change>,
+    /// Permission bits a `Write` or `Move` at this index of `changes` gets
+    /// instead of the replaced file's (`undo` restores a file's mode).
+    pub modes: BTreeMap<usize, u32>,
 }
 
 impl Transaction {
@@ -104,6 +107,11 @@ impl Transaction {
     }
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()
+    }
+    /// Add a change whose written file gets the permission bits `mode`.
+    pub fn push_with_mode(&mut self, c: Change, mode: u32) {
+        self.modes.insert(self.changes.len(), mode & 0o7777);
+        self.changes.push(c);
     }
 }
 
@@ -258,8 +266,14 @@ impl<'a> MutationGuard<'a> {
     pub fn commit(&self, tx: Transaction) -> ToolResult<Vec<Option<Metadata>>> {
         let mut dirs: Vec<Arc<WriteDir>> = Vec::new();
         let mut staged: Vec<Staged<'_>> = Vec::with_capacity(tx.changes.len());
-        for c in &tx.changes {
-            staged.push(self.check(c, &mut dirs)?);
+        for (i, c) in tx.changes.iter().enumerate() {
+            let mut s = self.check(c, &mut dirs)?;
+            if let (Some(m), Op::Write { mode, .. } | Op::Move { mode, .. }) =
+                (tx.modes.get(&i), &mut s.op)
+            {
+                *mode = Some(*m);
+            }
+            staged.push(s);
         }
         self.stage_all(&mut staged)?;
         let mut undo: Vec<Undo> = Vec::new();

@@ -26,8 +26,11 @@ use wrench_permissions::command::{spawn_actions, terminal_actions};
 pub const DEFAULT_TIMEOUT_SECS: u64 = 45;
 /// Default timeout of a background job, seconds.
 pub const DEFAULT_BACKGROUND_TIMEOUT_SECS: u64 = 900;
-/// Largest timeout a call may ask for, seconds.
+/// Largest timeout a foreground call may ask for, seconds.
 pub const MAX_TIMEOUT_SECS: u64 = 900;
+/// Largest timeout a background job may ask for, seconds (7 days; `0` asks
+/// for none).
+pub const MAX_BACKGROUND_TIMEOUT_SECS: u64 = 7 * 24 * 3600;
 /// Longest command text accepted, bytes.
 pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
 /// How long to keep draining pipes after the shell exited and stragglers were killed.
@@ -43,8 +46,9 @@ pub struct BashArgs {
     /// quoting, `bash -c` and `eval` looked through); control characters
     /// other than tab and newline are refused.
     pub command: String,
-    /// Seconds before the whole process group is killed (1–900; default 45,
-    /// or 900 in the background).
+    /// Seconds before the whole process group is killed: 1–900 in the
+    /// foreground (default 45); in the background 1–604800 (default 900), or 0
+    /// for a job that runs until `kill_shell` stops it.
     #[serde(default)]
     pub timeout: Option<u64>,
     /// Start in this directory (relative to the workspace root) instead of the
@@ -58,6 +62,11 @@ pub struct BashArgs {
     /// Allow this call to run beside other parallel bash calls in a batch.
     #[serde(default)]
     pub parallel: bool,
+    /// With run_in_background: return once the job is ready instead of at once
+    /// (a TCP port on loopback accepts connections, or a line of its output
+    /// matches a regex), or say it never became ready, with its output so far.
+    #[serde(default)]
+    pub wait_for: Option<crate::ready::WaitFor>,
     /// Run in a pseudo-terminal and return its id `pty-N`; drive it with `terminal`.
     #[serde(default)]
     pub interactive: bool,
@@ -103,19 +112,33 @@ pub struct CommandResult {
 pub struct BashTool;
 
 /// The timeout of a call, validated.
-pub fn timeout_of(t: Option<u64>, background: bool) -> ToolResult<Duration> {
-    let d = if background {
-        DEFAULT_BACKGROUND_TIMEOUT_SECS
-    } else {
-        DEFAULT_TIMEOUT_SECS
-    };
-    let s = t.unwrap_or(d);
-    if !(1..=MAX_TIMEOUT_SECS).contains(&s) {
+pub fn timeout_of(t: Option<u64>) -> ToolResult<Duration> {
+    let s = t.unwrap_or(DEFAULT_TIMEOUT_SECS);
+    if s == 0 {
+        return Err(ToolError::invalid_args(
+            "timeout 0 (no timeout) is only for background jobs: add run_in_background, \
+             or give 1 to 900 seconds",
+        ));
+    }
+    if s > MAX_TIMEOUT_SECS {
         return Err(ToolError::invalid_args(format!(
-            "timeout {s} is out of range: give 1 to {MAX_TIMEOUT_SECS} seconds"
+            "timeout {s} is out of range: give 1 to {MAX_TIMEOUT_SECS} seconds, \
+             or run it with run_in_background (up to {MAX_BACKGROUND_TIMEOUT_SECS}, or 0 for none)"
         )));
     }
     Ok(Duration::from_secs(s))
+}
+
+/// The lifetime of a background job, validated: `None` runs until killed.
+pub fn background_timeout_of(t: Option<u64>) -> ToolResult<Option<Duration>> {
+    match t.unwrap_or(DEFAULT_BACKGROUND_TIMEOUT_SECS) {
+        0 => Ok(None),
+        s if s <= MAX_BACKGROUND_TIMEOUT_SECS => Ok(Some(Duration::from_secs(s))),
+        s => Err(ToolError::invalid_args(format!(
+            "timeout {s} is out of range for a background job: give 1 to \
+             {MAX_BACKGROUND_TIMEOUT_SECS} seconds, or 0 for a job that runs until kill_shell stops it"
+        ))),
+    }
 }
 
 /// The environment and start directory a command of this session gets.
@@ -207,7 +230,10 @@ impl Tool for BashTool {
         .positional(&["command"])
         .limit("DEFAULT_TIMEOUT_SECS", DEFAULT_TIMEOUT_SECS, "foreground timeout when none is given")
         .limit("DEFAULT_BACKGROUND_TIMEOUT_SECS", DEFAULT_BACKGROUND_TIMEOUT_SECS, "background job lifetime when no timeout is given")
-        .limit("MAX_TIMEOUT_SECS", MAX_TIMEOUT_SECS, "largest timeout")
+        .limit("MAX_TIMEOUT_SECS", MAX_TIMEOUT_SECS, "largest foreground timeout")
+        .limit("MAX_BACKGROUND_TIMEOUT_SECS", MAX_BACKGROUND_TIMEOUT_SECS, "largest background timeout (0: until killed)")
+        .limit("READY_WAIT_DEFAULT_SECS", crate::ready::READY_WAIT_DEFAULT_SECS, "wait_for bound when none is given")
+        .limit("READY_WAIT_MAX_SECS", crate::ready::READY_WAIT_MAX_SECS, "largest wait_for bound")
         .limit("MAX_COMMAND_BYTES", MAX_COMMAND_BYTES, "longest command text")
         .limit("PREVIEW_BUDGET_BYTES", crate::capture::PREVIEW_BUDGET_BYTES, "merged output shown before cutting to head and tail")
         .limit("PREVIEW_HEAD_BYTES", crate::capture::PREVIEW_HEAD_BYTES, "head kept of a cut output")
@@ -297,6 +323,11 @@ impl Tool for BashTool {
                 "escape_sandbox is for one foreground command only: drop run_in_background / interactive, or drop escape_sandbox",
             ));
         }
+        if args.wait_for.is_some() && !args.run_in_background {
+            return Err(ToolError::invalid_args(
+                "wait_for is for background jobs: add run_in_background (a foreground command already returns when it ends)",
+            ));
+        }
         if args.interactive {
             return terminal::start(&args, ctx).await;
         }
@@ -308,7 +339,7 @@ impl Tool for BashTool {
 }
 
 async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
-    let timeout = timeout_of(args.timeout, false)?;
+    let timeout = timeout_of(args.timeout)?;
     let shell_dir = ctx.session.subdir("shell")?;
     let spool_dir = ctx.session.subdir("spool")?;
     prune_spools(&spool_dir);

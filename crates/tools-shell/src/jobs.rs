@@ -11,9 +11,10 @@
 //! lets any later wrench process find it; liveness is checked by pid *and*
 //! start time, so a reused pid never looks like a running job.
 
-use crate::bash::{BashArgs, prepare, timeout_of};
+use crate::bash::{BashArgs, background_timeout_of, prepare};
 use crate::capture::{CUT_CONTEXT_BYTES, SPOOL_CAP_BYTES, complete_utf8_len, utf8_suffix};
 use crate::procs::{KILL_GRACE, alive_as, kill_group, now_ms, proc_stat};
+use crate::ready::{Probe, Readiness, wait_ready};
 use crate::terminal;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -57,6 +58,7 @@ pub struct JobRecord {
     pub started_ms: u64,
     pub dir: PathBuf,
     pub cwd: PathBuf,
+    /// The job's lifetime; 0: none (it runs until killed).
     pub timeout_secs: u64,
     /// Bytes of output already returned by `bash_output`.
     pub read_offset: u64,
@@ -193,7 +195,7 @@ pub fn find_job(ctx: &Context, id: &str) -> ToolResult<JobRecord> {
 const JOB_WRAPPER: &str = r#"__d=$__WRENCH_JOB_DIR; __c=$__WRENCH_CMD; __t=$__WRENCH_TIMEOUT; __cap=$__WRENCH_CAP
 __sleep=$__WRENCH_SLEEP; __dd=$__WRENCH_DD; __cat=$__WRENCH_CAT; __bash=$__WRENCH_BASH
 builtin unset __WRENCH_JOB_DIR __WRENCH_CMD __WRENCH_TIMEOUT __WRENCH_CAP __WRENCH_SLEEP __WRENCH_DD __WRENCH_CAT __WRENCH_BASH __WRENCH_WRAPPER
-( "$__sleep" "$__t"; builtin printf '%s' "$__t" > "$__d/timed_out"; builtin kill -TERM 0; "$__sleep" 2; builtin kill -KILL 0 ) </dev/null >/dev/null 2>&1 &
+if builtin test "$__t" != 0; then ( "$__sleep" "$__t"; builtin printf '%s' "$__t" > "$__d/timed_out"; builtin kill -TERM 0; "$__sleep" 2; builtin kill -KILL 0 ) </dev/null >/dev/null 2>&1 & fi
 "$__bash" --noprofile --norc -c "$__c" </dev/null 2>&1 | { "$__dd" bs=65536 count="$__cap" status=none >> "$__d/output.log"; "$__cat" > /dev/null; }
 __rc=${PIPESTATUS[0]}
 builtin printf '%s' "$__rc" > "$__d/exit.tmp" && builtin command mv -f "$__d/exit.tmp" "$__d/exit" 2>/dev/null || builtin printf '%s' "$__rc" > "$__d/exit"
@@ -220,7 +222,10 @@ fn find_program(name: &str) -> ToolResult<PathBuf> {
 
 /// Start a background job; returns its id at once.
 pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
-    let timeout = timeout_of(args.timeout, true)?;
+    let timeout = background_timeout_of(args.timeout)?;
+    // A bad probe is refused before anything starts.
+    let probe = args.wait_for.as_ref().map(Probe::new).transpose()?;
+    let timeout_secs = timeout.map_or(0, |t| t.as_secs());
     let jobs_dir = ctx.session.subdir("jobs")?;
     // Reserve the id first, so two concurrent starts never share one.
     let n = ctx.session.update_json::<JobsDoc, u64>(JOBS_DOC, |d| {
@@ -251,7 +256,7 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
         .env("__WRENCH_WRAPPER", JOB_WRAPPER)
         .env("__WRENCH_JOB_DIR", &dir)
         .env("__WRENCH_CMD", &args.command)
-        .env("__WRENCH_TIMEOUT", timeout.as_secs().to_string())
+        .env("__WRENCH_TIMEOUT", timeout_secs.to_string())
         // dd writes each read at once (no stdio buffering); `count` reads of at
         // most 64 KiB each bound the file by the cap.
         .env("__WRENCH_CAP", (SPOOL_CAP_BYTES / 65536).to_string())
@@ -292,7 +297,7 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
         started_ms: now_ms(),
         dir: dir.clone(),
         cwd: prep.cwd.clone(),
-        timeout_secs: timeout.as_secs(),
+        timeout_secs,
         read_offset: 0,
         cgroup,
     };
@@ -300,11 +305,14 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
         d.jobs.push(rec.clone());
         Ok(())
     })?;
+    let lifetime = match timeout {
+        Some(t) => format!("It ends by itself after {}s.", t.as_secs()),
+        None => "It has no timeout: it runs until kill_shell stops it.".to_string(),
+    };
     let mut text = format!(
-        "started {id} (pid {pid}, process group {pgid}) in {}: {}\nRead its output with bash_output {{\"id\": \"{id}\"}}; stop it with kill_shell {{\"id\": \"{id}\"}}. It ends by itself after {}s.\n",
+        "started {id} (pid {pid}, process group {pgid}) in {}: {}\nRead its output with bash_output {{\"id\": \"{id}\"}}; stop it with kill_shell {{\"id\": \"{id}\"}}. {lifetime}\n",
         prep.cwd.display(),
         args.command,
-        timeout.as_secs()
     );
     for n in &prep.notes {
         text.push_str(&format!("[note: {n}]\n"));
@@ -315,12 +323,69 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
             prep.withheld.join(", ")
         ));
     }
-    Ok(
-        ToolOutput::new(OutputKind::Command, text).with_data(&serde_json::json!({
-            "id": id, "pid": pid, "pgid": pgid, "status": "running",
-            "output_path": dir.join("output.log"), "env_withheld": prep.withheld,
-        })),
-    )
+    let mut data = serde_json::json!({
+        "id": id, "pid": pid, "pgid": pgid, "status": "running",
+        "output_path": dir.join("output.log"), "env_withheld": prep.withheld,
+        "timeout_secs": timeout_secs,
+    });
+    let Some(probe) = probe else {
+        return Ok(ToolOutput::new(OutputKind::Command, text).with_data(&data));
+    };
+    let (ready, st) = wait_ready(ctx, &rec, &probe).await;
+    text.push_str(&readiness_line(&ready, &st, &probe));
+    data["status"] = serde_json::to_value(st.status).unwrap_or_default();
+    data["exit_code"] = serde_json::json!(st.exit_code);
+    data["ready"] = serde_json::json!(ready.is_ready());
+    data["readiness"] = serde_json::to_value(&ready).unwrap_or_default();
+    // The output so far, framed as command output by the executor; secrets
+    // in it are found with the bytes before the shown tail.
+    let tail = tail_with_context(&rec, TAIL_BYTES);
+    let shown = &tail.source[tail.at..];
+    if !shown.is_empty() {
+        text.push_str(if ready.is_ready() {
+            "Output so far:\n"
+        } else {
+            "Output so far (its end):\n"
+        });
+        let at = text.len();
+        text.push_str(shown);
+        if !shown.ends_with('\n') {
+            text.push('\n');
+        }
+        let mut out = ToolOutput::new(OutputKind::Command, text).with_data(&data);
+        tail.attach(&mut out, Some(at), None);
+        return Ok(out);
+    }
+    Ok(ToolOutput::new(OutputKind::Command, text).with_data(&data))
+}
+
+/// The line saying how a readiness wait ended, and what to do next.
+fn readiness_line(r: &Readiness, st: &JobStatus, probe: &Probe) -> String {
+    let secs = |ms: &u64| format!("{:.1}s", *ms as f64 / 1000.0);
+    match r {
+        Readiness::Ready { by, after_ms } => {
+            format!("{} is ready after {}: {by}.\n", st.id, secs(after_ms))
+        }
+        Readiness::Exited { after_ms } => format!(
+            "{} NEVER BECAME READY: it ended after {} ({}) before {}.\n",
+            st.id,
+            secs(after_ms),
+            describe(st),
+            probe.describe()
+        ),
+        Readiness::NotReady { after_ms } => format!(
+            "{} IS NOT READY after {} of waiting for {}; it is still running (wait longer with bash_output {{\"id\": \"{}\"}}, or stop it with kill_shell).\n",
+            st.id,
+            secs(after_ms),
+            probe.describe(),
+            st.id
+        ),
+        Readiness::Cancelled { after_ms } => format!(
+            "{}: the wait for readiness was cancelled after {}; the job is still running.\n",
+            st.id,
+            secs(after_ms)
+        ),
+    }
 }
 
 /// Read `[offset, offset+max)` of a file; returns bytes and the file length.

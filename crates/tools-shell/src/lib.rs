@@ -28,6 +28,7 @@ pub mod diagnostics;
 pub mod holder;
 pub mod jobs;
 pub mod procs;
+pub mod ready;
 pub mod sandbox;
 pub mod state;
 pub mod terminal;

@@ -8,36 +8,11 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use wrench_core::{AllowAll, Call, CallResult, Config, Executor, Registry, context_for};
+use wrench_core::{Call, CallResult, Config, Executor, Registry, context_for};
 use wrench_tools_shell::procs::proc_stat;
 
-struct Env {
-    root: tempfile::TempDir,
-    state: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Self {
-        Env {
-            root: tempfile::tempdir().unwrap(),
-            state: tempfile::tempdir().unwrap(),
-        }
-    }
-    fn root(&self) -> PathBuf {
-        std::fs::canonicalize(self.root.path()).unwrap()
-    }
-    /// A new "process": its own registry, context and executor.
-    fn process(&self) -> Executor {
-        self.process_with(Config::empty())
-    }
-    fn process_with(&self, config: Config) -> Executor {
-        let mut reg = Registry::new();
-        wrench_tools_shell::register(&mut reg).unwrap();
-        let mut ctx = context_for(self.root.path(), self.state.path(), Arc::new(AllowAll)).unwrap();
-        ctx.config = Arc::new(config);
-        Executor::new(Arc::new(reg), ctx)
-    }
-}
+mod common;
+use common::Env;
 
 async fn call(ex: &Executor, tool: &str, args: Value) -> CallResult {
     ex.run_one(Call::new("t", tool, args)).await

@@ -7,9 +7,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
-use wrench_core::{AllowAll, Call, Config, Executor, Registry, context_for};
+use wrench_core::{Call, Config, Executor};
 
 /// One `printf` format that prints every class: zero-width space, RLO, LRI, a tag
 /// character, BOM, soft hyphen, C1 NEL, BEL, backspace, DEL (as UTF-8 bytes), then
@@ -27,26 +26,8 @@ const SEEN: [&str; 6] = [
     "&lt;/untrus",
 ];
 
-struct Env {
-    root: tempfile::TempDir,
-    state: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Self {
-        Env {
-            root: tempfile::tempdir().unwrap(),
-            state: tempfile::tempdir().unwrap(),
-        }
-    }
-    fn process(&self, config: Config) -> Executor {
-        let mut reg = Registry::new();
-        wrench_tools_shell::register(&mut reg).unwrap();
-        let mut ctx = context_for(self.root.path(), self.state.path(), Arc::new(AllowAll)).unwrap();
-        ctx.config = Arc::new(config);
-        Executor::new(Arc::new(reg), ctx)
-    }
-}
+mod common;
+use common::Env;
 
 async fn ok(ex: &Executor, tool: &str, args: Value) -> (String, Value) {
     match ex.run_one(Call::new("t", tool, args.clone())).await.result {
@@ -95,7 +76,7 @@ fn framed(text: &str, source: &str) -> (Vec<String>, Vec<String>) {
 async fn bash_output_is_framed_and_every_hidden_class_is_shown() {
     let e = Env::new();
     let (text, data) = ok(
-        &e.process(Config::empty()),
+        &e.process_with(Config::empty()),
         "bash",
         json!({ "command": format!("printf '{PAYLOAD}'") }),
     )
@@ -118,7 +99,7 @@ async fn ansi_is_shown_escaped_when_the_config_asks() {
     let e = Env::new();
     let cfg = Config::from_str("[output]\nansi = \"show\"\n").unwrap();
     let (text, _) = ok(
-        &e.process(cfg),
+        &e.process_with(cfg),
         "bash",
         json!({ "command": r"printf '\x1b[31mred\x1b[0m\n'" }),
     )
@@ -131,13 +112,13 @@ async fn ansi_is_shown_escaped_when_the_config_asks() {
 async fn a_background_jobs_output_is_framed_when_read() {
     let e = Env::new();
     let (_, d) = ok(
-        &e.process(Config::empty()),
+        &e.process_with(Config::empty()),
         "bash",
         json!({ "command": format!("printf '{PAYLOAD}'"), "run_in_background": true }),
     )
     .await;
     let id = d["id"].as_str().unwrap().to_string();
-    let ex = e.process(Config::empty());
+    let ex = e.process_with(Config::empty());
     // Let the job end first: while a job runs, a read holds back an
     // unfinished last word (it may be the start of a secret) until the next
     // read, and this test wants the whole payload in one framed read.
@@ -173,7 +154,7 @@ async fn terminal_output_is_framed_and_every_hidden_class_is_shown() {
         .unwrap()
     };
     let (text, _) = ok(
-        &e.process(cfg()),
+        &e.process_with(cfg()),
         "bash",
         json!({ "command": format!("printf '{PAYLOAD}'; sleep 30"), "interactive": true }),
     )
@@ -193,21 +174,26 @@ async fn terminal_output_is_framed_and_every_hidden_class_is_shown() {
         }
         assert!(Instant::now() < end, "not all seen:\n{seen}");
         let (t, _) = ok(
-            &e.process(cfg()),
+            &e.process_with(cfg()),
             "terminal",
             json!({ "action": "read", "terminal_id": "pty-1", "wait_ms": 300 }),
         )
         .await;
         last = t;
     }
-    ok(&e.process(cfg()), "kill_shell", json!({ "id": "pty-1" })).await;
+    ok(
+        &e.process_with(cfg()),
+        "kill_shell",
+        json!({ "id": "pty-1" }),
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn binary_output_is_not_shown_and_a_few_control_bytes_are() {
     let e = Env::new();
     let (text, _) = ok(
-        &e.process(Config::empty()),
+        &e.process_with(Config::empty()),
         "bash",
         json!({ "command": r"printf '\177ELF\2\1\1\0\0\0\0\0\0\0\0\0\3\0>\0\1\0\0\0\020k\0\0\0\0\0\0'" }),
     )
@@ -218,7 +204,7 @@ async fn binary_output_is_not_shown_and_a_few_control_bytes_are() {
         "{text}"
     );
     let (text, _) = ok(
-        &e.process(Config::empty()),
+        &e.process_with(Config::empty()),
         "bash",
         json!({ "command": r"printf 'done\a and a NUL \0 here\n'" }),
     )

@@ -1,0 +1,616 @@
+//! The private store of one workspace, in wrench's state dir (never in the
+//! workspace, never the user's `.git`):
+//!
+//! ```text
+//! <state>/workspaces/<root>-<hash>/checkpoints/   0700
+//!   lock            flock held while the store changes
+//!   meta/           counters as the names of empty files (next-id.N,
+//!                   usage.N, tree.N): a rename, never a rewrite
+//!   objects/ab/cd…  file contents by sha256, 0600, written once
+//!   open/<id>.json  the manifest of a checkpoint still waiting for its end
+//!   log/<id>.json   the manifest of a closed checkpoint
+//!   trees/tN.bin    the stat cache, generation N: every walked file's
+//!                   stamp and digest
+//!   trees/<id>.bin  the tree before an open tree checkpoint (a hard link
+//!                   to the stat cache of that moment: no copy)
+//! ```
+//!
+//! Every file is written once under a new name (a temp file renamed to
+//! it): on ext4 a rename over an existing file forces its data out first
+//! (`auto_da_alloc`), milliseconds per checkpoint on a slow disk.
+//!
+//! Every blob a manifest, `tree.bin` or an open tree names is kept;
+//! pruning drops the oldest manifests, then every blob nothing names.
+
+use crate::config::CheckpointsConfig;
+use crate::record::Checkpoint;
+use crate::tree::Tree;
+use sha2::{Digest, Sha256};
+use std::collections::HashSet;
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use wrench_core::{Context, ToolError, ToolResult};
+
+/// The store directory's name inside the workspace's state dir.
+pub const STORE_DIR: &str = "checkpoints";
+
+/// The store of one workspace, locked for the life of this value.
+pub struct Store {
+    dir: PathBuf,
+    _lock: File,
+    usage: u64,
+    usage_dirty: bool,
+    pub cfg: CheckpointsConfig,
+}
+
+fn io_err(what: &Path, e: &std::io::Error) -> ToolError {
+    ToolError::from_io(format!("checkpoint store {}", what.display()), e)
+}
+
+/// Create `d` (and parents) with mode 0700.
+pub fn private_dir(d: &Path) -> ToolResult<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(d)
+        .map_err(|e| io_err(d, &e))
+}
+
+/// Replace `path` with `bytes` atomically (temp file 0600 in its directory, rename).
+pub fn replace(path: &Path, bytes: &[u8]) -> ToolResult<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| ToolError::io(format!("{} has no parent", path.display())))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .tempfile_in(dir)
+        .map_err(|e| io_err(dir, &e))?;
+    tmp.write_all(bytes).map_err(|e| io_err(path, &e))?;
+    tmp.persist(path).map_err(|e| io_err(path, &e.error))?;
+    Ok(())
+}
+
+fn read_opt(p: &Path) -> ToolResult<Option<Vec<u8>>> {
+    match fs::read(p) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_err(p, &e)),
+    }
+}
+
+/// The ids of the `<id>.json` files in `d`, ascending.
+fn ids_in(d: &Path) -> ToolResult<Vec<u64>> {
+    let mut ids: Vec<u64> = fs::read_dir(d)
+        .map_err(|e| io_err(d, &e))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let n = e.file_name();
+            crate::record::parse_id(n.to_str()?.strip_suffix(".json")?)
+        })
+        .collect();
+    ids.sort_unstable();
+    Ok(ids)
+}
+
+/// The counter `name` (the largest N of the empty files `meta/name.N`).
+fn counter(dir: &Path, name: &str) -> Option<u64> {
+    counter_files(dir, name).into_iter().map(|(v, _)| v).max()
+}
+
+fn counter_files(dir: &Path, name: &str) -> Vec<(u64, PathBuf)> {
+    fs::read_dir(dir.join("meta"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let n = e.file_name();
+            let v = n.to_str()?.strip_prefix(name)?.strip_prefix('.')?;
+            Some((crate::record::parse_id(v)?, e.path()))
+        })
+        .collect()
+}
+
+/// Set the counter `name` to `v`: the old file renamed (no data to write).
+fn set_counter(dir: &Path, name: &str, v: u64) -> ToolResult<()> {
+    let to = dir.join("meta").join(format!("{name}.{v}"));
+    let olds: Vec<PathBuf> = counter_files(dir, name)
+        .into_iter()
+        .map(|(_, p)| p)
+        .filter(|p| *p != to)
+        .collect();
+    match olds.first() {
+        Some(first) => fs::rename(first, &to).map_err(|e| io_err(&to, &e))?,
+        None => {
+            OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .mode(0o600)
+                .open(&to)
+                .map_err(|e| io_err(&to, &e))?;
+        }
+    }
+    for o in olds.iter().skip(1) {
+        let _ = fs::remove_file(o);
+    }
+    Ok(())
+}
+
+/// The store directory of a call's workspace: `checkpoints/` in the state
+/// dir of the session's workspace, or `checkpoints-<hash>/` when the call
+/// runs in another root (an MCP client's roots), so paths relative to one
+/// root are never applied in another.
+pub fn store_dir(ctx: &Context) -> PathBuf {
+    let ws = ctx.session.workspace_dir();
+    if ctx.session.root() == ctx.root {
+        ws.join(STORE_DIR)
+    } else {
+        let h = wrench_core::session::sha256_hex(ctx.root.as_os_str().as_encoded_bytes());
+        ws.join(format!("{STORE_DIR}-{}", &h[..16]))
+    }
+}
+
+impl Store {
+    /// Open and lock the store (blocking while another process holds it).
+    pub fn open(ctx: &Context, cfg: CheckpointsConfig) -> ToolResult<Store> {
+        Self::open_dir(&store_dir(ctx), cfg)
+    }
+
+    pub fn open_dir(dir: &Path, cfg: CheckpointsConfig) -> ToolResult<Store> {
+        for sub in ["objects", "log", "trees", "open", "meta"] {
+            private_dir(&dir.join(sub))?;
+        }
+        let lp = dir.join("lock");
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .mode(0o600)
+            .open(&lp)
+            .map_err(|e| io_err(&lp, &e))?;
+        lock.lock().map_err(|e| io_err(&lp, &e))?;
+        let usage = counter(dir, "usage").unwrap_or(0);
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            _lock: lock,
+            usage,
+            usage_dirty: false,
+            cfg,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Bytes the stored contents take.
+    pub fn usage(&self) -> u64 {
+        self.usage
+    }
+
+    fn object_path(&self, hex: &str) -> ToolResult<PathBuf> {
+        if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(ToolError::io(format!(
+                "checkpoint store: {hex:?} is not a content digest; the manifest is corrupt"
+            )));
+        }
+        Ok(self.dir.join("objects").join(&hex[..2]).join(&hex[2..]))
+    }
+
+    /// Whether the content `hex` is stored.
+    pub fn has(&self, hex: &str) -> bool {
+        self.object_path(hex).map(|p| p.exists()).unwrap_or(false)
+    }
+
+    /// Store `bytes` under their digest unless present. Err(None) when the
+    /// store is full (`max_total_bytes`).
+    pub fn put(&mut self, bytes: &[u8]) -> Result<String, Option<ToolError>> {
+        let hex = hex::encode(Sha256::digest(bytes));
+        self.put_as(&hex, bytes).map(|_| hex)
+    }
+
+    /// Store `bytes` whose digest is `hex`.
+    pub fn put_as(&mut self, hex: &str, bytes: &[u8]) -> Result<(), Option<ToolError>> {
+        let p = self.object_path(hex).map_err(Some)?;
+        if p.exists() {
+            return Ok(());
+        }
+        if self.usage + bytes.len() as u64 > self.cfg.max_total_bytes {
+            return Err(None);
+        }
+        if let Some(parent) = p.parent() {
+            private_dir(parent).map_err(Some)?;
+        }
+        replace(&p, bytes).map_err(Some)?;
+        self.usage += bytes.len() as u64;
+        self.usage_dirty = true;
+        Ok(())
+    }
+
+    /// The stored content `hex`.
+    pub fn get(&self, hex: &str) -> ToolResult<Vec<u8>> {
+        let p = self.object_path(hex)?;
+        let b = fs::read(&p).map_err(|e| {
+            ToolError::not_found(format!(
+                "checkpoint store: content {} is missing ({e}); it was pruned or the store was cleared",
+                &hex[..12]
+            ))
+        })?;
+        // A store file changed by anyone is not trusted.
+        if hex::encode(Sha256::digest(&b)) != hex {
+            return Err(ToolError::io(format!(
+                "checkpoint store: content {} does not match its digest; the store was changed outside wrench",
+                &hex[..12]
+            )));
+        }
+        Ok(b)
+    }
+
+    fn log_path(&self, id: u64) -> PathBuf {
+        self.dir.join("log").join(format!("{id}.json"))
+    }
+    fn open_path(&self, id: u64) -> PathBuf {
+        self.dir.join("open").join(format!("{id}.json"))
+    }
+
+    /// A new checkpoint id (never reused).
+    pub fn next_id(&mut self) -> ToolResult<u64> {
+        let mut n = counter(&self.dir, "next-id").unwrap_or(1);
+        // Never below an id already in the store (a lost counter).
+        if let Some(max) = self.ids()?.last() {
+            n = n.max(max + 1);
+        }
+        set_counter(&self.dir, "next-id", n + 1)?;
+        Ok(n)
+    }
+
+    /// Every checkpoint id, open and closed, ascending.
+    pub fn ids(&self) -> ToolResult<Vec<u64>> {
+        let mut ids = ids_in(&self.dir.join("log"))?;
+        ids.extend(ids_in(&self.dir.join("open"))?);
+        ids.sort_unstable();
+        ids.dedup();
+        Ok(ids)
+    }
+
+    pub fn load(&self, id: u64) -> ToolResult<Option<Checkpoint>> {
+        for p in [self.log_path(id), self.open_path(id)] {
+            if let Some(b) = read_opt(&p)? {
+                return serde_json::from_slice(&b).map(Some).map_err(|e| {
+                    ToolError::io(format!(
+                        "checkpoint manifest {} is corrupt ({e}); delete it to drop that checkpoint",
+                        p.display()
+                    ))
+                });
+            }
+        }
+        Ok(None)
+    }
+
+    /// Every checkpoint, ascending by id (corrupt manifests skipped).
+    pub fn all(&self) -> ToolResult<Vec<Checkpoint>> {
+        Ok(self
+            .ids()?
+            .into_iter()
+            .filter_map(|id| self.load(id).ok().flatten())
+            .collect())
+    }
+
+    /// Write a manifest: an open one under open/, a closed one under log/
+    /// (and its open one removed).
+    pub fn save(&self, cp: &Checkpoint) -> ToolResult<()> {
+        let b = serde_json::to_vec_pretty(cp)
+            .map_err(|e| ToolError::io(format!("cannot encode a checkpoint: {e}")))?;
+        if cp.open {
+            replace(&self.open_path(cp.id), &b)
+        } else {
+            replace(&self.log_path(cp.id), &b)?;
+            let _ = fs::remove_file(self.open_path(cp.id));
+            Ok(())
+        }
+    }
+
+    pub fn remove(&self, id: u64) {
+        let _ = fs::remove_file(self.log_path(id));
+        let _ = fs::remove_file(self.open_path(id));
+        self.unpin_tree(id);
+    }
+
+    fn tree_path(&self) -> Option<PathBuf> {
+        counter(&self.dir, "tree").map(|g| self.dir.join("trees").join(format!("t{g}.bin")))
+    }
+    fn open_tree_path(&self, id: u64) -> PathBuf {
+        self.dir.join("trees").join(format!("{id}.bin"))
+    }
+
+    /// The stat cache (empty when none or unreadable: then every file is
+    /// hashed again, which is slow, never wrong).
+    pub fn load_tree(&self) -> Tree {
+        self.tree_path()
+            .and_then(|p| read_opt(&p).ok().flatten())
+            .and_then(|b| Tree::decode(&b))
+            .unwrap_or_default()
+    }
+
+    /// Write the stat cache as a new generation and drop the old one.
+    pub fn save_tree(&self, t: &Tree) -> ToolResult<()> {
+        let old = self.tree_path();
+        let g = counter(&self.dir, "tree").unwrap_or(0) + 1;
+        replace(
+            &self.dir.join("trees").join(format!("t{g}.bin")),
+            &t.encode(),
+        )?;
+        set_counter(&self.dir, "tree", g)?;
+        if let Some(o) = old {
+            let _ = fs::remove_file(o);
+        }
+        Ok(())
+    }
+
+    /// Keep the current stat cache as the before-tree of checkpoint `id`.
+    pub fn pin_tree(&self, id: u64, t: &Tree) -> ToolResult<()> {
+        let to = self.open_tree_path(id);
+        let _ = fs::remove_file(&to);
+        let linked = self
+            .tree_path()
+            .is_some_and(|from| fs::hard_link(from, &to).is_ok());
+        if !linked {
+            replace(&to, &t.encode())?;
+        }
+        Ok(())
+    }
+
+    /// The before-tree of open checkpoint `id`.
+    pub fn pinned_tree(&self, id: u64) -> Option<Tree> {
+        read_opt(&self.open_tree_path(id))
+            .ok()
+            .flatten()
+            .and_then(|b| Tree::decode(&b))
+    }
+
+    pub fn unpin_tree(&self, id: u64) {
+        let _ = fs::remove_file(self.open_tree_path(id));
+    }
+
+    /// Drop the oldest checkpoints beyond the caps (count, age, bytes),
+    /// then every blob nothing names. Over the count it drops down to nine
+    /// tenths of it, so the full collection runs once per many checkpoints.
+    /// Returns how many were dropped.
+    pub fn prune(&mut self, now: u64) -> ToolResult<usize> {
+        // Open checkpoints (a running job's) are never pruned.
+        let mut ids = ids_in(&self.dir.join("log"))?;
+        let keep = self.cfg.keep_checkpoints;
+        let cutoff = now.saturating_sub(self.cfg.keep_days.saturating_mul(86_400));
+        let target = if ids.len() > keep {
+            keep - keep / 10
+        } else {
+            keep
+        };
+        let mut dropped = 0;
+        while let Some(&first) = ids.first() {
+            let too_old = match self.load(first) {
+                Ok(Some(cp)) => cp.time < cutoff,
+                _ => true,
+            };
+            if ids.len() <= target && !too_old {
+                break;
+            }
+            self.remove(first);
+            ids.remove(0);
+            dropped += 1;
+        }
+        if dropped > 0 {
+            self.collect()?;
+        }
+        // Near the byte cap (a call that filled the store was recorded as
+        // partial): the oldest go first, a tenth at a time, until a tenth
+        // of the cap is free again for the next call.
+        let room = self.cfg.max_total_bytes - self.cfg.max_total_bytes / 10;
+        while self.usage > room && !ids.is_empty() {
+            let n = (ids.len() / 10).max(1);
+            for id in ids.drain(..n) {
+                self.remove(id);
+                dropped += 1;
+            }
+            self.collect()?;
+        }
+        Ok(dropped)
+    }
+
+    /// The ids of open checkpoints, ascending.
+    pub fn open_ids(&self) -> Vec<u64> {
+        ids_in(&self.dir.join("open")).unwrap_or_default()
+    }
+
+    /// Delete every blob no manifest, stat cache or open tree names, and
+    /// count the bytes left.
+    pub fn collect(&mut self) -> ToolResult<()> {
+        let mut live: HashSet<String> = HashSet::new();
+        for cp in self.all()? {
+            for e in &cp.entries {
+                live.extend(e.before.blob().map(str::to_string));
+                if let Some(a) = &e.after {
+                    live.extend(a.blob().map(str::to_string));
+                }
+            }
+            if cp.open
+                && let Some(t) = self.pinned_tree(cp.id)
+            {
+                live.extend(t.blobs());
+            }
+        }
+        live.extend(self.load_tree().blobs());
+        let objects = self.dir.join("objects");
+        let mut usage = 0u64;
+        for sub in fs::read_dir(&objects)
+            .map_err(|e| io_err(&objects, &e))?
+            .flatten()
+        {
+            let prefix = sub.file_name().to_string_lossy().into_owned();
+            let Ok(files) = fs::read_dir(sub.path()) else {
+                continue;
+            };
+            for f in files.flatten() {
+                let name = format!("{prefix}{}", f.file_name().to_string_lossy());
+                if live.contains(&name) {
+                    usage += f.metadata().map(|m| m.len()).unwrap_or(0);
+                } else {
+                    let _ = fs::remove_file(f.path());
+                }
+            }
+        }
+        self.usage = usage;
+        self.usage_dirty = true;
+        Ok(())
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        if self.usage_dirty {
+            let _ = set_counter(&self.dir, "usage", self.usage);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Entry, Scope, State};
+
+    fn cfg(total: u64, keep: usize) -> CheckpointsConfig {
+        CheckpointsConfig {
+            max_total_bytes: total,
+            keep_checkpoints: keep,
+            ..Default::default()
+        }
+    }
+
+    fn cp(id: u64, blob: &str, time: u64) -> Checkpoint {
+        Checkpoint {
+            id,
+            call_id: String::new(),
+            tool: "edit".into(),
+            session: "t".into(),
+            time,
+            scope: Scope::Files,
+            open: false,
+            background: false,
+            pgid: None,
+            partial: vec![],
+            entries: vec![Entry {
+                path: "f".into(),
+                before: State::File {
+                    sha256: blob.into(),
+                    size: 1,
+                    mode: 0o644,
+                },
+                after: Some(State::Absent),
+            }],
+        }
+    }
+
+    #[test]
+    fn contents_are_stored_once_and_refused_over_the_total_cap() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = Store::open_dir(d.path(), cfg(10, 5)).unwrap();
+        let a = s.put(b"12345").unwrap();
+        assert_eq!(s.put(b"12345").unwrap(), a);
+        assert_eq!(s.usage(), 5);
+        assert!(matches!(s.put(b"abcdefgh"), Err(None)));
+        assert_eq!(s.get(&a).unwrap(), b"12345");
+    }
+
+    #[test]
+    fn a_changed_blob_is_not_trusted() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = Store::open_dir(d.path(), cfg(100, 5)).unwrap();
+        let a = s.put(b"right").unwrap();
+        fs::write(
+            d.path().join("objects").join(&a[..2]).join(&a[2..]),
+            b"wrong",
+        )
+        .unwrap();
+        assert!(s.get(&a).is_err());
+        assert!(s.get("../../etc/passwd").is_err());
+    }
+
+    #[test]
+    fn pruning_drops_the_oldest_and_every_blob_only_they_named() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = Store::open_dir(d.path(), cfg(1 << 20, 10)).unwrap();
+        let now = 1_000_000;
+        let mut blobs = vec![];
+        for i in 0..12u64 {
+            let b = s.put(format!("content {i}").as_bytes()).unwrap();
+            let id = s.next_id().unwrap();
+            s.save(&cp(id, &b, now)).unwrap();
+            blobs.push(b);
+        }
+        s.prune(now).unwrap();
+        let ids = s.ids().unwrap();
+        assert_eq!(ids.len(), 9, "down to nine tenths of the cap: {ids:?}");
+        assert_eq!(ids[0], 4);
+        assert!(!s.has(&blobs[0]) && s.has(&blobs[11]));
+        // Ids are never reused after a prune.
+        assert_eq!(s.next_id().unwrap(), 13);
+    }
+
+    #[test]
+    fn a_store_near_its_byte_cap_frees_a_tenth_of_it_from_the_oldest() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = Store::open_dir(d.path(), cfg(1000, 100)).unwrap();
+        for i in 0..10u64 {
+            let b = s.put(format!("{i:0>100}").as_bytes()).unwrap();
+            let id = s.next_id().unwrap();
+            s.save(&cp(id, &b, 1)).unwrap();
+        }
+        assert_eq!(s.usage(), 1000);
+        s.prune(1).unwrap();
+        assert!(s.usage() <= 900, "{}", s.usage());
+        assert_eq!(s.ids().unwrap().first(), Some(&2));
+    }
+
+    #[test]
+    fn another_root_gets_its_own_store() {
+        let d = tempfile::tempdir().unwrap();
+        let (a, b) = (d.path().join("a"), d.path().join("b"));
+        fs::create_dir_all(&a).unwrap();
+        fs::create_dir_all(&b).unwrap();
+        let gate = std::sync::Arc::new(wrench_core::AllowAll);
+        let ctx = wrench_core::context_for(&a, &d.path().join("state"), gate).unwrap();
+        let mut other = ctx.clone();
+        other.root = fs::canonicalize(&b).unwrap();
+        assert_ne!(store_dir(&ctx), store_dir(&other));
+        assert_eq!(store_dir(&ctx).parent(), store_dir(&other).parent());
+    }
+
+    #[test]
+    fn old_checkpoints_expire() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = Store::open_dir(d.path(), cfg(1 << 20, 10)).unwrap();
+        let b = s.put(b"x").unwrap();
+        let day = 86_400;
+        s.save(&cp(1, &b, 0)).unwrap();
+        s.save(&cp(2, &b, 20 * day)).unwrap();
+        s.prune(20 * day).unwrap();
+        assert_eq!(s.ids().unwrap(), vec![2]);
+    }
+
+    #[test]
+    fn store_files_and_dirs_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().join("cp");
+        let mut s = Store::open_dir(&dir, cfg(100, 5)).unwrap();
+        let a = s.put(b"secret").unwrap();
+        let obj = dir.join("objects").join(&a[..2]).join(&a[2..]);
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&obj), 0o600);
+        assert_eq!(mode(obj.parent().unwrap()), 0o700);
+        assert_eq!(mode(&dir), 0o700);
+    }
+}

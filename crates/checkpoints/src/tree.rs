@@ -1,0 +1,560 @@
+//! Tree snapshots: a walk of the workspace that honours ignore rules, with
+//! a stat cache so an unchanged file costs one `lstat`.
+//!
+//! A file's digest is reused while its size, mtime, ctime and inode are
+//! unchanged and its times were over [`RACY_NS`] older than the moment it
+//! was hashed (git's racy-clean rule: a write after the hash moves ctime).
+
+use crate::record::State;
+use crate::store::Store;
+use std::collections::HashMap;
+use std::fs::Metadata;
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use wrench_permissions::{Workspace, openat2_beneath};
+
+/// Threads that list and stat the tree (hashing stays on the caller's).
+pub const WALK_THREADS: usize = 2;
+
+/// Nanoseconds a file's times must lie before its hashing for the digest
+/// to be trusted on the next walk.
+pub const RACY_NS: i64 = 2_000_000_000;
+
+/// What a walked path is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    Stored = 0,
+    TooBig = 1,
+    StoreFull = 2,
+    Unreadable = 3,
+    Symlink = 4,
+    Other = 5,
+}
+
+impl Kind {
+    fn from_u8(b: u8) -> Option<Kind> {
+        Some(match b {
+            0 => Kind::Stored,
+            1 => Kind::TooBig,
+            2 => Kind::StoreFull,
+            3 => Kind::Unreadable,
+            4 => Kind::Symlink,
+            5 => Kind::Other,
+            _ => return None,
+        })
+    }
+}
+
+/// One path's stamp and, for a stored file, its digest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rec {
+    pub size: u64,
+    pub mtime: i64,
+    pub ctime: i64,
+    pub ino: u64,
+    pub mode: u32,
+    pub kind: Kind,
+    pub digest: [u8; 32],
+    pub hashed_at: i64,
+}
+
+impl Rec {
+    fn stamp_of(meta: &Metadata, kind: Kind) -> Rec {
+        Rec {
+            size: meta.len(),
+            mtime: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+            ctime: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
+            ino: meta.ino(),
+            mode: meta.mode() & 0o7777,
+            kind,
+            digest: [0; 32],
+            hashed_at: 0,
+        }
+    }
+
+    fn same_stamp(&self, o: &Rec) -> bool {
+        (self.size, self.mtime, self.ctime, self.ino, self.mode)
+            == (o.size, o.mtime, o.ctime, o.ino, o.mode)
+    }
+
+    fn settled(&self) -> bool {
+        self.mtime != 0
+            && self.ctime != 0
+            && self.mtime < self.hashed_at - RACY_NS
+            && self.ctime < self.hashed_at - RACY_NS
+    }
+
+    /// The state this record stands for.
+    pub fn state(&self) -> State {
+        let why = match self.kind {
+            Kind::Stored => {
+                return State::File {
+                    sha256: hex::encode(self.digest),
+                    size: self.size,
+                    mode: self.mode,
+                };
+            }
+            Kind::Symlink => {
+                return State::Other {
+                    what: "a symlink".into(),
+                };
+            }
+            Kind::Other => {
+                return State::Other {
+                    what: "not a regular file".into(),
+                };
+            }
+            Kind::TooBig => "over the per-file cap, max_file_bytes",
+            Kind::StoreFull => "the store was full, max_total_bytes",
+            Kind::Unreadable => "it could not be read",
+        };
+        State::Unstored {
+            size: self.size,
+            mode: self.mode,
+            why: why.into(),
+        }
+    }
+
+    /// Whether the path changed between two records.
+    pub fn differs(&self, o: &Rec) -> bool {
+        match (self.kind, o.kind) {
+            (Kind::Stored, Kind::Stored) => self.digest != o.digest || self.mode != o.mode,
+            _ => self.kind != o.kind || !self.same_stamp(o),
+        }
+    }
+}
+
+/// Every walked path (relative, `/`-separated) and its record.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tree {
+    pub files: HashMap<String, Rec>,
+    /// False when the walk stopped early (file or time cap): a path it
+    /// lacks may still exist.
+    pub complete: bool,
+}
+
+const MAGIC: &[u8; 4] = b"WCT2";
+
+impl Tree {
+    /// The digests of the stored files.
+    pub fn blobs(&self) -> impl Iterator<Item = String> + '_ {
+        self.files
+            .values()
+            .filter(|r| r.kind == Kind::Stored)
+            .map(|r| hex::encode(r.digest))
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut paths: Vec<&String> = self.files.keys().collect();
+        paths.sort();
+        let mut out = Vec::with_capacity(16 + paths.len() * 100);
+        out.extend_from_slice(MAGIC);
+        out.push(u8::from(self.complete));
+        out.extend_from_slice(&(paths.len() as u64).to_le_bytes());
+        for p in paths {
+            let r = &self.files[p];
+            out.extend_from_slice(&(p.len() as u32).to_le_bytes());
+            out.extend_from_slice(p.as_bytes());
+            out.extend_from_slice(&r.size.to_le_bytes());
+            out.extend_from_slice(&r.mtime.to_le_bytes());
+            out.extend_from_slice(&r.ctime.to_le_bytes());
+            out.extend_from_slice(&r.ino.to_le_bytes());
+            out.extend_from_slice(&r.mode.to_le_bytes());
+            out.push(r.kind as u8);
+            out.extend_from_slice(&r.digest);
+            out.extend_from_slice(&r.hashed_at.to_le_bytes());
+        }
+        out
+    }
+
+    /// None when the bytes are not a tree this version wrote.
+    pub fn decode(b: &[u8]) -> Option<Tree> {
+        let mut c = Cursor { b, at: 0 };
+        if c.take(4)? != MAGIC {
+            return None;
+        }
+        let complete = match c.take(1)?[0] {
+            0 => false,
+            1 => true,
+            _ => return None,
+        };
+        let n = c.u64()?;
+        let mut files = HashMap::with_capacity(usize::try_from(n).ok()?.min(1 << 20));
+        for _ in 0..n {
+            let len = c.u32()? as usize;
+            let path = std::str::from_utf8(c.take(len)?).ok()?.to_string();
+            let rec = Rec {
+                size: c.u64()?,
+                mtime: c.u64()? as i64,
+                ctime: c.u64()? as i64,
+                ino: c.u64()?,
+                mode: c.u32()?,
+                kind: Kind::from_u8(c.take(1)?[0])?,
+                digest: c.take(32)?.try_into().ok()?,
+                hashed_at: c.u64()? as i64,
+            };
+            files.insert(path, rec);
+        }
+        (c.at == b.len()).then_some(Tree { files, complete })
+    }
+}
+
+struct Cursor<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.at.checked_add(n)?;
+        let s = self.b.get(self.at..end)?;
+        self.at = end;
+        Some(s)
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+}
+
+/// Nanoseconds since the epoch now.
+pub fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
+/// Read a regular file beneath the root without following a symlink at
+/// any step out of it (or at its last component): its bytes and the
+/// metadata of what was read.
+pub fn read_beneath(ws: &Workspace, rel: &str, max: u64) -> Option<(Vec<u8>, Metadata)> {
+    let mut f = openat2_beneath(
+        ws.root_fd(),
+        Path::new(rel),
+        libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK,
+    )
+    .ok()?;
+    let meta = f.metadata().ok()?;
+    if !meta.is_file() || meta.len() > max {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).ok()?);
+    (&mut f).take(max + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= max).then_some((bytes, meta))
+}
+
+/// The metadata of `rel` itself (a symlink is not followed), None when absent.
+pub fn lstat_beneath(ws: &Workspace, rel: &str) -> std::io::Result<Option<Metadata>> {
+    match openat2_beneath(
+        ws.root_fd(),
+        Path::new(rel),
+        libc::O_PATH | libc::O_NOFOLLOW,
+    ) {
+        Ok(f) => f.metadata().map(Some),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// A path's record when no hashing is needed: a symlink or other
+/// non-file, a file over the per-file cap, or a file whose `old` record
+/// still holds (same stamp, and hashed over [`RACY_NS`] after its times).
+/// (A stored digest in the stat cache names a blob the store keeps:
+/// pruning never drops what `tree.bin` names.)
+pub fn without_hashing(meta: &Metadata, old: Option<&Rec>, max_file_bytes: u64) -> Option<Rec> {
+    let ft = meta.file_type();
+    if ft.is_symlink() {
+        return Some(Rec::stamp_of(meta, Kind::Symlink));
+    }
+    if !ft.is_file() {
+        return Some(Rec::stamp_of(meta, Kind::Other));
+    }
+    let fresh = Rec::stamp_of(meta, Kind::Stored);
+    if let Some(o) = old
+        && o.same_stamp(&fresh)
+        && o.settled()
+        && matches!(o.kind, Kind::Stored | Kind::TooBig)
+    {
+        return Some(*o);
+    }
+    (meta.len() > max_file_bytes).then(|| Rec::stamp_of(meta, Kind::TooBig))
+}
+
+/// Observe one path: reuse `old` when its stamp still holds, else hash the
+/// file and store its content.
+pub fn observe(
+    ws: &Workspace,
+    store: &mut Store,
+    rel: &str,
+    meta: &Metadata,
+    old: Option<&Rec>,
+) -> Rec {
+    if let Some(r) = without_hashing(meta, old, store.cfg.max_file_bytes) {
+        return r;
+    }
+    let hashed_at = now_ns();
+    let Some((bytes, meta)) = read_beneath(ws, rel, store.cfg.max_file_bytes) else {
+        return Rec::stamp_of(meta, Kind::Unreadable);
+    };
+    let mut rec = Rec::stamp_of(&meta, Kind::Stored);
+    rec.hashed_at = hashed_at;
+    use sha2::Digest;
+    rec.digest = sha2::Sha256::digest(&bytes).into();
+    match store.put_as(&hex::encode(rec.digest), &bytes) {
+        Ok(()) => rec,
+        Err(_) => Rec {
+            kind: Kind::StoreFull,
+            digest: [0; 32],
+            ..rec
+        },
+    }
+}
+
+/// The state of one path now, its content stored.
+pub fn state_now(ws: &Workspace, store: &mut Store, rel: &str) -> State {
+    match lstat_beneath(ws, rel) {
+        Ok(None) => State::Absent,
+        Ok(Some(meta)) => observe(ws, store, rel, &meta, None).state(),
+        Err(e) => State::Other {
+            what: format!("not reachable inside the root ({e})"),
+        },
+    }
+}
+
+/// A finished walk: the tree and why it is incomplete (empty: complete).
+pub struct Snapshot {
+    pub tree: Tree,
+    pub partial: Vec<String>,
+}
+
+/// The first bytes of a `CACHEDIR.TAG` (bford.info/cachedir): a directory
+/// holding one is a cache, never copied. A file without the signature
+/// does not count, so a stray name cannot hide a source directory.
+pub const CACHEDIR_SIGNATURE: &[u8] = b"Signature: 8a477f597d28d172789f06886806bc55";
+
+fn is_cache_dir(dir: &Path) -> bool {
+    let Ok(f) = std::fs::File::open(dir.join("CACHEDIR.TAG")) else {
+        return false;
+    };
+    let mut head = Vec::with_capacity(CACHEDIR_SIGNATURE.len());
+    f.take(CACHEDIR_SIGNATURE.len() as u64)
+        .read_to_end(&mut head)
+        .is_ok()
+        && head == CACHEDIR_SIGNATURE
+}
+
+fn excluded_name(name: &str) -> bool {
+    crate::config::ALWAYS_EXCLUDED.contains(&name)
+}
+
+/// Walk the workspace (ignore files honoured, [`crate::config::ALWAYS_EXCLUDED`]
+/// and cache directories skipped, symlinks not followed), reusing `old`'s
+/// records for unchanged files and storing changed ones.
+pub fn walk(ws: &Workspace, store: &mut Store, old: &Tree, skip: &[PathBuf]) -> Snapshot {
+    let root = ws.root().to_path_buf();
+    let mut wb = ignore::WalkBuilder::new(&root);
+    wb.hidden(false)
+        .parents(false)
+        .ignore(true)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(true)
+        .require_git(false)
+        .follow_links(false)
+        .same_file_system(true);
+    if !store.cfg.exclude.is_empty() {
+        let mut ob = ignore::overrides::OverrideBuilder::new(&root);
+        for g in &store.cfg.exclude {
+            let _ = ob.add(&format!("!{g}"));
+        }
+        if let Ok(o) = ob.build() {
+            wb.overrides(o);
+        }
+    }
+    let skip = skip.to_vec();
+    wb.filter_entry(move |e| {
+        let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+        if !is_dir || e.depth() == 0 {
+            return true;
+        }
+        let name = e.file_name().to_string_lossy();
+        !(excluded_name(&name)
+            || skip.iter().any(|s| e.path().starts_with(s))
+            || is_cache_dir(e.path()))
+    });
+    // Listing and stat-ing run on WALK_THREADS threads; what must be
+    // hashed is collected and hashed here, in order, into the store.
+    enum Seen {
+        Done(String, Rec),
+        Hash(String, Metadata),
+        NotUtf8,
+    }
+    let (tx, rx) = std::sync::mpsc::channel::<Seen>();
+    let count = std::sync::atomic::AtomicUsize::new(0);
+    let over_flag = std::sync::atomic::AtomicBool::new(false);
+    let max_file = store.cfg.max_file_bytes;
+    let started = std::time::Instant::now();
+    wb.threads(WALK_THREADS).build_parallel().run(|| {
+        let tx = tx.clone();
+        let (root, count, over_flag, started) = (&root, &count, &over_flag, &started);
+        Box::new(move |entry| {
+            use ignore::WalkState;
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
+            if entry.depth() == 0
+                || entry.file_type().is_some_and(|t| t.is_dir())
+                || entry.file_name().eq_ignore_ascii_case(".git")
+            {
+                return WalkState::Continue;
+            }
+            if count.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                >= crate::config::MAX_TREE_FILES
+                || started.elapsed() > crate::config::MAX_WALK_TIME
+            {
+                over_flag.store(true, std::sync::atomic::Ordering::Relaxed);
+                return WalkState::Quit;
+            }
+            let Ok(rel) = entry.path().strip_prefix(root) else {
+                return WalkState::Continue;
+            };
+            let Some(rel) = rel.to_str().map(str::to_string) else {
+                let _ = tx.send(Seen::NotUtf8);
+                return WalkState::Continue;
+            };
+            let Ok(meta) = entry.metadata() else {
+                return WalkState::Continue;
+            };
+            let seen = match without_hashing(&meta, old.files.get(&rel), max_file) {
+                Some(r) => Seen::Done(rel, r),
+                None => Seen::Hash(rel, meta),
+            };
+            let _ = tx.send(seen);
+            WalkState::Continue
+        })
+    });
+    drop(tx);
+    let mut tree = Tree::default();
+    let mut partial = Vec::new();
+    let mut not_utf8 = 0usize;
+    let mut hash = Vec::new();
+    for seen in rx {
+        match seen {
+            Seen::Done(rel, r) => {
+                tree.files.insert(rel, r);
+            }
+            Seen::Hash(rel, meta) => hash.push((rel, meta)),
+            Seen::NotUtf8 => not_utf8 += 1,
+        }
+    }
+    hash.sort_by(|a, b| a.0.cmp(&b.0));
+    for (rel, meta) in hash {
+        let rec = observe(ws, store, &rel, &meta, None);
+        tree.files.insert(rel, rec);
+    }
+    let over = over_flag.load(std::sync::atomic::Ordering::Relaxed);
+    tree.complete = !over;
+    if over {
+        partial.push(format!(
+            "the walk stopped at {} files or {} s; files it did not reach are not covered",
+            crate::config::MAX_TREE_FILES,
+            crate::config::MAX_WALK_TIME.as_secs()
+        ));
+    }
+    if not_utf8 > 0 {
+        partial.push(format!(
+            "{not_utf8} files whose names are not UTF-8 are not covered"
+        ));
+    }
+    Snapshot { tree, partial }
+}
+
+/// The paths whose records differ between two trees, sorted, with their
+/// before and after states. A walk that stopped early proves nothing
+/// about the paths it lacks: a path missing from an incomplete `after` is
+/// deleted only if `gone` confirms it, and one missing from an incomplete
+/// `before` is not reported as created (its before-state is unknown).
+pub fn diff(
+    before: &Tree,
+    after: &Tree,
+    gone: impl Fn(&str) -> bool,
+) -> Vec<(String, State, State)> {
+    let mut out = Vec::new();
+    for (p, a) in &after.files {
+        match before.files.get(p) {
+            Some(b) if !b.differs(a) => {}
+            Some(b) => out.push((p.clone(), b.state(), a.state())),
+            None if before.complete => out.push((p.clone(), State::Absent, a.state())),
+            None => {}
+        }
+    }
+    for (p, b) in &before.files {
+        if !after.files.contains_key(p) && (after.complete || gone(p)) {
+            out.push((p.clone(), b.state(), State::Absent));
+        }
+    }
+    out.sort_by(|x, y| x.0.cmp(&y.0));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn rec(kind: u8, seed: u64) -> Rec {
+        Rec {
+            size: seed,
+            mtime: (seed as i64).wrapping_mul(3),
+            ctime: (seed as i64).wrapping_neg(),
+            ino: seed ^ 0xdead,
+            mode: (seed as u32) & 0o7777,
+            kind: Kind::from_u8(kind % 6).unwrap_or(Kind::Other),
+            digest: [seed as u8; 32],
+            hashed_at: (seed as i64).wrapping_add(7),
+        }
+    }
+
+    fn tree(paths: &[&str], complete: bool) -> Tree {
+        Tree {
+            files: paths.iter().map(|p| (p.to_string(), rec(0, 1))).collect(),
+            complete,
+        }
+    }
+
+    #[test]
+    fn an_incomplete_walk_reports_no_unproven_creation_or_deletion() {
+        let full = tree(&["a", "b"], true);
+        let cut = tree(&["a"], false);
+        // b missing from a cut after-walk: deleted only if really gone.
+        assert!(diff(&full, &cut, |_| false).is_empty());
+        assert_eq!(diff(&full, &cut, |p| p == "b").len(), 1);
+        // b missing from a cut before-walk: not claimed as created.
+        assert!(diff(&cut, &full, |_| true).is_empty());
+        // Complete walks: both directions are reported.
+        assert_eq!(diff(&tree(&["a"], true), &full, |_| false).len(), 1);
+        assert_eq!(diff(&full, &tree(&["a"], true), |_| false).len(), 1);
+    }
+
+    proptest! {
+        #[test]
+        fn a_tree_round_trips_through_its_encoding(
+            files in prop::collection::hash_map("[a-z/é.\\n\\t ]{1,20}", (0u8..6, any::<u64>()), 0..20)
+        ) {
+            let t = Tree { files: files.into_iter().map(|(p, (k, s))| (p, rec(k, s))).collect(), complete: true };
+            prop_assert_eq!(Tree::decode(&t.encode()), Some(t));
+        }
+
+        #[test]
+        fn decoding_garbage_never_panics(b in prop::collection::vec(any::<u8>(), 0..200)) {
+            let _ = Tree::decode(&b);
+            let mut with_magic = MAGIC.to_vec();
+            with_magic.extend(b);
+            let _ = Tree::decode(&with_magic);
+        }
+    }
+}

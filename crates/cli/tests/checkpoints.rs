@@ -1,0 +1,590 @@
+//! Checkpoints and undo through the real binary: every change a call makes,
+//! through a change tool or a shell command, can be undone in one step.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Env, wrench_cmd};
+use serde_json::{Value, json};
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+/// `wrench --mode yolo [--config C] call TOOL ARGS` → (exit code, JSON result).
+fn call(e: &Env, tool: &str, args: Value) -> (i32, Value) {
+    let mut c = wrench_cmd(e, &["--mode", "yolo"]);
+    let cfg = e.state.join("wrench.toml");
+    if cfg.exists() {
+        c.arg("--config").arg(&cfg);
+    }
+    let out = c.args(["call", tool, &args.to_string()]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "{tool}: not JSON: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), v)
+}
+
+fn ok(e: &Env, tool: &str, args: Value) -> Value {
+    let (code, v) = call(e, tool, args);
+    assert_eq!(code, 0, "{tool} failed: {v:#}");
+    v
+}
+
+fn mode(p: &Path) -> u32 {
+    fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777
+}
+
+fn write_mode(p: &Path, bytes: &[u8], m: u32) {
+    fs::write(p, bytes).unwrap();
+    fs::set_permissions(p, fs::Permissions::from_mode(m)).unwrap();
+}
+
+/// The ids of the checkpoints, newest first.
+fn ids(e: &Env) -> Vec<String> {
+    let v = ok(e, "checkpoints", json!({"limit": 1000}));
+    v["output"]["checkpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| format!("cp-{}", c["id"]))
+        .collect()
+}
+
+/// Every file under `dir` with its bytes and mode.
+fn files_under(dir: &Path) -> Vec<(String, Vec<u8>, u32)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let m = fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                let bytes = if m.is_file() {
+                    fs::read(&p).unwrap()
+                } else {
+                    vec![]
+                };
+                out.push((rel, bytes, m.permissions().mode() & 0o7777));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The workspace the main scenario starts from: CRLF text, an executable
+/// script and a file with unusual mode bits.
+fn start(e: &Env) {
+    write_mode(&e.root.join("a.txt"), b"one\r\ntwo\r\nthree\r\n", 0o644);
+    write_mode(&e.root.join("b.sh"), b"#!/bin/sh\necho hi\n", 0o755);
+    write_mode(&e.root.join("c.txt"), b"delete me\n", 0o640);
+}
+
+/// An edit, then a bash command that modifies one file, creates one and
+/// deletes one. Returns the checkpoint id of the edit.
+fn edit_then_bash(e: &Env) -> String {
+    ok(e, "read", json!({"path": "a.txt"}));
+    ok(
+        e,
+        "edit",
+        json!({"path": "a.txt", "old_string": "two", "new_string": "TWO"}),
+    );
+    let edit_cp = ids(e)[0].clone();
+    ok(
+        e,
+        "bash",
+        json!({"command": "printf 'echo more\\n' >> b.sh && chmod 700 b.sh && printf 'new\\n' > d.txt && rm c.txt"}),
+    );
+    edit_cp
+}
+
+#[test]
+fn undo_to_before_an_edit_restores_what_the_edit_and_a_later_bash_changed_in_one_step() {
+    let e = Env::new();
+    start(&e);
+    let before = files_under(&e.root);
+    let edit_cp = edit_then_bash(&e);
+    assert_eq!(
+        fs::read(e.root.join("a.txt")).unwrap(),
+        b"one\r\nTWO\r\nthree\r\n"
+    );
+    assert!(e.root.join("d.txt").exists() && !e.root.join("c.txt").exists());
+    assert_eq!(mode(&e.root.join("b.sh")), 0o700);
+
+    let list = ok(&e, "checkpoints", json!({}));
+    let text = list["text"].as_str().unwrap();
+    assert!(text.contains("bash") && text.contains("edit"), "{text}");
+    assert!(
+        text.contains("d.txt (created)")
+            && text.contains("c.txt (deleted)")
+            && text.contains("b.sh (modified)"),
+        "{text}"
+    );
+
+    let v = ok(&e, "undo", json!({"to": edit_cp}));
+    assert_eq!(files_under(&e.root), before, "{v:#}");
+}
+
+#[test]
+fn a_dry_run_lists_the_plan_and_changes_nothing() {
+    let e = Env::new();
+    start(&e);
+    let edit_cp = edit_then_bash(&e);
+    let after = files_under(&e.root);
+    let v = ok(&e, "undo", json!({"to": edit_cp, "dry_run": true}));
+    let text = v["text"].as_str().unwrap();
+    for line in [
+        "would restore a.txt",
+        "would restore b.sh",
+        "would restore c.txt",
+        "would remove d.txt",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in {text}");
+    }
+    assert_eq!(files_under(&e.root), after);
+}
+
+#[test]
+fn a_file_changed_outside_wrench_is_refused_with_its_diff_unless_forced() {
+    let e = Env::new();
+    start(&e);
+    let edit_cp = edit_then_bash(&e);
+    fs::write(e.root.join("a.txt"), b"one\r\nTWO\r\nthree\r\nmine\r\n").unwrap();
+    let after = files_under(&e.root);
+    let (code, v) = call(&e, "undo", json!({"to": edit_cp}));
+    assert_eq!(code, 1, "{v:#}");
+    let msg = v["error"]["message"].as_str().unwrap();
+    assert_eq!(v["error"]["kind"], "conflict");
+    assert!(msg.contains("a.txt") && msg.contains("+mine"), "{msg}");
+    assert_eq!(
+        files_under(&e.root),
+        after,
+        "a refused undo changed something"
+    );
+    ok(&e, "undo", json!({"to": edit_cp, "force": true}));
+    assert_eq!(
+        fs::read(e.root.join("a.txt")).unwrap(),
+        b"one\r\ntwo\r\nthree\r\n"
+    );
+}
+
+#[test]
+fn an_undo_is_a_checkpoint_and_can_itself_be_undone() {
+    let e = Env::new();
+    start(&e);
+    let edit_cp = edit_then_bash(&e);
+    let changed = files_under(&e.root);
+    ok(&e, "undo", json!({"to": edit_cp}));
+    assert_ne!(files_under(&e.root), changed);
+    let newest = ids(&e);
+    assert_eq!(newest.len(), 3, "{newest:?}");
+    ok(&e, "undo", json!({}));
+    assert_eq!(files_under(&e.root), changed);
+}
+
+#[test]
+fn ignored_and_cache_directories_are_never_copied_into_the_store() {
+    let e = Env::new();
+    start(&e);
+    for d in ["target/debug", "node_modules/pkg", "build", "cache"] {
+        fs::create_dir_all(e.root.join(d)).unwrap();
+    }
+    fs::write(e.root.join(".gitignore"), "build/\n").unwrap();
+    fs::write(
+        e.root.join("cache/CACHEDIR.TAG"),
+        "Signature: 8a477f597d28d172789f06886806bc55\n",
+    )
+    .unwrap();
+    for (i, p) in [
+        "target/debug/x",
+        "node_modules/pkg/x.js",
+        "build/out",
+        "cache/blob",
+    ]
+    .iter()
+    .enumerate()
+    {
+        fs::write(e.root.join(p), format!("IGNORED-MARKER-{i}\n")).unwrap();
+    }
+    // A CACHEDIR.TAG without the standard signature hides nothing.
+    fs::create_dir_all(e.root.join("src")).unwrap();
+    fs::write(e.root.join("src/CACHEDIR.TAG"), "not a tag\n").unwrap();
+    fs::write(e.root.join("src/lib.rs"), "fn a() {}\n").unwrap();
+    ok(
+        &e,
+        "bash",
+        json!({"command": "echo 1 > target/debug/x; echo 2 > node_modules/pkg/x.js; echo made > kept.txt; echo 'fn b() {}' >> src/lib.rs"}),
+    );
+    let stored = files_under(&e.state);
+    for (p, bytes, _) in &stored {
+        assert!(
+            !String::from_utf8_lossy(bytes).contains("IGNORED-MARKER"),
+            "{p} holds an ignored file"
+        );
+    }
+    assert!(
+        stored.iter().any(|(_, b, _)| b == b"#!/bin/sh\necho hi\n"),
+        "tracked files are stored"
+    );
+    let list = ok(&e, "checkpoints", json!({}));
+    let text = list["text"].as_str().unwrap();
+    assert!(
+        text.contains("kept.txt (created)")
+            && text.contains("src/lib.rs (modified)")
+            && !text.contains("target/")
+            && !text.contains("node_modules"),
+        "{text}"
+    );
+}
+
+#[test]
+fn caps_per_file_and_in_total_are_respected_and_a_partial_checkpoint_says_so() {
+    let e = Env::new();
+    start(&e);
+    fs::write(
+        e.state.join("wrench.toml"),
+        "[checkpoints]\nmax_file_bytes = 1000\nmax_total_bytes = 20000\n",
+    )
+    .unwrap();
+    fs::write(e.root.join("big.bin"), vec![b'x'; 5000]).unwrap();
+    let v = ok(&e, "bash", json!({"command": "printf y >> big.bin"}));
+    let notes = v["notes"].to_string();
+    assert!(
+        notes.contains("partial") && notes.contains("max_file_bytes"),
+        "{v:#}"
+    );
+    for i in 0..30 {
+        ok(
+            &e,
+            "bash",
+            json!({"command": format!("head -c 900 /dev/urandom > r{i}.bin")}),
+        );
+    }
+    let objects: u64 = files_under(&e.state)
+        .iter()
+        .filter(|(p, _, _)| p.contains("objects/"))
+        .map(|(_, b, _)| b.len() as u64)
+        .sum();
+    assert!(
+        objects <= 20000,
+        "the store holds {objects} bytes, over its cap"
+    );
+    let (code, v) = call(&e, "undo", json!({"paths": ["big.bin"], "steps": 31}));
+    assert_ne!(
+        code, 0,
+        "a file whose content was not kept cannot be restored: {v:#}"
+    );
+}
+
+fn git(root: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .current_dir(root)
+        .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_filter_driver_in_gitattributes_runs_nothing_and_nothing_is_written_under_git() {
+    let e = Env::new();
+    start(&e);
+    git(&e.root, &["init", "-q"]);
+    let marker = e.state.join("filter-ran");
+    let hook = format!("sh -c 'touch {}; cat'", marker.display());
+    git(&e.root, &["config", "filter.evil.clean", &hook]);
+    git(&e.root, &["config", "filter.evil.smudge", &hook]);
+    git(&e.root, &["config", "filter.evil.required", "true"]);
+    git(&e.root, &["config", "core.fsmonitor", &hook]);
+    fs::write(e.root.join(".gitattributes"), "* filter=evil\n").unwrap();
+    let git_before = files_under(&e.root.join(".git"));
+    let edit_cp = edit_then_bash(&e);
+    ok(&e, "undo", json!({"to": edit_cp}));
+    ok(&e, "checkpoints", json!({"action": "diff", "id": edit_cp}));
+    assert!(!marker.exists(), "a filter driver ran");
+    assert_eq!(
+        files_under(&e.root.join(".git")),
+        git_before,
+        "something was written under .git"
+    );
+}
+
+#[test]
+fn a_symlink_planted_where_a_deleted_file_was_does_not_lead_undo_out_of_the_root() {
+    let e = Env::new();
+    start(&e);
+    let outside = e.state.join("outside.txt");
+    fs::write(&outside, "outside\n").unwrap();
+    ok(&e, "bash", json!({"command": "rm c.txt"}));
+    std::os::unix::fs::symlink(&outside, e.root.join("c.txt")).unwrap();
+    for force in [false, true] {
+        let (code, v) = call(&e, "undo", json!({"force": force}));
+        assert_ne!(code, 0, "{v:#}");
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "outside\n");
+    }
+    // An in-root symlink is refused too: undo restores the path, not what it points to.
+    fs::remove_file(e.root.join("c.txt")).unwrap();
+    std::os::unix::fs::symlink("a.txt", e.root.join("c.txt")).unwrap();
+    let (code, v) = call(&e, "undo", json!({"force": true}));
+    assert_ne!(code, 0, "{v:#}");
+    assert_eq!(
+        fs::read(e.root.join("a.txt")).unwrap(),
+        b"one\r\ntwo\r\nthree\r\n"
+    );
+}
+
+#[test]
+fn a_checkpoint_id_is_never_a_path() {
+    let e = Env::new();
+    start(&e);
+    ok(&e, "bash", json!({"command": "echo x > new.txt"}));
+    for bad in ["../..", "cp-../../x", "/etc/passwd", "1/../1"] {
+        let (code, v) = call(&e, "undo", json!({"to": bad}));
+        assert_eq!(code, 2, "{bad}: {v:#}");
+        let (code, v) = call(&e, "checkpoints", json!({"action": "show", "id": bad}));
+        assert_eq!(code, 2, "{bad}: {v:#}");
+    }
+    assert!(e.root.join("new.txt").exists());
+}
+
+#[test]
+fn the_store_is_private() {
+    let e = Env::new();
+    start(&e);
+    edit_then_bash(&e);
+    let mut stack = vec![e.state.join("workspaces")];
+    let mut seen = 0;
+    while let Some(d) = stack.pop() {
+        for en in fs::read_dir(&d).unwrap().flatten() {
+            let p = en.path();
+            if !p.to_string_lossy().contains("/checkpoints") {
+                if p.is_dir() {
+                    stack.push(p);
+                }
+                continue;
+            }
+            let m = mode(&p);
+            if p.is_dir() {
+                assert_eq!(m, 0o700, "{}", p.display());
+                stack.push(p);
+            } else {
+                assert_eq!(m & 0o077, 0, "{} is mode {m:o}", p.display());
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen > 3);
+}
+
+#[test]
+fn a_moved_file_and_a_written_one_come_back_through_undo() {
+    let e = Env::new();
+    start(&e);
+    let before = files_under(&e.root);
+    ok(&e, "read", json!({"path": "b.sh"}));
+    ok(
+        &e,
+        "move_file",
+        json!({"source_path": "b.sh", "destination_path": "bin/b.sh"}),
+    );
+    ok(
+        &e,
+        "write",
+        json!({"path": "fresh.txt", "content": "fresh\n"}),
+    );
+    assert!(!e.root.join("b.sh").exists());
+    ok(&e, "undo", json!({"steps": 2}));
+    let mut now = files_under(&e.root);
+    now.retain(|(p, _, _)| !p.starts_with("bin"));
+    assert_eq!(now, before);
+}
+
+#[test]
+fn a_background_job_is_recorded_from_its_start_to_its_end() {
+    let e = Env::new();
+    start(&e);
+    ok(
+        &e,
+        "bash",
+        json!({"command": "echo made > job.txt; rm c.txt", "run_in_background": true}),
+    );
+    // While its process group runs, a listing records the changes so far
+    // and keeps the checkpoint open; once the job is gone it is closed.
+    let mut text = String::new();
+    for _ in 0..600 {
+        let list = ok(&e, "checkpoints", json!({}));
+        text = list["text"].as_str().unwrap().to_string();
+        if list["output"]["checkpoints"][0]["open"] == json!(false) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!text.contains("[open"), "the job never ended: {text}");
+    assert!(
+        text.contains("job.txt (created)") && text.contains("c.txt (deleted)"),
+        "{text}"
+    );
+    ok(&e, "undo", json!({}));
+    assert!(!e.root.join("job.txt").exists());
+    assert_eq!(fs::read(e.root.join("c.txt")).unwrap(), b"delete me\n");
+    assert_eq!(mode(&e.root.join("c.txt")), 0o640);
+}
+
+/// `wrench --mode yolo EXTRA… call TOOL ARGS` → (exit code, JSON result).
+fn call_with(e: &Env, extra: &[&str], tool: &str, args: Value) -> (i32, Value) {
+    let out = wrench_cmd(e, &["--mode", "yolo"])
+        .args(extra)
+        .args(["call", tool, &args.to_string()])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code().unwrap_or(-1), v)
+}
+
+#[test]
+fn undo_passes_the_gate_so_protected_paths_and_deny_rules_still_refuse() {
+    let e = Env::new();
+    start(&e);
+    let (code, v) = call_with(
+        &e,
+        &["--allow", "write(.vscode/**)"],
+        "write",
+        json!({"path": ".vscode/tasks.json", "content": "{}\n"}),
+    );
+    assert_eq!(code, 0, "{v:#}");
+    let (code, v) = call(&e, "undo", json!({}));
+    assert_eq!(
+        code, 3,
+        "removing a file under .vscode/ is asked in every mode: {v:#}"
+    );
+    assert!(e.root.join(".vscode/tasks.json").exists());
+    let (code, v) = call_with(&e, &["--allow", "undo(.vscode/**)"], "undo", json!({}));
+    assert_eq!(code, 0, "{v:#}");
+    assert!(!e.root.join(".vscode/tasks.json").exists());
+
+    ok(&e, "bash", json!({"command": "echo changed > c.txt"}));
+    let (code, v) = call_with(&e, &["--deny", "edit(c.txt)"], "undo", json!({}));
+    assert_eq!(code, 3, "{v:#}");
+    assert_eq!(fs::read(e.root.join("c.txt")).unwrap(), b"changed\n");
+}
+
+#[test]
+fn a_diff_never_shows_a_file_a_read_rule_denies() {
+    let e = Env::new();
+    start(&e);
+    fs::write(e.root.join(".env"), "TOKEN=old-value-123\n").unwrap();
+    ok(
+        &e,
+        "bash",
+        json!({"command": "echo TOKEN=new-value-456 > .env && echo x >> a.txt"}),
+    );
+    let cp = ids(&e)[0].clone();
+    let (code, v) = call_with(
+        &e,
+        &["--deny", "read(.env)"],
+        "checkpoints",
+        json!({"action": "diff", "id": cp}),
+    );
+    assert_eq!(code, 0, "{v:#}");
+    let text = v["text"].as_str().unwrap();
+    assert!(!text.contains("value-"), "{text}");
+    assert!(
+        text.contains("a.txt") && text.contains("not shown: a read rule"),
+        "{text}"
+    );
+}
+
+#[test]
+fn hostile_file_names_are_escaped_in_listings() {
+    let e = Env::new();
+    start(&e);
+    ok(
+        &e,
+        "bash",
+        json!({"command": "touch \"$(printf 'x\\033[31mred\\nline')\""}),
+    );
+    let list = ok(&e, "checkpoints", json!({}));
+    let text = list["text"].as_str().unwrap();
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+    assert_eq!(
+        text.lines().count(),
+        2,
+        "a name's newline must not make a line: {text:?}"
+    );
+}
+
+#[test]
+fn checkpoints_can_be_switched_off() {
+    let e = Env::new();
+    start(&e);
+    fs::write(
+        e.state.join("wrench.toml"),
+        "[checkpoints]\nenabled = false\n",
+    )
+    .unwrap();
+    ok(&e, "bash", json!({"command": "echo x > new.txt"}));
+    let v = ok(&e, "checkpoints", json!({}));
+    assert_eq!(v["output"]["total"], 0, "{v:#}");
+    fs::write(e.state.join("wrench.toml"), "[checkpoints]\nunknown = 1\n").unwrap();
+    let (code, v) = call(&e, "checkpoints", json!({}));
+    assert_eq!(code, 2, "an unknown key is an error: {v:#}");
+}
+
+#[test]
+fn a_directory_swapped_for_a_symlink_does_not_lead_undo_elsewhere() {
+    let e = Env::new();
+    fs::create_dir_all(e.root.join("sub")).unwrap();
+    fs::write(e.root.join("sub/f"), "f\n").unwrap();
+    ok(&e, "bash", json!({"command": "rm -r sub"}));
+    let outside = e.state.join("outside-dir");
+    fs::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, e.root.join("sub")).unwrap();
+    let (code, v) = call(&e, "undo", json!({"force": true}));
+    assert_ne!(code, 0, "{v:#}");
+    assert_eq!(
+        fs::read_dir(&outside).unwrap().count(),
+        0,
+        "undo wrote outside the root"
+    );
+    fs::remove_file(e.root.join("sub")).unwrap();
+    fs::create_dir_all(e.root.join("other")).unwrap();
+    std::os::unix::fs::symlink("other", e.root.join("sub")).unwrap();
+    let (code, v) = call(&e, "undo", json!({"force": true}));
+    assert_ne!(code, 0, "{v:#}");
+    assert_eq!(
+        fs::read_dir(e.root.join("other")).unwrap().count(),
+        0,
+        "undo wrote through a symlink"
+    );
+}
+
+#[test]
+fn a_listing_stays_small_when_a_command_changed_many_files_and_undo_covers_them_all() {
+    let e = Env::new();
+    start(&e);
+    ok(
+        &e,
+        "bash",
+        json!({"command": "mkdir gen && for i in $(seq 1 60); do echo $i > gen/f$i; done"}),
+    );
+    let v = ok(&e, "checkpoints", json!({}));
+    let cp = &v["output"]["checkpoints"][0];
+    assert_eq!(cp["paths"], 60, "{v:#}");
+    assert_eq!(cp["entries"].as_array().unwrap().len(), 5);
+    assert!(v["text"].as_str().unwrap().contains("and 55 more"));
+    ok(&e, "undo", json!({}));
+    assert_eq!(fs::read_dir(e.root.join("gen")).unwrap().count(), 0);
+}
