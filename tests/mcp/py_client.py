@@ -2,7 +2,7 @@
 """py_client.py - drive `wrench mcp serve` with the official Python SDK (`mcp`).
 
 usage: py_client.py WRENCH_BIN ROOT SCENARIO
-  basic        --mode yolo: list tools; call read, grep, edit, bash; progress;
+  basic        --permission-mode yolo: list tools; call read, grep, edit, bash; progress;
                an error result
   elicit-yes   default mode (ask): edit asks through elicitation, we accept
   elicit-no    default mode (ask): edit asks through elicitation, we decline
@@ -10,6 +10,7 @@ usage: py_client.py WRENCH_BIN ROOT SCENARIO
 Prints one JSON object; exits 1 with a message on failure.
 """
 import asyncio
+import os
 import json
 import sys
 
@@ -40,8 +41,10 @@ def fail(msg):
 async def main(wrench, root, scenario):
     args = ["mcp", "serve", "--root", root, "--session", "py-" + scenario]
     if scenario == "basic":
-        args += ["--mode", "yolo"]
-    params = StdioServerParameters(command=wrench, args=args)
+        args += ["--permission-mode", "yolo"]
+    # The SDK's default environment keeps only HOME, PATH and the like: pass
+    # ours, so the server uses the test's state dir and never ~/.local/state.
+    params = StdioServerParameters(command=wrench, args=args, env=dict(os.environ))
     seen = {"scenario": scenario}
     asked = []
 

@@ -28,7 +28,7 @@ function textOf(r) {
 async function main() {
   const transport = new StdioClientTransport({
     command: wrench,
-    args: ["mcp", "serve", "--root", root, "--mode", "yolo", "--session", "ts-client", "--structured-content"],
+    args: ["mcp", "serve", "--root", root, "--permission-mode", "yolo", "--session", "ts-client", "--structured-content"],
     env: process.env,
     stderr: "inherit",
   });

@@ -14,16 +14,80 @@ fn kebab(name: &str) -> String {
     name.replace('_', "-")
 }
 
-fn first_line(s: &str) -> String {
-    s.lines().next().unwrap_or("").to_string()
+/// A schema description as one paragraph: its lines joined with spaces.
+pub fn joined(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The first sentence of a description, for one-line listings (at most
+/// about 80 characters, cut at a word).
+pub fn summary(s: &str) -> String {
+    let j = joined(s);
+    let first = match j.find(". ") {
+        Some(i) => &j[..=i],
+        None => j.as_str(),
+    };
+    if first.chars().count() <= 80 {
+        return first.trim_end_matches('.').to_string();
+    }
+    let mut out = String::new();
+    for w in first.split(' ') {
+        if out.chars().count() + w.chars().count() > 76 {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out.push('…');
+    out
+}
+
+/// rg-style short flags of a tool's arguments: (tool, property, short).
+const SHORTS: &[(&str, &str, char)] = &[
+    ("grep", "case_insensitive", 'i'),
+    ("grep", "word", 'w'),
+    ("grep", "fixed_strings", 'F'),
+    ("grep", "context_lines", 'C'),
+    ("grep", "before_context", 'B'),
+    ("grep", "after_context", 'A'),
+    ("grep", "type", 't'),
+    ("grep", "glob", 'g'),
+];
+
+/// Short switches that set an argument to one value, as rg's `-l` and `-c`:
+/// (tool, short, long, property, value, help).
+const VALUE_SWITCHES: &[(&str, char, &str, &str, &str, &str)] = &[
+    (
+        "grep",
+        'l',
+        "files-with-matches",
+        "mode",
+        "files_with_matches",
+        "Print only the paths of matching files (mode files_with_matches)",
+    ),
+    (
+        "grep",
+        'c',
+        "count",
+        "mode",
+        "count",
+        "Print path:count per matching file (mode count)",
+    ),
+];
+
+fn switch_id(long: &str) -> String {
+    format!("{long}__switch")
 }
 
 /// The clap subcommand of one tool.
 pub fn command_for(spec: &ToolSpec) -> Command {
     let name = spec.name.clone();
     let mut cmd = Command::new(name.clone())
-        .about(first_line(&spec.description))
-        .long_about(spec.description.clone());
+        .about(summary(&spec.description))
+        .long_about(joined(&spec.description))
+        .next_help_heading("Tool arguments");
     let k = kebab(&name);
     if k != name {
         cmd = cmd.visible_alias(k);
@@ -50,7 +114,7 @@ pub fn command_for(spec: &ToolSpec) -> Command {
         let help = schema
             .get("description")
             .and_then(Value::as_str)
-            .map(first_line)
+            .map(joined)
             .unwrap_or_default();
         let pos_index = spec.positional.iter().position(|p| p == prop);
         let mut arg = Arg::new(prop.clone()).help(help);
@@ -74,6 +138,9 @@ pub fn command_for(spec: &ToolSpec) -> Command {
             );
         } else {
             arg = arg.long(kebab(prop));
+            if let Some((_, _, c)) = SHORTS.iter().find(|(t, p, _)| *t == name && p == prop) {
+                arg = arg.short(*c);
+            }
             if has("boolean") && !has("string") {
                 arg = arg.action(ArgAction::SetTrue);
             } else if has("array") {
@@ -98,6 +165,16 @@ pub fn command_for(spec: &ToolSpec) -> Command {
             arg = arg.help_heading("Required");
         }
         cmd = cmd.arg(arg);
+    }
+    for (_, short, long, prop, _, help) in VALUE_SWITCHES.iter().filter(|s| s.0 == name) {
+        cmd = cmd.arg(
+            Arg::new(switch_id(long))
+                .short(*short)
+                .long(*long)
+                .action(ArgAction::SetTrue)
+                .conflicts_with(*prop)
+                .help(*help),
+        );
     }
     cmd
 }
@@ -166,6 +243,13 @@ pub fn args_from_matches(spec: &ToolSpec, m: &ArgMatches) -> ToolResult<Value> {
             .unwrap_or_default();
         if is_pos && let Some(v) = m.get_many::<String>(&format!("{prop}__flag")) {
             raws.extend(v.cloned());
+        }
+        if let Some((.., value, _)) = VALUE_SWITCHES.iter().find(|s| {
+            s.0 == spec.name
+                && s.3 == prop
+                && m.try_get_one::<bool>(&switch_id(s.2)).ok().flatten() == Some(&true)
+        }) {
+            raws.push((*value).to_string());
         }
         if raws.is_empty() {
             continue;

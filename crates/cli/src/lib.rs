@@ -5,9 +5,12 @@
 //! the [`Executor`], and offers the three front doors (one-shot tool commands,
 //! `call`/`batch`, `mcp serve`). `main.rs` is the clap glue.
 
+pub mod color;
 pub mod explain;
 pub mod flags;
+pub mod out;
 pub mod render;
+pub mod root;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -50,6 +53,9 @@ pub struct Options {
     pub deny: Vec<String>,
     pub config: Option<PathBuf>,
     pub profile: Option<String>,
+    /// Relative paths start at the current directory when it is inside the
+    /// root (the one-shot commands people type), not at the root.
+    pub relative_to_cwd: bool,
 }
 
 /// Where the user's config lives when `--config` and `WRENCH_CONFIG` are not
@@ -94,17 +100,13 @@ pub struct Engine {
 
 /// Build the engine: root, session, config, policy, registry (profiled), executor.
 pub fn engine(opts: &Options, asker: Option<Arc<dyn wrench_core::Asker>>) -> ToolResult<Engine> {
-    let root_given = match &opts.root {
-        Some(r) => r.clone(),
-        None => std::env::current_dir().map_err(|e| ToolError::from_io("current directory", &e))?,
-    };
-    let root = std::fs::canonicalize(&root_given)
-        .map_err(|e| ToolError::from_io(format!("--root {}", root_given.display()), &e))?;
-    if !root.is_dir() {
-        return Err(ToolError::invalid_args(format!(
-            "--root {} is not a directory",
-            root.display()
-        )));
+    let choice = root::choose(opts.root.as_deref())?;
+    let root = choice.root.clone();
+    wrench_permissions::workspace::add_root_spelling(&root, &choice.spelled);
+    if opts.relative_to_cwd
+        && let Some(base) = choice.cwd_in_root()
+    {
+        wrench_permissions::workspace::set_relative_base(&root, &base);
     }
     let config = Arc::new(load_config(opts)?);
     let session_name = opts
@@ -149,6 +151,44 @@ pub mod exit {
     pub const TOOL_ERROR: i32 = 1;
     pub const USAGE: i32 = 2;
     pub const DENIED: i32 = 3;
+}
+
+/// The exit code of a one-shot human command (`wrench <tool>` without
+/// `--json`): `bash` exits with its command's code (124 on timeout), `grep`
+/// and `glob` exit 1 when nothing matched, and a missing path is a usage
+/// error (2), as in rg.
+pub fn human_exit_code(r: &wrench_core::CallResult) -> i32 {
+    use serde_json::Value;
+    match &r.result {
+        Err(e) => match e.kind {
+            wrench_core::ErrorKind::InvalidArgs | wrench_core::ErrorKind::NotFound => exit::USAGE,
+            wrench_core::ErrorKind::Denied => exit::DENIED,
+            _ => exit::TOOL_ERROR,
+        },
+        Ok(out) => {
+            let d = &out.data;
+            let empty = |k: &str| {
+                d.get(k)
+                    .and_then(Value::as_array)
+                    .is_some_and(Vec::is_empty)
+            };
+            match r.tool.as_str() {
+                "bash" => {
+                    if let Some(c) = d.get("exit_code").and_then(Value::as_i64) {
+                        i32::try_from(c.clamp(0, 255)).unwrap_or(exit::TOOL_ERROR)
+                    } else if d.get("timed_out").and_then(Value::as_bool) == Some(true) {
+                        124
+                    } else if d.get("signal").is_some_and(|s| !s.is_null()) {
+                        exit::TOOL_ERROR
+                    } else {
+                        exit::OK
+                    }
+                }
+                "grep" | "glob" if empty("files") => exit::TOOL_ERROR,
+                _ => exit::OK,
+            }
+        }
+    }
 }
 
 /// The exit code for an error kind.

@@ -4,9 +4,23 @@
 use serde_json::Value;
 use wrench_core::{CallResult, OutputKind};
 
-/// The text a person reads on stdout for a successful one-shot call, and the
-/// notes that go to stderr.
+/// The text a person reads on stdout for a one-shot call, and the notes (or
+/// the error) that go to stderr, with hints in CLI terms ([`for_people`]).
 pub fn human(r: &CallResult) -> (String, String) {
+    let (text, notes) = human_raw(r);
+    let mut notes = for_people(&notes);
+    if let Err(e) = &r.result
+        && e.kind == wrench_core::ErrorKind::Stale
+        && notes.ends_with('\n')
+    {
+        notes.pop();
+        notes.push_str(STALE_SESSION_HINT);
+        notes.push('\n');
+    }
+    (for_people_text(&text), notes)
+}
+
+fn human_raw(r: &CallResult) -> (String, String) {
     match &r.result {
         Ok(out) => {
             let mut text = out.text.clone();
@@ -43,4 +57,121 @@ pub fn human(r: &CallResult) -> (String, String) {
 pub fn json_line(r: &CallResult, with_group: bool) -> String {
     let v: Value = r.to_json(with_group);
     serde_json::to_string(&v).unwrap_or_else(|e| format!("{{\"ok\":false,\"error\":{{\"kind\":\"io\",\"message\":\"cannot encode result: {e}\"}}}}"))
+}
+
+/// One result as a person reads it among several (`call`/`batch` with
+/// `--format text`): a header line with id, tool and outcome, then its text
+/// and notes (or its error).
+pub fn text_block(r: &CallResult) -> String {
+    let outcome = match &r.result {
+        Ok(_) => "ok".to_string(),
+        Err(e) => format!("error[{}]", e.kind),
+    };
+    let mut s = format!("── {} {}: {outcome} ({} ms)\n", r.id, r.tool, r.elapsed_ms);
+    let (text, notes) = human(r);
+    s.push_str(&text);
+    s.push_str(&notes);
+    s
+}
+
+/// Hints written for a model name JSON arguments (`pass replace_all:
+/// true`, `bash_output {"id": "bg-1"}`, `offset=M`); a person at the CLI
+/// gets the flag or command instead. Only wrench's own hint phrases are
+/// rewritten: whole notes and error messages, and in a result's text only
+/// the trailer lines tools write (a file's or command's own bytes are never
+/// touched, since those patterns need wrench's exact wording at a line start).
+pub fn for_people(s: &str) -> String {
+    rewrite(s, false)
+}
+
+/// [`for_people`] for a result's text: only the rules anchored at a
+/// trailer line's start, never a phrase inside shown content.
+pub fn for_people_text(s: &str) -> String {
+    rewrite(s, true)
+}
+
+fn rewrite(s: &str, text: bool) -> String {
+    use std::sync::LazyLock;
+    static RULES: LazyLock<Vec<(regex::Regex, &'static str)>> = LazyLock::new(|| {
+        [
+            (r"pass replace_all: true", "pass --replace-all"),
+            (
+                r#"(?m)^Read its output with bash_output \{"id": "([^"]+)"\}; stop it with kill_shell \{"id": "([^"]+)"\}"#,
+                "Read its output with `wrench bash-output $1`; stop it with `wrench kill-shell $2`",
+            ),
+            (
+                r"(?m)^(  last output \(\d+ bytes in all; )bash_output ((?:bg|pty)-\d+)",
+                "${1}wrench bash-output $2",
+            ),
+            (
+                r"(?m)^\[… more output unread; call bash_output ((?:bg|pty)-\d+) again\]",
+                "[… more output unread; run `wrench bash-output $1` again]",
+            ),
+            (
+                r"(?m)^(… \d+ more lines); offset=(\d+)$",
+                "$1; --offset $2 for the rest",
+            ),
+            (
+                r"read path=(\S+) offset=(\d+) for the rest",
+                "`wrench read $1 --offset $2` for the rest",
+            ),
+            (
+                r"pass offset and limit to read a part \(e\.g\. offset=(\d+), limit=(\d+)\)",
+                "pass --offset and --limit to read a part (e.g. --offset $1 --limit $2)",
+            ),
+            (
+                r"use --mode (read-only|ask|auto|yolo)",
+                "use --permission-mode $1",
+            ),
+            (
+                r"call webfetch again with offset=(\d+)",
+                "run wrench webfetch again with --offset $1",
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(re, to)| regex::Regex::new(re).ok().map(|r| (r, to)))
+        .collect()
+    });
+    let mut out = s.to_string();
+    for (re, to) in RULES.iter() {
+        if text && !re.as_str().starts_with("(?m)^") {
+            continue;
+        }
+        if re.is_match(&out) {
+            out = re.replace_all(&out, *to).into_owned();
+        }
+    }
+    out
+}
+
+/// The CLI's own addition to a `stale` error: reads are kept per session.
+pub const STALE_SESSION_HINT: &str = " (reads are kept per session: give the read and the change the same --session NAME, or WRENCH_SESSION)";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_hints_become_flags_and_commands() {
+        assert_eq!(
+            for_people("… or pass replace_all: true to change every one"),
+            "… or pass --replace-all to change every one"
+        );
+        assert_eq!(
+            for_people_text("     3\tgamma\n… 7 more lines; offset=4\n"),
+            "     3\tgamma\n… 7 more lines; --offset 4 for the rest\n"
+        );
+        assert_eq!(
+            for_people_text(
+                "Read its output with bash_output {\"id\": \"bg-2\"}; stop it with kill_shell {\"id\": \"bg-2\"}. It ends"
+            ),
+            "Read its output with `wrench bash-output bg-2`; stop it with `wrench kill-shell bg-2`. It ends"
+        );
+    }
+
+    #[test]
+    fn file_content_in_a_text_is_left_alone() {
+        let shown = "    12\tpass replace_all: true\n    13\t… 7 more lines; offset=4\n";
+        assert_eq!(for_people_text(shown), shown);
+    }
 }

@@ -1,4 +1,11 @@
 //! The TOML configuration, as one table; each crate reads its own section.
+//!
+//! Every section and key a crate reads is listed in [`SECTIONS`], and a
+//! config is checked against it when it is parsed: a typo (`[permisions]`,
+//! `mdoe = "auto"`) is an error naming the key and the nearest valid one,
+//! never a setting silently ignored. Tables whose keys the user names
+//! (`[mcp.servers.NAME]`, `[lsp.servers.NAME]`) stay open here; their
+//! contents are checked by the section's own struct (`deny_unknown_fields`).
 
 use crate::error::{ToolError, ToolResult};
 use serde::de::DeserializeOwned;
@@ -19,6 +26,7 @@ impl Config {
         let table: toml::Table = text
             .parse()
             .map_err(|e| ToolError::invalid_args(format!("config is not valid TOML: {e}")))?;
+        check_known(&table)?;
         Ok(Config { table })
     }
     pub fn load(path: &Path) -> ToolResult<Self> {
@@ -39,4 +47,136 @@ impl Config {
     pub fn raw(&self) -> &toml::Table {
         &self.table
     }
+}
+
+/// One config section: its name and the keys its readers take. A key whose
+/// value is a table of user-chosen names (`servers`) is listed like any key;
+/// what is inside it is the reading struct's to check.
+#[derive(Debug, Clone, Copy)]
+pub struct Section {
+    pub name: &'static str,
+    pub keys: &'static [&'static str],
+}
+
+/// Every section a wrench crate reads, with its keys. A crate that adds a
+/// section or a key adds it here (and `deny_unknown_fields` on its struct).
+pub const SECTIONS: &[Section] = &[
+    Section {
+        name: "permissions",
+        keys: &["mode", "allow", "deny", "ask"],
+    },
+    Section {
+        name: "hooks",
+        keys: &["pre", "post"],
+    },
+    Section {
+        name: "bash",
+        // tools-shell's BashConfig and process's sandbox decision share it.
+        keys: &["keep_env", "sandbox", "network"],
+    },
+    Section {
+        name: "sandbox",
+        keys: &["mode", "network"],
+    },
+    Section {
+        name: "terminal",
+        keys: &["holder"],
+    },
+    Section {
+        name: "webfetch",
+        keys: &[
+            "allow_hosts",
+            "proxy",
+            "timeout_secs",
+            "connect_timeout_secs",
+        ],
+    },
+    Section {
+        name: "websearch",
+        keys: &[
+            "provider",
+            "searxng_url",
+            "brave_url",
+            "tavily_url",
+            "allow_hosts",
+        ],
+    },
+    Section {
+        name: "lsp",
+        keys: &["servers", "trust_workspace"],
+    },
+    Section {
+        name: "mcp",
+        keys: &["servers", "http"],
+    },
+    Section {
+        name: "output",
+        keys: &["ansi"],
+    },
+    Section {
+        name: "checkpoints",
+        keys: &[
+            "enabled",
+            "max_file_bytes",
+            "max_total_bytes",
+            "keep_checkpoints",
+            "keep_days",
+            "exclude",
+        ],
+    },
+];
+
+/// The nearest of `known` to `name`, when it is near enough to be a typo.
+fn nearest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = name.to_ascii_lowercase();
+    known
+        .map(|k| (crate::registry::edit_distance(&lower, k), k))
+        .filter(|(d, k)| *d <= (k.chars().count() / 3).max(2))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+fn did_you_mean(found: Option<&str>, all: &[&str], wrap: fn(&str) -> String) -> String {
+    match found {
+        Some(k) => format!("did you mean {}?", wrap(k)),
+        None => {
+            let list: Vec<String> = all.iter().map(|k| wrap(k)).collect();
+            format!("valid ones: {}", list.join(", "))
+        }
+    }
+}
+
+/// Refuse a section or key no crate reads, naming the nearest valid one.
+fn check_known(table: &toml::Table) -> ToolResult<()> {
+    let names: Vec<&str> = SECTIONS.iter().map(|s| s.name).collect();
+    for (name, value) in table {
+        let Some(section) = SECTIONS.iter().find(|s| s.name == name) else {
+            let hint = did_you_mean(nearest(name, names.iter().copied()), &names, |k| {
+                format!("[{k}]")
+            });
+            return Err(ToolError::invalid_args(format!(
+                "config: unknown section [{}]; {hint}",
+                crate::frame::echo(name)
+            )));
+        };
+        let Some(keys) = value.as_table() else {
+            return Err(ToolError::invalid_args(format!(
+                "config: [{name}] must be a table of keys ([{name}] on a line of its own, then key = value lines)"
+            )));
+        };
+        for key in keys.keys() {
+            if !section.keys.contains(&key.as_str()) {
+                let hint = did_you_mean(
+                    nearest(key, section.keys.iter().copied()),
+                    section.keys,
+                    |k| format!("`{k}`"),
+                );
+                return Err(ToolError::invalid_args(format!(
+                    "config: unknown key `{}` in [{name}]; {hint}",
+                    crate::frame::echo(key)
+                )));
+            }
+        }
+    }
+    Ok(())
 }

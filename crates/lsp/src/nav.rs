@@ -42,8 +42,11 @@ pub struct PositionArgs {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReferencesArgs {
+    /// File holding the symbol, relative to the workspace root.
     pub path: String,
+    /// 1-based line of the symbol.
     pub line: u32,
+    /// 1-based character of the symbol.
     pub character: u32,
     /// Also list the declaration itself (default true).
     #[serde(default)]

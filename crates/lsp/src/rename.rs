@@ -28,6 +28,7 @@ pub const MAX_RENAME_FILES: usize = 200;
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RenameArgs {
+    /// File holding the symbol, relative to the workspace root.
     pub path: String,
     /// 1-based line of the symbol.
     pub line: u32,

@@ -418,7 +418,7 @@ fn wrench_client_lists_and_calls_server_everything() {
         &[
             "mcp",
             "call",
-            "--mode",
+            "--permission-mode",
             "yolo",
             "everything",
             "echo",
@@ -458,7 +458,7 @@ fn wrench_client_lists_and_calls_server_everything() {
     let o = f.wrench(
         &bin,
         &[
-            "--mode",
+            "--permission-mode",
             "yolo",
             "call",
             "mcp__everything__echo",
@@ -471,7 +471,7 @@ fn wrench_client_lists_and_calls_server_everything() {
 
     let o = f.wrench(
         &bin,
-        &["--mode", "yolo", "call", "use_capability", r#"{"action":"call","server":"everything","tool":"echo","args":{"message":"via capability"}}"#],
+        &["--permission-mode", "yolo", "call", "use_capability", r#"{"action":"call","server":"everything","tool":"echo","args":{"message":"via capability"}}"#],
     );
     let v = json_out(&o, "use_capability call");
     assert!(s(&v, "text").contains("via capability"), "{v}");
@@ -524,14 +524,26 @@ fn wrench_client_lists_and_calls_server_filesystem() {
     let args = serde_json::json!({"path": f.root.join("hello.txt")}).to_string();
     let o = f.wrench(
         &bin,
-        &["--mode", "yolo", "call", "mcp__fs__read_text_file", &args],
+        &[
+            "--permission-mode",
+            "yolo",
+            "call",
+            "mcp__fs__read_text_file",
+            &args,
+        ],
     );
     let v = json_out(&o, "fs read_text_file");
     assert!(s(&v, "text").contains("hello world"), "{v}");
     // read_text_file declares readOnlyHint: low risk, so mode auto runs it.
     let o = f.wrench(
         &bin,
-        &["--mode", "auto", "call", "mcp__fs__read_text_file", &args],
+        &[
+            "--permission-mode",
+            "auto",
+            "call",
+            "mcp__fs__read_text_file",
+            &args,
+        ],
     );
     let v = json_out(&o, "fs read_text_file in auto");
     assert!(s(&v, "text").contains("hello world"), "{v}");
@@ -539,8 +551,8 @@ fn wrench_client_lists_and_calls_server_filesystem() {
     let target = f.root.join("written.txt");
     let wargs = serde_json::json!({"path": target, "content": "x"}).to_string();
     for flags in [
-        &["--mode", "read-only"][..],
-        &["--mode", "yolo", "--deny", "mcp__fs__write_file"][..],
+        &["--permission-mode", "read-only"][..],
+        &["--permission-mode", "yolo", "--deny", "mcp__fs__write_file"][..],
     ] {
         let mut a = vec!["mcp", "call"];
         a.extend_from_slice(flags);
@@ -554,7 +566,15 @@ fn wrench_client_lists_and_calls_server_filesystem() {
     }
     let o = f.wrench(
         &bin,
-        &["mcp", "call", "--mode", "yolo", "fs", "write_file", &wargs],
+        &[
+            "mcp",
+            "call",
+            "--permission-mode",
+            "yolo",
+            "fs",
+            "write_file",
+            &wargs,
+        ],
     );
     assert!(o.status.success(), "{}", out_err(&o));
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "x");
@@ -860,9 +880,9 @@ fn mcp_call_passes_the_gate_like_call_deny_read_only_and_ask() {
     let note = f.root.join("note.txt");
     let write = r#"{"text":"written"}"#;
     for flags in [
-        &["--mode", "yolo", "--deny", "mcp__py__write_note"][..],
-        &["--deny", "mcp__py__*", "--mode", "yolo"][..],
-        &["--mode", "read-only"][..],
+        &["--permission-mode", "yolo", "--deny", "mcp__py__write_note"][..],
+        &["--deny", "mcp__py__*", "--permission-mode", "yolo"][..],
+        &["--permission-mode", "read-only"][..],
         &[][..], // ask, and nobody to ask
     ] {
         let mut args = vec!["mcp", "call"];
@@ -877,7 +897,7 @@ fn mcp_call_passes_the_gate_like_call_deny_read_only_and_ask() {
     let o = f.wrench(
         &bin,
         &[
-            "--mode",
+            "--permission-mode",
             "read-only",
             "mcp",
             "call",
@@ -908,7 +928,7 @@ fn mcp_call_passes_the_gate_like_call_deny_read_only_and_ask() {
         &[
             "mcp",
             "call",
-            "--mode",
+            "--permission-mode",
             "auto",
             "py",
             "echo",
@@ -930,7 +950,7 @@ fn a_remote_error_result_stays_an_error_with_a_nonzero_exit() {
         &[
             "mcp",
             "call",
-            "--mode",
+            "--permission-mode",
             "yolo",
             "py",
             "fail",
@@ -949,7 +969,7 @@ fn a_remote_error_result_stays_an_error_with_a_nonzero_exit() {
     let o = f.wrench(
         &bin,
         &[
-            "--mode",
+            "--permission-mode",
             "yolo",
             "call",
             "mcp__py__fail",
@@ -976,7 +996,15 @@ fn remote_json_rpc_errors_map_by_code_with_the_remote_message() {
         let args = json!({"code": code, "message": format!("remote says {code}")}).to_string();
         let o = f.wrench(
             &bin,
-            &["mcp", "call", "--mode", "yolo", "py", "rpc_error", &args],
+            &[
+                "mcp",
+                "call",
+                "--permission-mode",
+                "yolo",
+                "py",
+                "rpc_error",
+                &args,
+            ],
         );
         assert_eq!(o.status.code(), Some(exit), "{code}: {}", out_err(&o));
         let err = String::from_utf8_lossy(&o.stderr);
@@ -1027,7 +1055,7 @@ fn a_spawned_server_does_not_inherit_wrench_secrets() {
     let mut c = Command::new(&bin);
     f.env(&mut c);
     let o = c
-        .args(["mcp", "call", "--mode", "yolo", "py", "env"])
+        .args(["mcp", "call", "--permission-mode", "yolo", "py", "env"])
         .arg(r#"{"names":["PATH","HOME","WRENCH_TEST_SECRET_TOKEN"]}"#)
         .env("WRENCH_TEST_SECRET_TOKEN", "s3cr3t")
         .current_dir(&f.root)

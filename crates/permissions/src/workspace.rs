@@ -47,6 +47,38 @@ pub struct Workspace {
 static OPENED: Mutex<Vec<(PathBuf, Workspace)>> = Mutex::new(Vec::new());
 const OPENED_MAX: usize = 16;
 
+/// How the command line named a root (canonical root, the spelling as given
+/// when it went through a symlink; the directory relative paths start from,
+/// relative to the root). Set by the CLI for the one root of its process;
+/// a server leaves both empty, so its relative paths start at the root.
+static ROOT_SPELLINGS: Mutex<Vec<(PathBuf, PathBuf)>> = Mutex::new(Vec::new());
+static RELATIVE_BASE: Mutex<Vec<(PathBuf, PathBuf)>> = Mutex::new(Vec::new());
+
+/// Accept absolute paths spelled through `alias` (an absolute, lexically
+/// normal path that resolves to the canonical `root`, e.g. the symlink the
+/// user named as `--root`) as paths under `root`.
+pub fn add_root_spelling(root: &Path, alias: &Path) {
+    if !alias.is_absolute() || alias == root {
+        return;
+    }
+    let mut v = ROOT_SPELLINGS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let entry = (root.to_path_buf(), alias.to_path_buf());
+    if !v.contains(&entry) {
+        v.push(entry);
+    }
+}
+
+/// Relative paths under `root` start from `base` (relative to the root,
+/// e.g. the current directory of a person in a subdirectory) instead of the
+/// root. `..` still may not leave the root.
+pub fn set_relative_base(root: &Path, base: &Path) {
+    let mut v = RELATIVE_BASE.lock().unwrap_or_else(PoisonError::into_inner);
+    v.retain(|(r, _)| r != root);
+    v.push((root.to_path_buf(), base.to_path_buf()));
+}
+
 impl Workspace {
     /// Open the workspace at `root` (canonicalized; must be a directory).
     /// A root this process opened before is reused while `root` still
@@ -107,21 +139,60 @@ impl Workspace {
                 self.root.display()
             )));
         }
+        if p.trim().is_empty() {
+            return Err(ToolError::invalid_args(
+                "the path is empty; pass a path relative to the workspace root (. for the root itself)",
+            ));
+        }
         let given = Path::new(p.trim_end_matches('/').trim());
-        let given = if p.trim().is_empty() || given.as_os_str().is_empty() {
-            Path::new(if p.starts_with('/') { "/" } else { "." })
+        let given = if given.as_os_str().is_empty() {
+            Path::new("/")
         } else {
             given
         };
-        let abs = wrench_core::normalize_lexical(&self.root, given);
-        // Component-wise prefix: /a/root-evil does not start with /a/root.
-        match abs.strip_prefix(&self.root) {
-            Ok(rel) => Ok(Resolved {
-                rel: rel.to_path_buf(),
-                abs,
-            }),
-            Err(_) => Err(outside(p, &abs, &self.root)),
+        let start = if given.is_relative() {
+            let bases = RELATIVE_BASE.lock().unwrap_or_else(PoisonError::into_inner);
+            match bases.iter().find(|(r, _)| r == &self.root) {
+                Some((_, b)) => self.root.join(b),
+                None => self.root.clone(),
+            }
+        } else {
+            self.root.clone()
+        };
+        let mut abs = wrench_core::normalize_lexical(&start, given);
+        if !abs.starts_with(&self.root) {
+            // An absolute path spelled through the symlink the root was named by.
+            let spellings = ROOT_SPELLINGS
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if let Some(rest) = spellings
+                .iter()
+                .filter(|(r, _)| r == &self.root)
+                .find_map(|(_, alias)| abs.strip_prefix(alias).ok())
+            {
+                abs = self.root.join(rest);
+            }
         }
+        // Component-wise prefix: /a/root-evil does not start with /a/root.
+        let r = match abs.strip_prefix(&self.root) {
+            Ok(rel) => Resolved {
+                rel: rel.to_path_buf(),
+                abs: abs.clone(),
+            },
+            Err(_) => return Err(outside(p, &abs, &self.root)),
+        };
+        // `file.txt/` names a directory: refuse it when it is a file.
+        if p.trim_end().ends_with('/')
+            && !r.rel.as_os_str().is_empty()
+            && let Ok(f) = openat2_beneath(self.root_fd.as_raw_fd(), &r.rel, libc::O_PATH)
+            && f.metadata().is_ok_and(|m| !m.is_dir())
+        {
+            return Err(ToolError::invalid_args(format!(
+                "{}/ is not a directory (a trailing / names a directory); drop the / to name the file",
+                r.display_rel()
+            )));
+        }
+        Ok(r)
     }
 
     /// Open a file or directory for reading through `openat2(RESOLVE_BENEATH)`.

@@ -31,10 +31,13 @@ pub struct EditArgs {
     /// File to change, relative to the workspace root.
     #[serde(alias = "file_path")]
     pub path: String,
+    /// The exact text to replace, copied from the file (`read`'s line-number prefixes are accepted); with new_string, unless `edits` is given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub old_string: Option<String>,
+    /// The replacement text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new_string: Option<String>,
+    /// Replace every occurrence of old_string instead of requiring exactly one.
     #[serde(default)]
     pub replace_all: bool,
     /// Several replacements, applied in order on the evolving text; all or none.

@@ -56,6 +56,7 @@ pub struct NotebookEditArgs {
     /// Cell type (required for insert; on replace, changes the type).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cell_type: Option<CellType>,
+    /// replace the cell's source (default), insert a new cell, or delete the cell.
     #[serde(default)]
     pub edit_mode: EditMode,
 }

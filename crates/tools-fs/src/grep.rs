@@ -110,6 +110,18 @@ pub struct GrepArgs {
     /// Lines of context before and after each match in content mode (at most 20).
     #[serde(default, alias = "-C", skip_serializing_if = "Option::is_none")]
     pub context_lines: Option<u32>,
+    /// Lines of context before each match in content mode (at most 20; overrides context_lines before).
+    #[serde(default, alias = "-B", skip_serializing_if = "Option::is_none")]
+    pub before_context: Option<u32>,
+    /// Lines of context after each match in content mode (at most 20; overrides context_lines after).
+    #[serde(default, alias = "-A", skip_serializing_if = "Option::is_none")]
+    pub after_context: Option<u32>,
+    /// Match the pattern only as a whole word (ripgrep's -w).
+    #[serde(default, alias = "-w", skip_serializing_if = "std::ops::Not::not")]
+    pub word: bool,
+    /// Take the pattern as a literal string, not a regex (ripgrep's -F).
+    #[serde(default, alias = "-F", skip_serializing_if = "std::ops::Not::not")]
+    pub fixed_strings: bool,
     /// Most entries: files (files_with_matches, count) or matching lines (content). Default 1000.
     #[serde(default, alias = "head_limit", skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
@@ -284,7 +296,8 @@ struct Query {
     pattern: String,
     matcher: RegexMatcher,
     mode: GrepMode,
-    context: u32,
+    before: u32,
+    after: u32,
     multiline: bool,
     limit: usize,
     max_chars: usize,
@@ -303,10 +316,18 @@ impl Query {
         }
         let mode = a.mode.unwrap_or_default();
         let context = a.context_lines.unwrap_or(0);
-        if context > GREP_MAX_CONTEXT_LINES {
-            return Err(ToolError::invalid_args(format!(
-                "context_lines must be 0-{GREP_MAX_CONTEXT_LINES} (got {context})"
-            )));
+        let before = a.before_context.unwrap_or(context);
+        let after = a.after_context.unwrap_or(context);
+        for (name, n) in [
+            ("context_lines", context),
+            ("before_context", before),
+            ("after_context", after),
+        ] {
+            if n > GREP_MAX_CONTEXT_LINES {
+                return Err(ToolError::invalid_args(format!(
+                    "{name} must be 0-{GREP_MAX_CONTEXT_LINES} (got {n})"
+                )));
+            }
         }
         let limit = a.limit.unwrap_or(GREP_DEFAULT_LIMIT);
         if limit == 0 || limit > GREP_MAX_LIMIT {
@@ -324,7 +345,9 @@ impl Query {
         b.case_insensitive(a.case_insensitive)
             .multi_line(true)
             .unicode(true)
-            .octal(false);
+            .octal(false)
+            .word(a.word)
+            .fixed_strings(a.fixed_strings);
         if a.multiline {
             b.dot_matches_new_line(true);
         } else {
@@ -360,11 +383,8 @@ impl Query {
             pattern: a.pattern.clone(),
             matcher,
             mode,
-            context: if mode == GrepMode::Content {
-                context
-            } else {
-                0
-            },
+            before: if mode == GrepMode::Content { before } else { 0 },
+            after: if mode == GrepMode::Content { after } else { 0 },
             multiline: a.multiline,
             limit,
             max_chars,
@@ -379,8 +399,8 @@ impl Query {
         SearcherBuilder::new()
             .line_number(self.mode == GrepMode::Content)
             .binary_detection(BinaryDetection::quit(b'\x00'))
-            .before_context(self.context as usize)
-            .after_context(self.context as usize)
+            .before_context(self.before as usize)
+            .after_context(self.after as usize)
             .multi_line(self.multiline)
             .build()
     }
@@ -969,7 +989,11 @@ fn render_with_ranges(q: &Query, starts: &[Start], out: Outcome, probe: Vec<Stri
                     truncated = true;
                     break;
                 }
-                let sep: &[u8] = if i > 0 && q.context > 0 { b"--\n" } else { b"" };
+                let sep: &[u8] = if i > 0 && q.before + q.after > 0 {
+                    b"--\n"
+                } else {
+                    b""
+                };
                 let p = scope::display_rel(&r.rel);
                 let mut start = 0usize;
                 let mut shown_here = 0u64;

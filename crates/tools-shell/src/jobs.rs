@@ -781,6 +781,7 @@ pub enum TasksAction {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TasksArgs {
+    /// list every job and terminal, wait for one to end, tail its output, or stop it.
     pub action: TasksAction,
     /// The job (`bg-N`) or terminal (`pty-N`); required for tail and stop.
     #[serde(default)]

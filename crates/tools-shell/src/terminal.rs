@@ -471,6 +471,7 @@ pub enum TerminalAction {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TerminalArgs {
+    /// list terminals, read new output, send input, resize, interrupt (Ctrl-C) or stop.
     pub action: TerminalAction,
     /// The terminal (`pty-N`); not needed for list.
     #[serde(default, alias = "id")]
@@ -482,8 +483,10 @@ pub struct TerminalArgs {
     /// For send: press Enter after the input (default true).
     #[serde(default)]
     pub append_enter: Option<bool>,
+    /// For resize: the new height in rows.
     #[serde(default)]
     pub rows: Option<u16>,
+    /// For resize: the new width in columns.
     #[serde(default)]
     pub cols: Option<u16>,
     /// For read and send: wait up to this many milliseconds for output (≤ 10000).

@@ -39,6 +39,8 @@ pub fn wrench_cmd(e: &Env, args: &[&str]) -> Command {
         .env_remove("WRENCH_SESSION")
         .env_remove("WRENCH_CONFIG")
         .env("XDG_CONFIG_HOME", e.state.join("config"))
+        .env("XDG_STATE_HOME", e.state.join("xdg-state"))
+        .env("HOME", e.state.join("home"))
         .stdin(std::process::Stdio::null());
     c
 }

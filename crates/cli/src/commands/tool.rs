@@ -1,0 +1,126 @@
+//! `wrench <tool> [flags]`: one tool call with flags generated from the
+//! tool's JSON Schema; text for a person out (`--json` for the result).
+//!
+//! A person is not held to a model's budgets: grep and glob get their
+//! largest limits unless the flags set them, and `--max-lines N` is the one
+//! cap. Relative paths start at the current directory when it is inside
+//! the root. Colour on a terminal (`--color`).
+
+use super::{Ctx, code, explain_call, fail, print_result};
+use clap::{ArgMatches, Command};
+use serde_json::{Value, json};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use wrench_cli::{color, flags, human_exit_code, out, render};
+use wrench_core::{Call, Registry};
+
+/// The largest output grep may produce for a person (its own ceiling is 32 MiB).
+const PERSON_GREP_MAX_CHARS: usize = 4 * 1024 * 1024;
+/// The most grep entries for a person.
+const PERSON_GREP_LIMIT: usize = 100_000;
+
+/// One subcommand per tool, sorted by name.
+pub(super) fn commands(reg: &Registry) -> Vec<Command> {
+    let mut cmds: Vec<Command> = reg.tools().map(|t| flags::command_for(t.spec())).collect();
+    cmds.sort_by(|a, b| a.get_name().cmp(b.get_name()));
+    cmds
+}
+
+/// The model budgets a person's call does not inherit: set each to its
+/// person-sized value when the flags left it out.
+fn person_budgets(tool: &str, args: &mut Value) {
+    let budgets: &[(&str, Value)] = match tool {
+        "grep" => &[
+            ("limit", json!(PERSON_GREP_LIMIT)),
+            ("max_chars", json!(PERSON_GREP_MAX_CHARS)),
+        ],
+        "glob" => &[("limit", json!(wrench_tools_fs::glob::GLOB_MAX_LIMIT))],
+        _ => &[],
+    };
+    if let Some(o) = args.as_object_mut() {
+        for (k, v) in budgets {
+            o.entry(k.to_string()).or_insert_with(|| v.clone());
+        }
+    }
+}
+
+/// `grep -C/-A/-B` without a mode shows the lines, as in rg: context only
+/// exists in content mode.
+fn context_means_content(tool: &str, args: &mut Value) {
+    if tool != "grep" {
+        return;
+    }
+    if let Some(o) = args.as_object_mut()
+        && !o.contains_key("mode")
+        && ["context_lines", "before_context", "after_context"]
+            .iter()
+            .any(|k| o.contains_key(*k))
+    {
+        o.insert("mode".into(), json!("content"));
+    }
+}
+
+/// At most `max` lines of `text`, and a note of what was left out.
+fn cap_lines(text: &str, max: u64) -> (String, Option<String>) {
+    let total = text.lines().count() as u64;
+    if total <= max {
+        return (text.to_string(), None);
+    }
+    let keep: String = text
+        .split_inclusive('\n')
+        .take(usize::try_from(max).unwrap_or(usize::MAX))
+        .collect();
+    (
+        keep,
+        Some(format!(
+            "note: {} more lines not shown (--max-lines {max}); drop --max-lines to see all\n",
+            total - max
+        )),
+    )
+}
+
+pub(super) async fn run(mut cx: Ctx, tool: &str, sm: &ArgMatches) -> ExitCode {
+    cx.opts.relative_to_cwd = true;
+    let engine = match wrench_cli::engine(&cx.opts, cx.asker.clone()) {
+        Ok(e) => e,
+        Err(e) => return fail(&e, cx.json),
+    };
+    let spec = match engine.executor.registry().resolve(tool) {
+        Ok(t) => t.spec().clone(),
+        Err(e) => return fail(&e, cx.json),
+    };
+    let mut args = match flags::args_from_matches(&spec, sm) {
+        Ok(a) => a,
+        Err(e) => return fail(&e, cx.json),
+    };
+    if !cx.json {
+        person_budgets(&spec.name, &mut args);
+    }
+    context_means_content(&spec.name, &mut args);
+    let call = Call::new("1", spec.name.clone(), args.clone());
+    if cx.m.get_flag("explain") {
+        return explain_call(&engine, call, cx.json).await;
+    }
+    let r = engine.executor.run_one(call).await;
+    if cx.json {
+        return print_result(&r, true);
+    }
+    let (mut text, mut notes) = render::human(&r);
+    if let Some(max) = cx.m.get_one::<u64>("max-lines") {
+        let (kept, note) = cap_lines(&text, *max);
+        text = kept;
+        if let Some(n) = note {
+            notes.push_str(&n);
+        }
+    }
+    let when =
+        cx.m.get_one::<String>("color")
+            .and_then(|w| color::When::parse(w))
+            .unwrap_or(color::When::Auto);
+    if when.enabled(std::io::stdout().is_terminal()) {
+        text = color::paint(&spec.name, &args, &text);
+    }
+    out::stdout(text);
+    out::stderr(notes);
+    code(human_exit_code(&r))
+}
