@@ -102,6 +102,7 @@ fn run_patch(ctx: &Context, auth: &Authorized, p: &patch::Patch<'_>) -> ToolResu
             Op::Add {
                 path,
                 lines: content,
+                final_newline,
             } => {
                 let t = guard.resolve(path)?;
                 claim(&t)?;
@@ -112,7 +113,7 @@ fn run_patch(ctx: &Context, auth: &Authorized, p: &patch::Patch<'_>) -> ToolResu
                     )));
                 }
                 let mut body = content.join("\n");
-                if !content.is_empty() {
+                if !content.is_empty() && *final_newline {
                     body.push('\n');
                 }
                 check_redaction("", &body, &shown)?;
@@ -160,7 +161,7 @@ fn run_patch(ctx: &Context, auth: &Authorized, p: &patch::Patch<'_>) -> ToolResu
                 };
                 let d = text::decode(&cur.bytes, &shown)?;
                 let (new_text, kept) = if chunks.iter().any(|c| !c.lines.is_empty()) {
-                    let r = patch::apply_chunks(&d.text, chunks, &shown)?;
+                    let r = patch::apply_update(&d.text, chunks, &shown)?;
                     worst = worst.max(r.tier);
                     (r.text, Some(r.kept))
                 } else {
@@ -296,7 +297,7 @@ impl Tool for ApplyPatch {
                     {
                         paths.push(wrench_core::normalize_lexical(
                             &ctx.root,
-                            std::path::Path::new(m),
+                            std::path::Path::new(&**m),
                         ));
                     }
                 }
