@@ -2,7 +2,7 @@
 //! Every operation and hunk is validated first (paths, evidence, hunks,
 //! encodings, conflicts); only then is anything written, in one transaction.
 
-use crate::common::{EditData, edit_output, workspace};
+use crate::common::{EditData, commit, edit_output, finish, syntax, workspace};
 use crate::diff::{file_diff, file_diff_kept};
 use crate::engine::Tier;
 use crate::patch::{self, Op};
@@ -25,6 +25,9 @@ pub struct ApplyPatchArgs {
     /// The patch text, from `*** Begin Patch` to `*** End Patch`.
     #[serde(alias = "input")]
     pub patch: String,
+    /// Validate everything the call checks (permissions, read-before-write, matching) and return the diff it would write, writing nothing.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 pub struct ApplyPatch;
@@ -44,6 +47,7 @@ fn parse(args: &ApplyPatchArgs) -> ToolResult<patch::Patch<'_>> {
 pub fn apply(ctx: &Context, patch_text: &str) -> ToolResult<ToolOutput> {
     let args = ApplyPatchArgs {
         patch: patch_text.to_string(),
+        dry_run: false,
     };
     let p = parse(&args)?;
     let base = ActionPlan::new(
@@ -53,7 +57,7 @@ pub fn apply(ctx: &Context, patch_text: &str) -> ToolResult<ToolOutput> {
     );
     let plan = plan_ops(&p, base, ctx)?;
     let auth = futures::executor::block_on(ctx.authorize(plan))?;
-    run_patch(ctx, &auth, &p)
+    run_patch(ctx, &auth, &p, false)
 }
 
 /// Write (named and real path) for every added or updated file and the
@@ -78,7 +82,12 @@ fn plan_ops(p: &patch::Patch<'_>, mut base: ActionPlan, ctx: &Context) -> ToolRe
     Ok(base)
 }
 
-fn run_patch(ctx: &Context, auth: &Authorized, p: &patch::Patch<'_>) -> ToolResult<ToolOutput> {
+fn run_patch(
+    ctx: &Context,
+    auth: &Authorized,
+    p: &patch::Patch<'_>,
+    dry_run: bool,
+) -> ToolResult<ToolOutput> {
     let ws = workspace(ctx)?;
     let guard = MutationGuard::acquire(&ws, ctx, auth)?;
     let mut tx = Transaction::new();
@@ -86,6 +95,7 @@ fn run_patch(ctx: &Context, auth: &Authorized, p: &patch::Patch<'_>) -> ToolResu
     let mut diffs = String::new();
     let mut paths = Vec::new();
     let mut worst = Tier::Exact;
+    let mut checked = Vec::new();
     let mut claimed: std::collections::HashSet<std::path::PathBuf> =
         std::collections::HashSet::with_capacity(p.ops.len());
     let mut claim = |t: &wrench_permissions::write::WriteTarget| -> ToolResult<()> {
@@ -117,6 +127,7 @@ fn run_patch(ctx: &Context, auth: &Authorized, p: &patch::Patch<'_>) -> ToolResu
                     body.push('\n');
                 }
                 check_redaction("", &body, &shown)?;
+                checked.extend(syntax(&shown, "", &body));
                 diffs.push_str(&file_diff_kept(&shown, &shown, "", &body, &[]).text);
                 lines.push(format!("A {shown} (+{})", content.len()));
                 paths.push(shown);
@@ -173,6 +184,8 @@ fn run_patch(ctx: &Context, auth: &Authorized, p: &patch::Patch<'_>) -> ToolResu
                     None => file_diff(&shown, to, &d.text, &new_text),
                 };
                 check_redaction(&d.text, &new_text, &shown)?;
+                let to_name = move_to.as_deref().unwrap_or(path);
+                checked.extend(syntax(to_name, &d.text, &new_text));
                 let bytes = text::try_encode(&new_text, d.encoding, &shown)?;
                 match move_to {
                     Some(dest) => {
@@ -238,7 +251,7 @@ fn run_patch(ctx: &Context, auth: &Authorized, p: &patch::Patch<'_>) -> ToolResu
     }
     let noop = tx.is_empty();
     if !noop {
-        guard.commit(tx)?;
+        commit(&guard, tx, dry_run)?;
     }
     let mut summary = if noop {
         "No change: the patch leaves every file as it is".to_string()
@@ -256,13 +269,14 @@ fn run_patch(ctx: &Context, auth: &Authorized, p: &patch::Patch<'_>) -> ToolResu
     if worst != Tier::Exact {
         summary.push_str(&format!("\nSome hunks were {}.", worst.describe()));
     }
-    Ok(edit_output(EditData {
+    let out = edit_output(EditData {
         summary,
         diff: diffs,
         paths,
         tier: Some(worst),
         noop,
-    }))
+    });
+    Ok(finish(out, checked, dry_run))
 }
 
 #[async_trait::async_trait]
@@ -327,6 +341,6 @@ impl Tool for ApplyPatch {
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
         let p = parse(&args)?;
-        run_patch(ctx, &auth, &p)
+        run_patch(ctx, &auth, &p, args.dry_run)
     }
 }

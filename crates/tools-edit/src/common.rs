@@ -9,6 +9,7 @@ use wrench_core::{
 };
 use wrench_permissions::Workspace;
 use wrench_permissions::mutation::{Change, MutationGuard, Transaction, check_redaction};
+use wrench_syntax::SyntaxReport;
 
 /// Most characters of unified diff returned in one result.
 pub const MAX_DIFF_CHARS: usize = 30_000;
@@ -57,6 +58,68 @@ pub fn edit_output(data: EditData) -> ToolOutput {
     ToolOutput::new(OutputKind::Edit, text).with_data(&data)
 }
 
+/// Commit `tx`; with `dry_run`, only check what the commit would refuse
+/// first (a change the authorized plan does not cover) and write nothing:
+/// no file, no read evidence.
+pub fn commit(guard: &MutationGuard<'_>, tx: Transaction, dry_run: bool) -> ToolResult<()> {
+    if dry_run {
+        guard.preview(&tx)
+    } else {
+        guard.commit(tx).map(drop)
+    }
+}
+
+/// What a change does to the syntax of a file in a tree-sitter language
+/// (None for other files and files over the size cap).
+pub fn syntax(shown: &str, before: &str, after: &str) -> Option<SyntaxReport> {
+    wrench_syntax::check(std::path::Path::new(shown), before, after)
+}
+
+/// The first line of a dry run's text.
+pub const DRY_RUN_HEADER: &str =
+    "Dry run: nothing was written (no file, no read evidence). The call would make this change:";
+
+/// Finish a change's output: the syntax errors it introduced or resolved
+/// (text between the summary and the diff; every checked file in the
+/// data's `syntax`), and for a dry run the header first and `dry_run` in
+/// the data.
+pub fn finish(mut out: ToolOutput, syntax: Vec<SyntaxReport>, dry_run: bool) -> ToolOutput {
+    let note = wrench_syntax::render(&syntax);
+    if !note.is_empty() {
+        let diff = out
+            .data
+            .get("diff")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("")
+            .trim_end_matches('\n')
+            .to_string();
+        match out.text.len().checked_sub(diff.len()) {
+            Some(at) if !diff.is_empty() && out.text.ends_with(&diff) => {
+                out.text.insert_str(at, &format!("{note}\n"));
+            }
+            _ => {
+                out.text.push('\n');
+                out.text.push_str(&note);
+            }
+        }
+    }
+    if let Some(data) = out.data.as_object_mut() {
+        if !syntax.is_empty() {
+            data.insert(
+                "syntax".into(),
+                serde_json::to_value(&syntax).unwrap_or_default(),
+            );
+        }
+        if dry_run {
+            data.insert("dry_run".into(), serde_json::Value::Bool(true));
+        }
+    }
+    if dry_run {
+        out.text = format!("{DRY_RUN_HEADER}\n{}", out.text);
+    }
+    out
+}
+
 /// The workspace of a call.
 pub fn workspace(ctx: &Context) -> ToolResult<Workspace> {
     Workspace::open(&ctx.root)
@@ -96,12 +159,14 @@ pub struct TextChange {
 
 /// The single-file pipeline: lock, resolve, read under the lock, require
 /// fresh evidence, compute, guard redaction markers, re-encode losslessly,
-/// commit atomically, record the write.
+/// commit atomically (or, with `dry_run`, not), record the write, report
+/// what it did to the file's syntax.
 pub fn change_file(
     ctx: &Context,
     auth: &Authorized,
     path: &str,
     tool: &str,
+    dry_run: bool,
     f: impl FnOnce(&str, &str) -> ToolResult<TextChange>,
 ) -> ToolResult<ToolOutput> {
     let ws = workspace(ctx)?;
@@ -116,7 +181,7 @@ pub fn change_file(
     let decoded = decode(&cur.bytes, &shown)?;
     let change = f(&decoded.text, &shown)?;
     if change.text == decoded.text {
-        return Ok(edit_output(EditData {
+        let out = edit_output(EditData {
             summary: format!(
                 "No change: {shown} already has this content ({})",
                 change.detail
@@ -125,7 +190,8 @@ pub fn change_file(
             paths: vec![shown],
             tier: change.tier,
             noop: true,
-        }));
+        });
+        return Ok(finish(out, Vec::new(), dry_run));
     }
     check_redaction(&decoded.text, &change.text, &shown)?;
     let bytes = text::try_encode(&change.text, decoded.encoding, &shown)?;
@@ -135,7 +201,8 @@ pub fn change_file(
         bytes,
         expect: Some(cur.stamp),
     });
-    guard.commit(tx)?;
+    commit(&guard, tx, dry_run)?;
+    let checked = syntax(&shown, &decoded.text, &change.text);
     let diff = crate::diff::file_diff(&shown, &shown, &decoded.text, &change.text);
     let mut summary = format!(
         "Edited {shown}: {} (+{} -{})",
@@ -150,11 +217,12 @@ pub fn change_file(
             decoded.encoding.name()
         ));
     }
-    Ok(edit_output(EditData {
+    let out = edit_output(EditData {
         summary,
         diff: diff.text,
         paths: vec![shown],
         tier: change.tier,
         noop: false,
-    }))
+    });
+    Ok(finish(out, checked.into_iter().collect(), dry_run))
 }

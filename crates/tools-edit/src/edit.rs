@@ -40,6 +40,9 @@ pub struct EditArgs {
     /// Several replacements, applied in order on the evolving text; all or none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edits: Option<Vec<EditOp>>,
+    /// Validate everything the call checks (permissions, read-before-write, matching) and return the diff it would write, writing nothing.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 impl EditArgs {
@@ -151,8 +154,13 @@ impl Tool for Edit {
 
     async fn run(&self, args: EditArgs, auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
         let ops = args.ops()?;
-        change_file(ctx, &auth, &args.path, "edit", |text, shown| {
-            apply_ops(text, &ops, shown)
-        })
+        change_file(
+            ctx,
+            &auth,
+            &args.path,
+            "edit",
+            args.dry_run,
+            |text, shown| apply_ops(text, &ops, shown),
+        )
     }
 }

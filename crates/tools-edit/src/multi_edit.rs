@@ -16,6 +16,9 @@ pub struct MultiEditArgs {
     pub path: String,
     /// Replacements applied in order on the evolving text; all or none.
     pub edits: Vec<EditOp>,
+    /// Validate everything the call checks (permissions, read-before-write, matching) and return the diff it would write, writing nothing.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 pub struct MultiEdit;
@@ -65,8 +68,13 @@ impl Tool for MultiEdit {
                 "edits is empty; pass at least one {old_string, new_string}",
             ));
         }
-        change_file(ctx, &auth, &args.path, "multi_edit", |text, shown| {
-            apply_ops(text, &args.edits, shown)
-        })
+        change_file(
+            ctx,
+            &auth,
+            &args.path,
+            "multi_edit",
+            args.dry_run,
+            |text, shown| apply_ops(text, &args.edits, shown),
+        )
     }
 }

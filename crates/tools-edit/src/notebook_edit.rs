@@ -58,6 +58,9 @@ pub struct NotebookEditArgs {
     pub cell_type: Option<CellType>,
     #[serde(default)]
     pub edit_mode: EditMode,
+    /// Validate everything the call checks (permissions, read-before-write, matching) and return the diff it would write, writing nothing.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 /// The indentation the notebook's JSON uses (Jupyter writes one space).
@@ -265,8 +268,13 @@ impl Tool for NotebookEdit {
         auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
-        change_file(ctx, &auth, &args.path, "notebook_edit", |text, shown| {
-            edit_notebook(text, &args, shown)
-        })
+        change_file(
+            ctx,
+            &auth,
+            &args.path,
+            "notebook_edit",
+            args.dry_run,
+            |text, shown| edit_notebook(text, &args, shown),
+        )
     }
 }
