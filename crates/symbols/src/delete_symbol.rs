@@ -161,7 +161,7 @@ fn delete(ctx: &Context, auth: &Authorized, args: &DeleteSymbolArgs) -> ToolResu
         sym.start_line,
         sym.end_line
     );
-    let note = wrench_syntax::render(syntax.as_slice());
+    let note = wrench_syntax::render(syntax.as_slice(), args.dry_run);
     if !note.is_empty() {
         summary.push('\n');
         summary.push_str(&note);

@@ -19,7 +19,7 @@
 //! use std::path::Path;
 //! let r = wrench_syntax::check(Path::new("a.rs"), "fn a() {}\n", "fn a() {\n").unwrap();
 //! assert_eq!(r.introduced.len(), 1);
-//! assert!(wrench_syntax::render(&[r]).contains("introduced 1 syntax error"));
+//! assert!(wrench_syntax::render(&[r], false).contains("introduced 1 syntax error"));
 //! ```
 
 use serde::Serialize;
@@ -107,7 +107,7 @@ pub struct SyntaxError {
 }
 
 impl SyntaxError {
-    /// "line 3:9 missing `;`" / "line 5:1 unexpected `}`".
+    /// "line 3:9 missing `;`" / "line 5:1 does not parse: `} }`".
     pub fn describe(&self) -> String {
         match self.kind {
             ErrorKind::Missing => {
@@ -182,7 +182,8 @@ pub fn check_as(lang: Language, shown: &str, before: &str, after: &str) -> Optio
 
 /// The text for a model: one paragraph per file where the change
 /// introduced or resolved errors; empty when there is nothing to say.
-pub fn render(reports: &[SyntaxReport]) -> String {
+/// `dry_run`: the change was not made, so it "would" introduce them.
+pub fn render(reports: &[SyntaxReport], dry_run: bool) -> String {
     let mut out = String::new();
     for r in reports.iter().filter(|r| r.changed()) {
         if !out.is_empty() {
@@ -190,14 +191,24 @@ pub fn render(reports: &[SyntaxReport]) -> String {
         }
         let n = r.introduced.len();
         if n > 0 {
+            let them = if n == 1 { "it" } else { "them" };
             out.push_str(&format!(
-                "Syntax check ({}, tree-sitter): this change introduced {n} syntax error{} in {}: {}{}. The change is applied; fix {} with another edit.",
+                "Syntax check ({}, tree-sitter): this change {} {n} syntax error{} in {}: {}{}. {}",
                 r.language.name(),
+                if dry_run {
+                    "would introduce"
+                } else {
+                    "introduced"
+                },
                 plural(n),
                 r.path,
                 list(&r.introduced),
                 more(n),
-                if n == 1 { "it" } else { "them" },
+                if dry_run {
+                    format!("Nothing was written; fix {them} in the change before making it.")
+                } else {
+                    format!("The change is applied; fix {them} with another edit.")
+                },
             ));
         }
         let k = r.resolved.len();
@@ -211,7 +222,8 @@ pub fn render(reports: &[SyntaxReport]) -> String {
                 ));
             }
             out.push_str(&format!(
-                "it resolved {k} syntax error{} that {} in {} before: {}{}.",
+                "it {} {k} syntax error{} that {} in {} before: {}{}.",
+                if dry_run { "would resolve" } else { "resolved" },
                 plural(k),
                 if k == 1 { "was" } else { "were" },
                 r.path,
@@ -428,7 +440,7 @@ mod tests {
             let r = run(path, before, after);
             assert_eq!(r.errors_before, 0, "{path}");
             assert!(!r.introduced.is_empty(), "{path}: {r:?}");
-            let text = render(&[r]);
+            let text = render(&[r], false);
             assert!(text.contains(want), "{path}: {text}");
             assert!(text.contains("introduced"), "{path}: {text}");
         }
@@ -442,7 +454,7 @@ mod tests {
         assert_eq!(r.errors_before, 1);
         assert_eq!(r.errors_after, 1);
         assert!(!r.changed(), "{r:?}");
-        assert_eq!(render(&[r]), "");
+        assert_eq!(render(&[r], false), "");
     }
 
     #[test]
@@ -450,7 +462,7 @@ mod tests {
         let r = run("a.py", "def f(:\n    pass\n", "def f():\n    pass\n");
         assert!(r.introduced.is_empty(), "{r:?}");
         assert_eq!(r.resolved.len(), r.errors_before);
-        assert!(render(&[r]).contains("resolved"));
+        assert!(render(&[r], false).contains("resolved"));
     }
 
     #[test]

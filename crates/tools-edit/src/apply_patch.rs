@@ -22,7 +22,7 @@ pub const GLOBAL_WRITE_PATHS: usize = 32;
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 pub struct ApplyPatchArgs {
-    /// The patch text, from `*** Begin Patch` to `*** End Patch`.
+    /// The patch text: V4A (from `*** Begin Patch` to `*** End Patch`) or a unified diff (`git diff`, `diff -u`).
     #[serde(alias = "input")]
     pub patch: String,
     /// Validate everything the call checks (permissions, read-before-write, matching) and return the diff it would write, writing nothing.
@@ -287,12 +287,13 @@ impl Tool for ApplyPatch {
         ToolSpec::new::<ApplyPatchArgs>(
             "apply_patch",
             Effect::SelfAuthorized,
-            "Apply a V4A patch (`*** Begin Patch`, `*** Add File:`/`*** Update File:` (+ `*** Move to:`)/`*** Delete File:`, `@@` context headers, ` `/`-`/`+` lines, `*** End of File`, `*** End Patch`) to several files at once, all or nothing: every operation and hunk is checked before anything is written. Updated, deleted and moved files must have been read in this session. Add File onto an existing file and Move onto an existing path are conflicts. Hunks are found in file order with increasing leniency (exact, trailing whitespace, all whitespace, Unicode look-alikes); line endings, encoding and the final newline are kept.",
+            "Apply a V4A patch or a unified diff (`git diff` output with new/deleted files and renames, or `diff -u`; hunk line counts must be right) (V4A: `*** Begin Patch`, `*** Add File:`/`*** Update File:` (+ `*** Move to:`)/`*** Delete File:`, `@@` context headers, ` `/`-`/`+` lines, `*** End of File`, `*** End Patch`) to several files at once, all or nothing: every operation and hunk is checked before anything is written. Updated, deleted and moved files must have been read in this session. Add File onto an existing file and Move onto an existing path are conflicts. Hunks are found in file order with increasing leniency (exact, trailing whitespace, all whitespace, Unicode look-alikes); line endings, encoding and the final newline are kept (a unified diff's `\\ No newline at end of file` is followed). The result reports the syntax errors the change introduced or resolved in Rust, Python, Go, TypeScript and JavaScript files (tree-sitter). dry_run (CLI: --check) validates and shows the diff without writing.",
         )
         .aliases(&["applypatch", "ApplyPatch"])
         .arg_alias("input", "patch")
         .limit("MAX_PATCH_BYTES", MAX_PATCH_BYTES, "bytes of patch text")
         .limit("GLOBAL_WRITE_PATHS", GLOBAL_WRITE_PATHS, "paths above which the call is planned as GlobalWrite")
+        .limit("MAX_SYNTAX_CHECK_BYTES", wrench_syntax::MAX_SYNTAX_CHECK_BYTES, "bytes above which a changed file is not syntax-checked")
         .destructive()
     }
 

@@ -84,7 +84,7 @@ pub const DRY_RUN_HEADER: &str =
 /// data's `syntax`), and for a dry run the header first and `dry_run` in
 /// the data.
 pub fn finish(mut out: ToolOutput, syntax: Vec<SyntaxReport>, dry_run: bool) -> ToolOutput {
-    let note = wrench_syntax::render(&syntax);
+    let note = wrench_syntax::render(&syntax, dry_run);
     if !note.is_empty() {
         let diff = out
             .data

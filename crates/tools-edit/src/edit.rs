@@ -135,6 +135,7 @@ impl Tool for Edit {
         .limit("MAX_EDITS", MAX_EDITS, "edits in one call")
         .limit("MAX_DIFF_CHARS", crate::common::MAX_DIFF_CHARS, "characters of diff returned")
         .limit("NEAREST_SHOW_LINES", engine::NEAREST_SHOW_LINES, "closest lines shown after a miss")
+        .limit("MAX_SYNTAX_CHECK_BYTES", wrench_syntax::MAX_SYNTAX_CHECK_BYTES, "bytes above which a changed file is not syntax-checked")
         .destructive()
     }
 

@@ -55,6 +55,7 @@ impl Tool for Write {
         .arg_alias("file_path", "path")
         .positional(&["path", "content"])
         .limit("MAX_WRITE_BYTES", MAX_WRITE_BYTES, "bytes of content")
+        .limit("MAX_SYNTAX_CHECK_BYTES", wrench_syntax::MAX_SYNTAX_CHECK_BYTES, "bytes above which a changed file is not syntax-checked")
         .destructive()
     }
 

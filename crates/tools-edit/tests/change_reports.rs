@@ -274,3 +274,39 @@ fn a_rewritten_file_keeps_its_owner_and_group() {
     assert_eq!((m.uid(), m.gid()), (4242, 4343));
     assert_eq!(f.text("moved.rs"), "fn c() {}\n");
 }
+
+/// The texts a model reads: a syntax error introduced, one resolved, a
+/// dry run of an edit and of a unified diff.
+#[test]
+fn snapshot_syntax_and_dry_run_texts() {
+    let f = Fx::new();
+    f.put(
+        "lib.rs",
+        "fn a() {\n    one();\n}\n\nfn b() {\n    two();\n}\n",
+    );
+    f.read("lib.rs");
+    insta::assert_snapshot!(
+        "syntax_introduced",
+        f.ok(
+            "edit",
+            json!({"path": "lib.rs", "old_string": "    one();\n}", "new_string": "    one()\n"})
+        )
+        .text
+    );
+    insta::assert_snapshot!(
+        "syntax_resolved",
+        f.ok(
+            "edit",
+            json!({"path": "lib.rs", "old_string": "    one()\n", "new_string": "    one();\n}"})
+        )
+        .text
+    );
+    insta::assert_snapshot!(
+        "dry_run_edit",
+        f.ok("edit", json!({"path": "lib.rs", "old_string": "two();", "new_string": "deux();", "dry_run": true})).text
+    );
+    insta::assert_snapshot!(
+        "dry_run_unified_diff",
+        f.ok("apply_patch", json!({"dry_run": true, "patch": "diff --git a/lib.rs b/src/lib.rs\nsimilarity index 90%\nrename from lib.rs\nrename to src/lib.rs\n--- a/lib.rs\n+++ b/src/lib.rs\n@@ -5,3 +5,3 @@\n fn b() {\n-    two();\n+    two(;\n }\n"})).text
+    );
+}
