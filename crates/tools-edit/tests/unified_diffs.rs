@@ -256,3 +256,74 @@ proptest! {
         prop_assert_eq!(got, n, "{}", text);
     }
 }
+
+/// The table of hostile and malformed unified diffs (tests/data/
+/// unified_hostile.tsv): each row's patch, on a fresh tree (a.txt and
+/// b.txt read, c.txt not, a symlink leading out of the root), must end in
+/// the row's error kind (or ok) and, when refused, change nothing. Every
+/// failing row is reported.
+#[test]
+fn hostile_and_malformed_unified_diffs_table() {
+    let table = include_str!("data/unified_hostile.tsv");
+    let unescape = |s: &str| {
+        let mut out = String::new();
+        let mut it = s.chars();
+        while let Some(c) = it.next() {
+            if c != '\\' {
+                out.push(c);
+                continue;
+            }
+            match it.next() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some(o) => out.push(o),
+                None => out.push('\\'),
+            }
+        }
+        out
+    };
+    let mut failed = Vec::new();
+    for line in table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (name, patch, want) = (cols[0], unescape(cols[1]), cols[2]);
+        let f = Fx::new();
+        for (p, body) in [("a.txt", "a\n"), ("b.txt", "b\n"), ("c.txt", "c\n")] {
+            f.put(p, body);
+        }
+        f.read("a.txt");
+        f.read("b.txt");
+        std::os::unix::fs::symlink("..", f.path("link_out")).unwrap();
+        let got = match f.call("apply_patch", json!({"patch": patch})) {
+            Ok(_) => "ok".to_string(),
+            Err(e) => serde_json::to_value(e.kind)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string(),
+        };
+        let untouched =
+            f.text("a.txt") == "a\n" && f.text("b.txt") == "b\n" && f.text("c.txt") == "c\n";
+        let outside = f
+            .dir
+            .path()
+            .read_dir()
+            .unwrap()
+            .filter(|e| {
+                let n = e.as_ref().unwrap().file_name();
+                n != "root" && n != "state"
+            })
+            .count();
+        if got != want || (want != "ok" && (!untouched || outside != 0)) {
+            failed.push(format!("{name}: want {want}, got {got} (files untouched: {untouched}, entries beside the root: {outside})"));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} rows failed:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+}
