@@ -83,7 +83,20 @@ pub const DRY_RUN_HEADER: &str =
 /// (text between the summary and the diff; every checked file in the
 /// data's `syntax`), and for a dry run the header first and `dry_run` in
 /// the data.
-pub fn finish(mut out: ToolOutput, syntax: Vec<SyntaxReport>, dry_run: bool) -> ToolOutput {
+pub fn finish(out: ToolOutput, syntax: Vec<SyntaxReport>, dry_run: bool) -> ToolOutput {
+    let mut out = add_syntax(out, syntax, dry_run);
+    if dry_run {
+        if let Some(data) = out.data.as_object_mut() {
+            data.insert("dry_run".into(), serde_json::Value::Bool(true));
+        }
+        out.text = format!("{DRY_RUN_HEADER}\n{}", out.text);
+    }
+    out
+}
+
+/// The syntax part of [`finish`]: the note between the summary and the
+/// diff, the reports in the data's `syntax` (added to any already there).
+pub fn add_syntax(mut out: ToolOutput, syntax: Vec<SyntaxReport>, dry_run: bool) -> ToolOutput {
     let note = wrench_syntax::render(&syntax, dry_run);
     if !note.is_empty() {
         let diff = out
@@ -103,19 +116,15 @@ pub fn finish(mut out: ToolOutput, syntax: Vec<SyntaxReport>, dry_run: bool) -> 
             }
         }
     }
-    if let Some(data) = out.data.as_object_mut() {
-        if !syntax.is_empty() {
-            data.insert(
-                "syntax".into(),
-                serde_json::to_value(&syntax).unwrap_or_default(),
-            );
-        }
-        if dry_run {
-            data.insert("dry_run".into(), serde_json::Value::Bool(true));
-        }
-    }
-    if dry_run {
-        out.text = format!("{DRY_RUN_HEADER}\n{}", out.text);
+    if let Some(data) = out.data.as_object_mut()
+        && !syntax.is_empty()
+    {
+        let mut all = match data.remove("syntax") {
+            Some(serde_json::Value::Array(a)) => a,
+            _ => Vec::new(),
+        };
+        all.extend(syntax.iter().filter_map(|r| serde_json::to_value(r).ok()));
+        data.insert("syntax".into(), serde_json::Value::Array(all));
     }
     out
 }

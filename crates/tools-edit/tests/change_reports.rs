@@ -310,3 +310,34 @@ fn snapshot_syntax_and_dry_run_texts() {
         f.ok("apply_patch", json!({"dry_run": true, "patch": "diff --git a/lib.rs b/src/lib.rs\nsimilarity index 90%\nrename from lib.rs\nrename to src/lib.rs\n--- a/lib.rs\n+++ b/src/lib.rs\n@@ -5,3 +5,3 @@\n fn b() {\n-    two();\n+    two(;\n }\n"})).text
     );
 }
+
+/// A Python notebook's edited code cell is checked as Python, IPython
+/// magics and shell lines aside; other kernels are not checked.
+#[test]
+fn a_python_notebook_cell_edit_reports_the_syntax_errors_it_introduced() {
+    let nb = |lang: &str| {
+        format!(
+            "{{\n \"cells\": [\n  {{\n   \"cell_type\": \"code\",\n   \"execution_count\": null,\n   \"id\": \"c1\",\n   \"metadata\": {{}},\n   \"outputs\": [],\n   \"source\": [\n    \"x = 1\"\n   ]\n  }}\n ],\n \"metadata\": {{\"kernelspec\": {{\"language\": \"{lang}\"}}}},\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}}\n"
+        )
+    };
+    let f = Fx::new();
+    f.put("py.ipynb", nb("python"));
+    f.put("r.ipynb", nb("R"));
+    f.read("py.ipynb");
+    f.read("r.ipynb");
+    let out = f.ok(
+        "notebook_edit",
+        json!({"path": "py.ipynb", "cell_number": 0, "new_source": "def f(:\n    pass\n"}),
+    );
+    let s = syntax(&out);
+    assert_eq!(s.len(), 1, "{}", out.text);
+    assert_eq!(s[0]["path"], "py.ipynb (cell 0)");
+    assert!(out.text.contains("introduced"), "{}", out.text);
+    let out = f.ok("notebook_edit", json!({"path": "py.ipynb", "cell_number": 0, "new_source": "%matplotlib inline\n!pip install x\ny = 2\n"}));
+    assert!(!out.text.contains("introduced"), "{}", out.text);
+    let out = f.ok(
+        "notebook_edit",
+        json!({"path": "r.ipynb", "cell_number": 0, "new_source": "def f(:\n"}),
+    );
+    assert!(syntax(&out).is_empty(), "{}", out.text);
+}
