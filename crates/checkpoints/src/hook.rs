@@ -80,6 +80,10 @@ fn leaves_running(plan: &ActionPlan) -> bool {
 
 impl Checkpointer for Recorder {
     fn before(&self, ctx: &Context, plan: &ActionPlan) -> Option<Box<dyn PendingCheckpoint>> {
+        // A dry run writes nothing: no checkpoint.
+        if plan.args.get("dry_run").and_then(|v| v.as_bool()) == Some(true) {
+            return None;
+        }
         // A process that may write, or a tool of an MCP server that is not
         // read-only (a local server may change files): the tree is watched.
         // A command whose every program only reads (low risk: `git status`,

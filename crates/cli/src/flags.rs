@@ -10,6 +10,15 @@ use wrench_core::{ToolError, ToolResult, ToolSpec};
 
 pub use wrench_core::repair::{enum_values, types_of};
 
+/// Text arguments too long for a command line: `--NAME -` reads the value
+/// from standard input and `--NAME-file PATH` from a file (`git diff |
+/// wrench apply_patch --patch -`, `wrench apply_patch --patch-file x.diff`).
+pub const FILE_ARGS: &[&str] = &["patch"];
+
+/// Spellings of a switch kept for peers: apply_patch's `--check` is git
+/// apply's name for a dry run.
+const SWITCH_ALIASES: &[(&str, &str, &str)] = &[("apply_patch", "dry_run", "check")];
+
 fn kebab(name: &str) -> String {
     name.replace('_', "-")
 }
@@ -156,6 +165,21 @@ pub fn command_for(spec: &ToolSpec) -> Command {
                 // Also accept the snake_case spelling.
                 arg = arg.alias(prop.clone());
             }
+            for (_, _, alias) in SWITCH_ALIASES
+                .iter()
+                .filter(|(t, p, _)| *t == name && p == prop)
+            {
+                arg = arg.visible_alias(*alias);
+            }
+            if FILE_ARGS.contains(&prop.as_str()) {
+                cmd = cmd.arg(
+                    Arg::new(format!("{prop}__file"))
+                        .long(format!("{}-file", kebab(prop)))
+                        .value_name("PATH")
+                        .help(format!("Read --{} from this file", kebab(prop)))
+                        .conflicts_with(prop.clone()),
+                );
+            }
         }
         let ev = enum_values(schema);
         if !ev.is_empty() {
@@ -216,6 +240,25 @@ fn convert(prop: &str, schema: &Value, raw: &str) -> ToolResult<Value> {
     Ok(Value::String(raw.to_string()))
 }
 
+/// The value of a [`FILE_ARGS`] argument: `-` is standard input, and
+/// `--NAME-file PATH` a file read whole.
+fn file_arg(prop: &str, raws: Vec<String>, m: &ArgMatches) -> ToolResult<Vec<String>> {
+    use std::io::Read;
+    if let Ok(Some(path)) = m.try_get_one::<String>(&format!("{prop}__file")) {
+        return std::fs::read_to_string(path)
+            .map(|s| vec![s])
+            .map_err(|e| ToolError::from_io(path, &e));
+    }
+    if raws.last().map(String::as_str) == Some("-") {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| ToolError::from_io("standard input", &e))?;
+        return Ok(vec![s]);
+    }
+    Ok(raws)
+}
+
 /// Turn the matches of a tool's subcommand back into JSON args.
 pub fn args_from_matches(spec: &ToolSpec, m: &ArgMatches) -> ToolResult<Value> {
     let mut out = Map::new();
@@ -250,6 +293,9 @@ pub fn args_from_matches(spec: &ToolSpec, m: &ArgMatches) -> ToolResult<Value> {
                 && m.try_get_one::<bool>(&switch_id(s.2)).ok().flatten() == Some(&true)
         }) {
             raws.push((*value).to_string());
+        }
+        if FILE_ARGS.contains(&prop.as_str()) {
+            raws = file_arg(prop, raws, m)?;
         }
         if raws.is_empty() {
             continue;

@@ -36,6 +36,9 @@ pub struct RenameArgs {
     pub character: u32,
     /// The new name.
     pub new_name: String,
+    /// Validate everything the call checks (permissions, read-before-write, the server's edits) and return the diff it would write, writing nothing.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 /// What a rename will do, computed in `plan` and applied in `run`.
@@ -394,11 +397,14 @@ impl wrench_core::Tool for RenameSymbol {
         let commit_ctx = ctx.clone();
         let changes = p.changes.clone();
         let commit_auth = auth.clone();
-        tokio::task::spawn_blocking(move || txn::commit(&commit_ctx, &commit_auth, &changes))
-            .await
-            .map_err(|e| ToolError::io(format!("rename commit task failed: {e}")))??;
+        let dry_run = a.dry_run;
+        tokio::task::spawn_blocking(move || {
+            txn::commit(&commit_ctx, &commit_auth, &changes, dry_run)
+        })
+        .await
+        .map_err(|e| ToolError::io(format!("rename commit task failed: {e}")))??;
         // Tell the server what changed on disk; open documents resync on next use.
-        if let Ok(spec) = crate::discovery::server_for_path(ctx, &p.changes[0].rel) {
+        if !dry_run && let Ok(spec) = crate::discovery::server_for_path(ctx, &p.changes[0].rel) {
             let urls: Vec<Url> = p
                 .changes
                 .iter()
@@ -422,6 +428,13 @@ impl wrench_core::Tool for RenameSymbol {
             if summary_files == 1 { "" } else { "s" },
             p.server
         );
+        let summary = if dry_run {
+            format!(
+                "Dry run: nothing was written (no file, no read evidence). The call would make this change:\n{summary}"
+            )
+        } else {
+            summary
+        };
         let text = format!("{summary}\n{}", p.diff);
         Ok(
             ToolOutput::new(OutputKind::Edit, text).with_data(&RenameData {

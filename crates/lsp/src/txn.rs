@@ -53,7 +53,13 @@ pub fn stale_error(files: &[String]) -> ToolError {
 /// workspace write lock, the evidence check under it, the comparison with the
 /// bytes the edit was planned from, an all-or-nothing commit and updated
 /// evidence. Blocking (file locks and fsync): call it from `spawn_blocking`.
-pub fn commit(ctx: &Context, auth: &Authorized, changes: &[FileChange]) -> ToolResult<()> {
+/// With `dry_run`, everything is checked and nothing written.
+pub fn commit(
+    ctx: &Context,
+    auth: &Authorized,
+    changes: &[FileChange],
+    dry_run: bool,
+) -> ToolResult<()> {
     let ws = Workspace::open(&ctx.root)?;
     let guard = MutationGuard::acquire(&ws, ctx, auth)?;
     let mut tx = Transaction::new();
@@ -82,6 +88,9 @@ pub fn commit(ctx: &Context, auth: &Authorized, changes: &[FileChange]) -> ToolR
             expect: Some(cur.stamp),
         });
     }
-    guard.commit(tx)?;
-    Ok(())
+    if dry_run {
+        guard.preview(&tx)
+    } else {
+        guard.commit(tx).map(drop)
+    }
 }

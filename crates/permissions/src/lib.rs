@@ -10,6 +10,7 @@ pub mod domain;
 pub mod families;
 pub mod hooks;
 pub mod mutation;
+pub mod ownership;
 pub mod pathrule;
 pub mod policy;
 pub mod protected;

@@ -30,6 +30,9 @@ pub struct DeleteSymbolArgs {
     /// Only a symbol of this kind (function, method, class, struct, ...).
     #[serde(default)]
     pub kind: Option<String>,
+    /// Validate everything the call checks (permissions, read-before-write, the symbol) and return the diff it would write, writing nothing.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -43,6 +46,11 @@ struct DeleteData {
     start_line: u32,
     end_line: u32,
     lines_removed: usize,
+    /// What the deletion did to the file's syntax (tree-sitter).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    syntax: Option<wrench_syntax::SyntaxReport>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    dry_run: bool,
 }
 
 pub struct DeleteSymbol;
@@ -130,7 +138,12 @@ fn delete(ctx: &Context, auth: &Authorized, args: &DeleteSymbolArgs) -> ToolResu
         bytes: new_bytes,
         expect: Some(cur.stamp),
     });
-    guard.commit(tx)?;
+    if args.dry_run {
+        guard.preview(&tx)?;
+    } else {
+        guard.commit(tx)?;
+    }
+    let syntax = wrench_syntax::check_as(lang.syntax(), &shown, src_text, &new_text);
 
     let diff = similar::TextDiff::from_lines(src_text, new_text.as_str())
         .unified_diff()
@@ -141,13 +154,23 @@ fn delete(ctx: &Context, auth: &Authorized, args: &DeleteSymbolArgs) -> ToolResu
         .lines()
         .count()
         .saturating_sub(new_text.lines().count());
-    let summary = format!(
+    let mut summary = format!(
         "Deleted {} {} (lines {}-{}) from {shown}; {lines_removed} lines removed",
         sym.kind.as_str(),
         sym.qualified(lang),
         sym.start_line,
         sym.end_line
     );
+    let note = wrench_syntax::render(syntax.as_slice(), args.dry_run);
+    if !note.is_empty() {
+        summary.push('\n');
+        summary.push_str(&note);
+    }
+    if args.dry_run {
+        summary = format!(
+            "Dry run: nothing was written (no file, no read evidence). The call would make this change:\n{summary}"
+        );
+    }
     let text = format!("{summary}\n\n{diff}");
     let data = DeleteData {
         path: shown,
@@ -158,6 +181,8 @@ fn delete(ctx: &Context, auth: &Authorized, args: &DeleteSymbolArgs) -> ToolResu
         start_line: sym.start_line,
         end_line: sym.end_line,
         lines_removed,
+        syntax,
+        dry_run: args.dry_run,
     };
     Ok(ToolOutput::new(OutputKind::Edit, text).with_data(&data))
 }

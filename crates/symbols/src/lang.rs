@@ -19,6 +19,19 @@ pub enum Lang {
     JavaScript,
 }
 
+impl From<wrench_syntax::Language> for Lang {
+    fn from(l: wrench_syntax::Language) -> Lang {
+        match l {
+            wrench_syntax::Language::Rust => Lang::Rust,
+            wrench_syntax::Language::Python => Lang::Python,
+            wrench_syntax::Language::Go => Lang::Go,
+            wrench_syntax::Language::TypeScript => Lang::TypeScript,
+            wrench_syntax::Language::Tsx => Lang::Tsx,
+            wrench_syntax::Language::JavaScript => Lang::JavaScript,
+        }
+    }
+}
+
 /// Every supported language, in a fixed order (its index is its on-disk code).
 pub const ALL_LANGS: [Lang; 6] = [
     Lang::Rust,
@@ -38,18 +51,21 @@ pub const SUPPORTED_EXTENSIONS: &str =
 pub const GRAMMAR_VERSIONS: &str = "rust-0.24;python-0.25;go-0.25;typescript-0.23;javascript-0.25";
 
 impl Lang {
-    /// The language of a file, from its extension.
+    /// The language of a file, from its extension (the syntax checker's table).
     pub fn from_path(p: &Path) -> Option<Lang> {
-        let ext = p.extension()?.to_str()?;
-        Some(match ext {
-            "rs" => Lang::Rust,
-            "py" | "pyi" => Lang::Python,
-            "go" => Lang::Go,
-            "ts" | "mts" | "cts" => Lang::TypeScript,
-            "tsx" => Lang::Tsx,
-            "js" | "jsx" | "mjs" | "cjs" => Lang::JavaScript,
-            _ => return None,
-        })
+        wrench_syntax::Language::from_path(p).map(Lang::from)
+    }
+
+    /// The same language as the syntax checker names it.
+    pub fn syntax(self) -> wrench_syntax::Language {
+        match self {
+            Lang::Rust => wrench_syntax::Language::Rust,
+            Lang::Python => wrench_syntax::Language::Python,
+            Lang::Go => wrench_syntax::Language::Go,
+            Lang::TypeScript => wrench_syntax::Language::TypeScript,
+            Lang::Tsx => wrench_syntax::Language::Tsx,
+            Lang::JavaScript => wrench_syntax::Language::JavaScript,
+        }
     }
 
     /// Parse a `language` argument. `typescript` also selects TSX files.
@@ -102,14 +118,7 @@ impl Lang {
     }
 
     pub fn grammar(self) -> Grammar {
-        match self {
-            Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
-            Lang::Python => tree_sitter_python::LANGUAGE.into(),
-            Lang::Go => tree_sitter_go::LANGUAGE.into(),
-            Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-            Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-        }
+        self.syntax().grammar()
     }
 
     fn query_source(self) -> &'static str {

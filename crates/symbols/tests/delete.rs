@@ -217,3 +217,30 @@ async fn delete_symbol_plans_a_low_risk_write() {
         }]
     );
 }
+
+/// A dry run shows the diff and writes nothing (no evidence either); the
+/// real deletion carries the syntax check of the file it changed.
+#[tokio::test]
+async fn delete_symbol_dry_run_writes_nothing_and_the_result_carries_a_syntax_check() {
+    let src = "fn keep() {}\n\nfn gone() {\n    1\n}\n";
+    let env = Env::new(&[("a.rs", src)]);
+    env.ok("read_symbol", json!({"path": "a.rs", "query": "gone"}))
+        .await;
+    let (text, data) = env
+        .ok(
+            "delete_symbol",
+            json!({"path": "a.rs", "name": "gone", "dry_run": true}),
+        )
+        .await;
+    assert!(text.starts_with("Dry run: nothing was written"), "{text}");
+    assert!(text.contains("-fn gone() {"), "{text}");
+    assert_eq!(data["dry_run"], true);
+    assert_eq!(env.read("a.rs"), src);
+    // The real call still works without a new read: the dry run changed
+    // no evidence.
+    let (_, data) = env
+        .ok("delete_symbol", json!({"path": "a.rs", "name": "gone"}))
+        .await;
+    assert_eq!(env.read("a.rs"), "fn keep() {}\n");
+    assert_eq!(data["syntax"]["errors_after"], 0, "{data}");
+}

@@ -2,7 +2,7 @@
 //! Every operation and hunk is validated first (paths, evidence, hunks,
 //! encodings, conflicts); only then is anything written, in one transaction.
 
-use crate::common::{EditData, edit_output, workspace};
+use crate::common::{EditData, commit, edit_output, finish, syntax, workspace};
 use crate::diff::{file_diff, file_diff_kept};
 use crate::engine::Tier;
 use crate::patch::{self, Op};
@@ -22,12 +22,15 @@ pub const GLOBAL_WRITE_PATHS: usize = 32;
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 pub struct ApplyPatchArgs {
-    /// The patch text, from `*** Begin Patch` to `*** End Patch`.
+    /// The patch text: V4A (from `*** Begin Patch` to `*** End Patch`) or a unified diff (`git diff`, `diff -u`).
     #[serde(alias = "input")]
     pub patch: String,
     /// Per file, the sha256 of the version you know (as `read` returned it), keyed by the path as the patch names it in `*** Update File:` or `*** Delete File:`: e.g. {"src/a.rs": "<64 hex digits>"}. A file whose bytes on disk match needs no read in this session; a mismatch is `stale` with a diff of what changed since that version, and nothing is changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_sha256: Option<std::collections::BTreeMap<String, String>>,
+    /// Validate everything the call checks (permissions, read-before-write, matching) and return the diff it would write, writing nothing.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 pub struct ApplyPatch;
@@ -92,6 +95,7 @@ pub fn apply(ctx: &Context, patch_text: &str) -> ToolResult<ToolOutput> {
     let args = ApplyPatchArgs {
         patch: patch_text.to_string(),
         expected_sha256: None,
+        dry_run: false,
     };
     let p = parse(&args)?;
     let base = ActionPlan::new(
@@ -101,7 +105,7 @@ pub fn apply(ctx: &Context, patch_text: &str) -> ToolResult<ToolOutput> {
     );
     let plan = plan_ops(&p, base, ctx)?;
     let auth = futures::executor::block_on(ctx.authorize(plan))?;
-    run_patch(ctx, &auth, &p, &Expected(Vec::new()))
+    run_patch(ctx, &auth, &p, &Expected(Vec::new()), false)
 }
 
 /// Write (named and real path) for every added or updated file and the
@@ -131,6 +135,7 @@ fn run_patch(
     auth: &Authorized,
     p: &patch::Patch<'_>,
     expected: &Expected,
+    dry_run: bool,
 ) -> ToolResult<ToolOutput> {
     let ws = workspace(ctx)?;
     let guard = MutationGuard::acquire(&ws, ctx, auth)?;
@@ -139,6 +144,7 @@ fn run_patch(
     let mut diffs = String::new();
     let mut paths = Vec::new();
     let mut worst = Tier::Exact;
+    let mut checked = Vec::new();
     let mut claimed: std::collections::HashSet<std::path::PathBuf> =
         std::collections::HashSet::with_capacity(p.ops.len());
     let mut claim = |t: &wrench_permissions::write::WriteTarget| -> ToolResult<()> {
@@ -155,6 +161,7 @@ fn run_patch(
             Op::Add {
                 path,
                 lines: content,
+                final_newline,
             } => {
                 let t = guard.resolve(path)?;
                 claim(&t)?;
@@ -165,10 +172,11 @@ fn run_patch(
                     )));
                 }
                 let mut body = content.join("\n");
-                if !content.is_empty() {
+                if !content.is_empty() && *final_newline {
                     body.push('\n');
                 }
                 check_redaction("", &body, &shown)?;
+                checked.extend(syntax(&shown, "", &body));
                 diffs.push_str(&file_diff_kept(&shown, &shown, "", &body, &[]).text);
                 lines.push(format!("A {shown} (+{})", content.len()));
                 paths.push(shown);
@@ -213,7 +221,7 @@ fn run_patch(
                 };
                 let d = text::decode(&cur.bytes, &shown)?;
                 let (new_text, kept) = if chunks.iter().any(|c| !c.lines.is_empty()) {
-                    let r = patch::apply_chunks(&d.text, chunks, &shown)?;
+                    let r = patch::apply_update(&d.text, chunks, &shown)?;
                     worst = worst.max(r.tier);
                     (r.text, Some(r.kept))
                 } else {
@@ -225,6 +233,8 @@ fn run_patch(
                     None => file_diff(&shown, to, &d.text, &new_text),
                 };
                 check_redaction(&d.text, &new_text, &shown)?;
+                let to_name = move_to.as_deref().unwrap_or(path);
+                checked.extend(syntax(to_name, &d.text, &new_text));
                 let bytes = text::try_encode(&new_text, d.encoding, &shown)?;
                 match move_to {
                     Some(dest) => {
@@ -290,7 +300,7 @@ fn run_patch(
     }
     let noop = tx.is_empty();
     if !noop {
-        guard.commit(tx)?;
+        commit(&guard, tx, dry_run)?;
     }
     let mut summary = if noop {
         "No change: the patch leaves every file as it is".to_string()
@@ -308,13 +318,14 @@ fn run_patch(
     if worst != Tier::Exact {
         summary.push_str(&format!("\nSome hunks were {}.", worst.describe()));
     }
-    Ok(edit_output(EditData {
+    let out = edit_output(EditData {
         summary,
         diff: diffs,
         paths,
         tier: Some(worst),
         noop,
-    }))
+    });
+    Ok(finish(out, checked, dry_run))
 }
 
 #[async_trait::async_trait]
@@ -325,12 +336,13 @@ impl Tool for ApplyPatch {
         ToolSpec::new::<ApplyPatchArgs>(
             "apply_patch",
             Effect::SelfAuthorized,
-            "Apply a V4A patch (`*** Begin Patch`, `*** Add File:`/`*** Update File:` (+ `*** Move to:`)/`*** Delete File:`, `@@` context headers, ` `/`-`/`+` lines, `*** End of File`, `*** End Patch`) to several files at once, all or nothing: every operation and hunk is checked before anything is written. Updated, deleted and moved files must have been read in this session, or their sha256 given in expected_sha256 ({path: sha256}); a file changed since is refused as `stale` with a diff of what changed, when wrench kept the version you know. Add File onto an existing file and Move onto an existing path are conflicts. Hunks are found in file order with increasing leniency (exact, trailing whitespace, all whitespace, Unicode look-alikes); line endings, encoding and the final newline are kept.",
+            "Apply a V4A patch or a unified diff (`git diff` output with new/deleted files and renames, or `diff -u`; hunk line counts must be right) (V4A: `*** Begin Patch`, `*** Add File:`/`*** Update File:` (+ `*** Move to:`)/`*** Delete File:`, `@@` context headers, ` `/`-`/`+` lines, `*** End of File`, `*** End Patch`) to several files at once, all or nothing: every operation and hunk is checked before anything is written. Updated, deleted and moved files must have been read in this session, or their sha256 given in expected_sha256 ({path: sha256}); a file changed since is refused as `stale` with a diff of what changed, when wrench kept the version you know. Add File onto an existing file and Move onto an existing path are conflicts. Hunks are found in file order with increasing leniency (exact, trailing whitespace, all whitespace, Unicode look-alikes); line endings, encoding and the final newline are kept (a unified diff's `\\ No newline at end of file` is followed). The result reports the syntax errors the change introduced or resolved in Rust, Python, Go, TypeScript and JavaScript files (tree-sitter). dry_run (CLI: --check) validates and shows the diff without writing.",
         )
         .aliases(&["applypatch", "ApplyPatch"])
         .arg_alias("input", "patch")
         .limit("MAX_PATCH_BYTES", MAX_PATCH_BYTES, "bytes of patch text")
         .limit("GLOBAL_WRITE_PATHS", GLOBAL_WRITE_PATHS, "paths above which the call is planned as GlobalWrite")
+        .limit("MAX_SYNTAX_CHECK_BYTES", wrench_syntax::MAX_SYNTAX_CHECK_BYTES, "bytes above which a changed file is not syntax-checked")
         .destructive()
     }
 
@@ -349,7 +361,7 @@ impl Tool for ApplyPatch {
                     {
                         paths.push(wrench_core::normalize_lexical(
                             &ctx.root,
-                            std::path::Path::new(m),
+                            std::path::Path::new(&**m),
                         ));
                     }
                 }
@@ -382,6 +394,6 @@ impl Tool for ApplyPatch {
     ) -> ToolResult<ToolOutput> {
         let p = parse(&args)?;
         let expected = Expected::of(&args, &p, ctx)?;
-        run_patch(ctx, &auth, &p, &expected)
+        run_patch(ctx, &auth, &p, &expected, args.dry_run)
     }
 }

@@ -9,6 +9,7 @@ use wrench_core::{
 };
 use wrench_permissions::Workspace;
 use wrench_permissions::mutation::{Change, MutationGuard, Transaction, check_redaction};
+use wrench_syntax::SyntaxReport;
 
 /// Most characters of unified diff returned in one result.
 pub const MAX_DIFF_CHARS: usize = 30_000;
@@ -57,6 +58,77 @@ pub fn edit_output(data: EditData) -> ToolOutput {
     ToolOutput::new(OutputKind::Edit, text).with_data(&data)
 }
 
+/// Commit `tx`; with `dry_run`, only check what the commit would refuse
+/// first (a change the authorized plan does not cover) and write nothing:
+/// no file, no read evidence.
+pub fn commit(guard: &MutationGuard<'_>, tx: Transaction, dry_run: bool) -> ToolResult<()> {
+    if dry_run {
+        guard.preview(&tx)
+    } else {
+        guard.commit(tx).map(drop)
+    }
+}
+
+/// What a change does to the syntax of a file in a tree-sitter language
+/// (None for other files and files over the size cap).
+pub fn syntax(shown: &str, before: &str, after: &str) -> Option<SyntaxReport> {
+    wrench_syntax::check(std::path::Path::new(shown), before, after)
+}
+
+/// The first line of a dry run's text.
+pub const DRY_RUN_HEADER: &str =
+    "Dry run: nothing was written (no file, no read evidence). The call would make this change:";
+
+/// Finish a change's output: the syntax errors it introduced or resolved
+/// (text between the summary and the diff; every checked file in the
+/// data's `syntax`), and for a dry run the header first and `dry_run` in
+/// the data.
+pub fn finish(out: ToolOutput, syntax: Vec<SyntaxReport>, dry_run: bool) -> ToolOutput {
+    let mut out = add_syntax(out, syntax, dry_run);
+    if dry_run {
+        if let Some(data) = out.data.as_object_mut() {
+            data.insert("dry_run".into(), serde_json::Value::Bool(true));
+        }
+        out.text = format!("{DRY_RUN_HEADER}\n{}", out.text);
+    }
+    out
+}
+
+/// The syntax part of [`finish`]: the note between the summary and the
+/// diff, the reports in the data's `syntax` (added to any already there).
+pub fn add_syntax(mut out: ToolOutput, syntax: Vec<SyntaxReport>, dry_run: bool) -> ToolOutput {
+    let note = wrench_syntax::render(&syntax, dry_run);
+    if !note.is_empty() {
+        let diff = out
+            .data
+            .get("diff")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("")
+            .trim_end_matches('\n')
+            .to_string();
+        match out.text.len().checked_sub(diff.len()) {
+            Some(at) if !diff.is_empty() && out.text.ends_with(&diff) => {
+                out.text.insert_str(at, &format!("{note}\n"));
+            }
+            _ => {
+                out.text.push('\n');
+                out.text.push_str(&note);
+            }
+        }
+    }
+    if let Some(data) = out.data.as_object_mut()
+        && !syntax.is_empty()
+    {
+        let mut all = match data.remove("syntax") {
+            Some(serde_json::Value::Array(a)) => a,
+            _ => Vec::new(),
+        };
+        all.extend(syntax.iter().filter_map(|r| serde_json::to_value(r).ok()));
+        data.insert("syntax".into(), serde_json::Value::Array(all));
+    }
+    out
+}
+
 /// The workspace of a call.
 pub fn workspace(ctx: &Context) -> ToolResult<Workspace> {
     Workspace::open(&ctx.root)
@@ -103,15 +175,17 @@ pub fn expected_sha256(v: Option<&str>, what: &str) -> ToolResult<Option<String>
 
 /// The single-file pipeline: lock, resolve, read under the lock, require
 /// fresh evidence, compute, guard redaction markers, re-encode losslessly,
-/// commit atomically, record the write.
+/// commit atomically (or, with `dry_run`, not), record the write, report
+/// what it did to the file's syntax.
 pub fn change_file(
     ctx: &Context,
     auth: &Authorized,
     path: &str,
     tool: &str,
+    dry_run: bool,
     f: impl FnOnce(&str, &str) -> ToolResult<TextChange>,
 ) -> ToolResult<ToolOutput> {
-    change_known_file(ctx, auth, path, tool, None, f)
+    change_known_file(ctx, auth, path, tool, None, dry_run, f)
 }
 
 /// [`change_file`] with the caller's precondition: `expected` (a checked
@@ -122,6 +196,7 @@ pub fn change_known_file(
     path: &str,
     tool: &str,
     expected: Option<&str>,
+    dry_run: bool,
     f: impl FnOnce(&str, &str) -> ToolResult<TextChange>,
 ) -> ToolResult<ToolOutput> {
     let ws = workspace(ctx)?;
@@ -136,7 +211,7 @@ pub fn change_known_file(
     let decoded = decode(&cur.bytes, &shown)?;
     let change = f(&decoded.text, &shown)?;
     if change.text == decoded.text {
-        return Ok(edit_output(EditData {
+        let out = edit_output(EditData {
             summary: format!(
                 "No change: {shown} already has this content ({})",
                 change.detail
@@ -145,7 +220,8 @@ pub fn change_known_file(
             paths: vec![shown],
             tier: change.tier,
             noop: true,
-        }));
+        });
+        return Ok(finish(out, Vec::new(), dry_run));
     }
     check_redaction(&decoded.text, &change.text, &shown)?;
     let bytes = text::try_encode(&change.text, decoded.encoding, &shown)?;
@@ -155,7 +231,8 @@ pub fn change_known_file(
         bytes,
         expect: Some(cur.stamp),
     });
-    guard.commit(tx)?;
+    commit(&guard, tx, dry_run)?;
+    let checked = syntax(&shown, &decoded.text, &change.text);
     let diff = crate::diff::file_diff(&shown, &shown, &decoded.text, &change.text);
     let mut summary = format!(
         "Edited {shown}: {} (+{} -{})",
@@ -170,11 +247,12 @@ pub fn change_known_file(
             decoded.encoding.name()
         ));
     }
-    Ok(edit_output(EditData {
+    let out = edit_output(EditData {
         summary,
         diff: diff.text,
         paths: vec![shown],
         tier: change.tier,
         noop: false,
-    }))
+    });
+    Ok(finish(out, checked.into_iter().collect(), dry_run))
 }

@@ -20,6 +20,9 @@ pub struct DeleteRangeArgs {
     pub start_anchor: String,
     /// Text of the last line to delete (a substring of exactly one line at or after the start).
     pub end_anchor: String,
+    /// Validate everything the call checks (permissions, read-before-write, matching) and return the diff it would write, writing nothing.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 /// Lines (0-based) containing `anchor`, exactly, else after folding look-alikes and trimming.
@@ -138,8 +141,13 @@ impl Tool for DeleteRange {
         auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
-        change_file(ctx, &auth, &args.path, "delete_range", |text, shown| {
-            delete_range(text, &args.start_anchor, &args.end_anchor, shown)
-        })
+        change_file(
+            ctx,
+            &auth,
+            &args.path,
+            "delete_range",
+            args.dry_run,
+            |text, shown| delete_range(text, &args.start_anchor, &args.end_anchor, shown),
+        )
     }
 }

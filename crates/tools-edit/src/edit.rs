@@ -46,6 +46,9 @@ pub struct EditArgs {
     /// The sha256 of the file you know (as `read` returned it): when it matches the bytes on disk, no read in this session is needed; when not, the error is `stale` with a diff of what changed since that version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_sha256: Option<String>,
+    /// Validate everything the call checks (permissions, read-before-write, matching) and return the diff it would write, writing nothing.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 impl EditArgs {
@@ -138,6 +141,7 @@ impl Tool for Edit {
         .limit("MAX_EDITS", MAX_EDITS, "edits in one call")
         .limit("MAX_DIFF_CHARS", crate::common::MAX_DIFF_CHARS, "characters of diff returned")
         .limit("NEAREST_SHOW_LINES", engine::NEAREST_SHOW_LINES, "closest lines shown after a miss")
+        .limit("MAX_SYNTAX_CHECK_BYTES", wrench_syntax::MAX_SYNTAX_CHECK_BYTES, "bytes above which a changed file is not syntax-checked")
         .destructive()
     }
 
@@ -165,6 +169,7 @@ impl Tool for Edit {
             &args.path,
             "edit",
             expected.as_deref(),
+            args.dry_run,
             |text, shown| apply_ops(text, &ops, shown),
         )
     }

@@ -17,7 +17,7 @@ pub fn patch_parser(data: &[u8]) {
     if let Ok(p) = crate::patch::parse(patch) {
         for op in &p.ops {
             if let crate::patch::Op::Update { chunks, .. } = op
-                && let Ok(r) = crate::patch::apply_chunks(file, chunks, "f")
+                && let Ok(r) = crate::patch::apply_update(file, chunks, "f")
             {
                 let d = crate::diff::file_diff_kept("f", "f", file, &r.text, &r.kept);
                 assert_eq!(

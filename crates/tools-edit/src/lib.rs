@@ -30,6 +30,7 @@ pub mod move_file;
 pub mod multi_edit;
 pub mod notebook_edit;
 pub mod patch;
+pub mod unified;
 pub mod write;
 
 use wrench_core::{Registry, ToolResult};

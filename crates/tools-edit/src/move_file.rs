@@ -2,7 +2,7 @@
 //! have read; creates parent directories; refuses an existing destination
 //! unless `overwrite` (and then that file must have been read too).
 
-use crate::common::{EditData, edit_output, workspace};
+use crate::common::{EditData, commit, edit_output, finish, workspace};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wrench_core::{
@@ -22,6 +22,9 @@ pub struct MoveFileArgs {
     /// Replace an existing destination file (which must have been read).
     #[serde(default)]
     pub overwrite: bool,
+    /// Validate everything the call checks (permissions, read-before-write, matching) and return the diff it would write, writing nothing.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 pub struct MoveFile;
@@ -116,18 +119,19 @@ impl Tool for MoveFile {
             bytes: None,
             expect_to,
         });
-        guard.commit(tx)?;
+        commit(&guard, tx, args.dry_run)?;
         let verb = if expect_to.is_some() {
             "replacing the old file"
         } else {
             "new path"
         };
-        Ok(edit_output(EditData {
+        let out = edit_output(EditData {
             summary: format!("Moved {fs} -> {ts} ({verb}; content unchanged)"),
             diff: format!("rename from {fs}\nrename to {ts}\n"),
             paths: vec![fs, ts],
             tier: None,
             noop: false,
-        }))
+        });
+        Ok(finish(out, Vec::new(), args.dry_run))
     }
 }

@@ -19,6 +19,9 @@ pub struct MultiEditArgs {
     /// The sha256 of the file you know (as `read` returned it): when it matches the bytes on disk, no read in this session is needed; when not, the error is `stale` with a diff of what changed since that version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_sha256: Option<String>,
+    /// Validate everything the call checks (permissions, read-before-write, matching) and return the diff it would write, writing nothing.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 pub struct MultiEdit;
@@ -76,6 +79,7 @@ impl Tool for MultiEdit {
             &args.path,
             "multi_edit",
             expected.as_deref(),
+            args.dry_run,
             |text, shown| apply_ops(text, &args.edits, shown),
         )
     }

@@ -59,6 +59,9 @@ pub struct NotebookEditArgs {
     /// replace the cell's source (default), insert a new cell, or delete the cell.
     #[serde(default)]
     pub edit_mode: EditMode,
+    /// Validate everything the call checks (permissions, read-before-write, matching) and return the diff it would write, writing nothing.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 /// The indentation the notebook's JSON uses (Jupyter writes one space).
@@ -230,6 +233,75 @@ pub fn edit_notebook(text: &str, a: &NotebookEditArgs, shown: &str) -> ToolResul
     })
 }
 
+/// The syntax check of the edited code cell of a Python notebook (its
+/// source before and after; IPython's `%magic` and `!shell` lines are
+/// blanked, they are not Python). None for other kernels, markdown and raw
+/// cells, deletions and notebooks that do not parse.
+fn python_cell_check(
+    before: &str,
+    after: &str,
+    a: &NotebookEditArgs,
+    shown: &str,
+) -> Option<wrench_syntax::SyntaxReport> {
+    if a.edit_mode == EditMode::Delete {
+        return None;
+    }
+    let (old, new): (Value, Value) = (
+        serde_json::from_str(before).ok()?,
+        serde_json::from_str(after).ok()?,
+    );
+    let lang = new
+        .pointer("/metadata/kernelspec/language")
+        .or_else(|| new.pointer("/metadata/language_info/name"))
+        .and_then(Value::as_str)?;
+    if !lang.eq_ignore_ascii_case("python") {
+        return None;
+    }
+    let cells = |nb: &Value| nb.get("cells").and_then(Value::as_array).cloned();
+    let (old_cells, new_cells) = (cells(&old)?, cells(&new)?);
+    // The edited cell: the first whose source differs (an insert shifts the rest).
+    let i = (0..new_cells.len())
+        .find(|&i| old_cells.get(i).map(source_text) != Some(source_text(&new_cells[i])))?;
+    let cell = &new_cells[i];
+    if cell.get("cell_type").and_then(Value::as_str) != Some("code") {
+        return None;
+    }
+    let before_src = if old_cells.len() < new_cells.len() {
+        String::new()
+    } else {
+        old_cells.get(i).map(source_text).unwrap_or_default()
+    };
+    wrench_syntax::check_as(
+        wrench_syntax::Language::Python,
+        &format!("{shown} (cell {i})"),
+        &strip_magics(&before_src),
+        &strip_magics(&source_text(cell)),
+    )
+}
+
+/// A cell's source as one string (nbformat stores a string or a list).
+fn source_text(cell: &Value) -> String {
+    match cell.get("source") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+        _ => String::new(),
+    }
+}
+
+/// IPython lines (`%magic`, `%%cell magic`, `!shell`) blanked.
+fn strip_magics(src: &str) -> String {
+    src.split_inclusive('\n')
+        .map(|l| {
+            let t = l.trim_start();
+            if t.starts_with('%') || t.starts_with('!') {
+                if l.ends_with('\n') { "\n" } else { "" }
+            } else {
+                l
+            }
+        })
+        .collect()
+}
+
 pub struct NotebookEdit;
 
 #[async_trait::async_trait]
@@ -266,8 +338,23 @@ impl Tool for NotebookEdit {
         auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
-        change_file(ctx, &auth, &args.path, "notebook_edit", |text, shown| {
-            edit_notebook(text, &args, shown)
-        })
+        let mut cell = None;
+        let out = change_file(
+            ctx,
+            &auth,
+            &args.path,
+            "notebook_edit",
+            args.dry_run,
+            |text, shown| {
+                let r = edit_notebook(text, &args, shown)?;
+                cell = python_cell_check(text, &r.text, &args, shown);
+                Ok(r)
+            },
+        )?;
+        Ok(crate::common::add_syntax(
+            out,
+            cell.into_iter().collect(),
+            args.dry_run,
+        ))
     }
 }

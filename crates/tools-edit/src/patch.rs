@@ -22,6 +22,7 @@
 //! look-alikes; the file's own lines (and line endings) are kept for context.
 
 use crate::engine::{Line, Tier, dominant_eol, nearest, split_lines};
+use std::borrow::Cow;
 
 /// Line comparison for hunks: like the engine's, but the last rung (Unicode
 /// look-alikes) also ignores leading whitespace, as V4A appliers do: the
@@ -34,7 +35,8 @@ fn line_eq(tier: Tier, f: &str, p: &str) -> bool {
 }
 use wrench_core::{ToolError, ToolResult};
 
-/// A parsed patch: slices of the patch text (parsing copies no line).
+/// A parsed patch: slices of the patch text (parsing copies no line; only
+/// a unified diff's C-quoted path is unescaped into an owned string).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Patch<'a> {
     pub ops: Vec<Op<'a>>,
@@ -44,15 +46,18 @@ pub struct Patch<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op<'a> {
     Add {
-        path: &'a str,
+        path: Cow<'a, str>,
         lines: Vec<&'a str>,
+        /// The new file ends with a newline (a unified diff's `\ No newline
+        /// at end of file` after its last line says it does not).
+        final_newline: bool,
     },
     Delete {
-        path: &'a str,
+        path: Cow<'a, str>,
     },
     Update {
-        path: &'a str,
-        move_to: Option<&'a str>,
+        path: Cow<'a, str>,
+        move_to: Option<Cow<'a, str>>,
         chunks: Vec<Chunk<'a>>,
     },
 }
@@ -75,6 +80,12 @@ pub struct Chunk<'a> {
     pub eof: bool,
     /// 1-based line of the patch where the hunk starts.
     pub at: usize,
+    /// A unified diff's `@@ -START`: the 0-based line of the old file where
+    /// the hunk's old lines were (a hint for choosing among candidates).
+    pub line_hint: Option<usize>,
+    /// A unified diff's `\ No newline at end of file` markers: whether the
+    /// new text ends with a newline (set on the hunk that says so).
+    pub final_newline: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,8 +119,13 @@ fn unwrap_heredoc(lines: &[&str]) -> Option<(usize, usize)> {
     (last > first && lines[last].trim() == word).then_some((first + 1, last))
 }
 
-/// Parse a patch. Errors are `invalid_args` naming the patch line.
+/// Parse a patch: V4A, or a unified diff (`git diff`, `diff -u`; see
+/// [`crate::unified`]), told apart by their first lines. Errors are
+/// `invalid_args` naming the patch line.
 pub fn parse(text: &str) -> ToolResult<Patch<'_>> {
+    if crate::unified::is_unified(text) {
+        return crate::unified::parse(text);
+    }
     let mut all: Vec<&str> =
         Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
     let mut start = 0;
@@ -126,7 +142,10 @@ pub fn parse(text: &str) -> ToolResult<Patch<'_>> {
         return Err(bad(1, "the patch is empty"));
     };
     if lines[begin].trim() != "*** Begin Patch" {
-        return Err(bad(num(begin), "the first line must be `*** Begin Patch`"));
+        return Err(bad(
+            num(begin),
+            "the first line must be `*** Begin Patch` (or send a unified diff: `diff --git a/P b/P` or `--- a/P` and `+++ b/P` lines, then `@@` hunks)",
+        ));
     }
     let end = lines
         .iter()
@@ -163,12 +182,13 @@ pub fn parse(text: &str) -> ToolResult<Patch<'_>> {
                 i += 1;
             }
             ops.push(Op::Add {
-                path,
+                path: path.into(),
                 lines: content,
+                final_newline: true,
             });
         } else if let Some(p) = l.strip_prefix("*** Delete File:") {
             ops.push(Op::Delete {
-                path: nonempty_path(p, num(i))?,
+                path: nonempty_path(p, num(i))?.into(),
             });
             i += 1;
         } else if let Some(p) = l.strip_prefix("*** Update File:") {
@@ -179,7 +199,7 @@ pub fn parse(text: &str) -> ToolResult<Patch<'_>> {
             if i < end
                 && let Some(m) = lines[i].trim().strip_prefix("*** Move to:")
             {
-                move_to = Some(nonempty_path(m, num(i))?);
+                move_to = Some(nonempty_path(m, num(i))?.into());
                 i += 1;
             }
             let mut chunks: Vec<Chunk> = Vec::new();
@@ -264,7 +284,7 @@ pub fn parse(text: &str) -> ToolResult<Patch<'_>> {
                 ));
             }
             ops.push(Op::Update {
-                path,
+                path: path.into(),
                 move_to,
                 chunks,
             });
@@ -281,6 +301,11 @@ pub fn parse(text: &str) -> ToolResult<Patch<'_>> {
     if ops.is_empty() {
         return Err(bad(num(begin), "the patch has no file operations"));
     }
+    one_section_per_path(ops)
+}
+
+/// The patch of `ops`, refused when two of them name the same path.
+pub(crate) fn one_section_per_path(ops: Vec<Op<'_>>) -> ToolResult<Patch<'_>> {
     let mut seen = std::collections::HashSet::new();
     for op in &ops {
         if !seen.insert(op.path().to_string()) {
@@ -291,6 +316,41 @@ pub fn parse(text: &str) -> ToolResult<Patch<'_>> {
         }
     }
     Ok(Patch { ops })
+}
+
+/// The final-newline state a unified diff asks for (its last `\ No newline
+/// at end of file` marker), None for V4A (the file's own state is kept).
+pub fn final_newline(chunks: &[Chunk<'_>]) -> Option<bool> {
+    chunks.iter().rev().find_map(|c| c.final_newline)
+}
+
+/// Apply an Update's hunks ([`apply_chunks`]) and give the result the
+/// final-newline state a unified diff asks for ([`final_newline`]; V4A
+/// keeps the file's). To gain one, the hunks go onto `old` with it (the
+/// ending its lines mostly use), so the applier, which keeps the state of
+/// the text it is given, ends every line, an inserted empty last one too;
+/// to lose one, the result's last ending is cut.
+pub fn apply_update(old: &str, chunks: &[Chunk<'_>], what: &str) -> ToolResult<UpdateResult> {
+    let want = final_newline(chunks);
+    let base: Cow<'_, str> = match want {
+        Some(true) if !old.is_empty() && !old.ends_with('\n') => {
+            let eol = dominant_eol(&split_lines(old));
+            Cow::Owned(format!(
+                "{old}{}",
+                if eol == "\r\n" { "\r\n" } else { "\n" }
+            ))
+        }
+        _ => Cow::Borrowed(old),
+    };
+    let mut r = apply_chunks(&base, chunks, what)?;
+    // The last line is never an empty one here (that would be no line).
+    if want == Some(false) && r.text.ends_with('\n') {
+        r.text.pop();
+        if r.text.ends_with('\r') {
+            r.text.pop();
+        }
+    }
+    Ok(r)
 }
 
 fn is_marker(raw: &str) -> bool {
@@ -569,8 +629,9 @@ mod tests {
         assert_eq!(
             p.ops[0],
             Op::Add {
-                path: "a.txt",
-                lines: vec!["hi"]
+                path: "a.txt".into(),
+                lines: vec!["hi"],
+                final_newline: true,
             }
         );
         match &p.ops[2] {
@@ -596,7 +657,7 @@ mod tests {
         ] {
             assert_eq!(
                 parse(p).unwrap().ops,
-                vec![Op::Delete { path: "x" }],
+                vec![Op::Delete { path: "x".into() }],
                 "{p:?}"
             );
         }

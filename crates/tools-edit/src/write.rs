@@ -1,6 +1,9 @@
 //! `write` {path, content}: create a file, or overwrite one you have read.
 
-use crate::common::{EditData, edit_output, expected_sha256, plan_write, workspace, write_access};
+use crate::common::{
+    EditData, commit, edit_output, expected_sha256, finish, plan_write, syntax, workspace,
+    write_access,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wrench_core::text::{self, Encoding};
@@ -22,6 +25,9 @@ pub struct WriteArgs {
     /// The sha256 of the file you know (as `read` returned it), to overwrite it without a read in this session; a mismatch is `stale` with a diff of what changed since that version. Not for creating a file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_sha256: Option<String>,
+    /// Validate everything the call checks (permissions, read-before-write, matching) and return the diff it would write, writing nothing.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 pub struct Write;
@@ -53,6 +59,7 @@ impl Tool for Write {
         .arg_alias("file_path", "path")
         .positional(&["path", "content"])
         .limit("MAX_WRITE_BYTES", MAX_WRITE_BYTES, "bytes of content")
+        .limit("MAX_SYNTAX_CHECK_BYTES", wrench_syntax::MAX_SYNTAX_CHECK_BYTES, "bytes above which a changed file is not syntax-checked")
         .destructive()
     }
 
@@ -111,13 +118,14 @@ impl Tool for Write {
             args.content
         };
         if cur.is_some() && new_text == old_text {
-            return Ok(edit_output(EditData {
+            let out = edit_output(EditData {
                 summary: format!("No change: {shown} already has this content"),
                 diff: String::new(),
                 paths: vec![shown],
                 tier: None,
                 noop: true,
-            }));
+            });
+            return Ok(finish(out, Vec::new(), args.dry_run));
         }
         check_redaction(&old_text, &new_text, &shown)?;
         let bytes = text::try_encode(&new_text, encoding, &shown)?;
@@ -127,7 +135,8 @@ impl Tool for Write {
             bytes,
             expect: cur.as_ref().map(|c| c.stamp),
         });
-        guard.commit(tx)?;
+        commit(&guard, tx, args.dry_run)?;
+        let checked = syntax(&shown, &old_text, &new_text);
         let diff = crate::diff::file_diff(&shown, &shown, &old_text, &new_text);
         let (a, r) = (diff.added, diff.removed);
         let summary = match &cur {
@@ -141,12 +150,13 @@ impl Tool for Write {
             Some(_) if new_text.is_empty() => format!("Emptied {shown} (-{r} lines)"),
             Some(_) => format!("Overwrote {shown} (+{a} -{r})"),
         };
-        Ok(edit_output(EditData {
+        let out = edit_output(EditData {
             summary,
             diff: diff.text,
             paths: vec![shown],
             tier: None,
             noop: false,
-        }))
+        });
+        Ok(finish(out, checked.into_iter().collect(), args.dry_run))
     }
 }

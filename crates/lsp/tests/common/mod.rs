@@ -336,6 +336,21 @@ pub mod suite {
         for f in l.rename_files {
             e.record_read(f);
         }
+        // A dry run shows the diff and writes nothing.
+        let mut dry = args.clone();
+        dry["dry_run"] = json!(true);
+        let out = e.call("rename_symbol", dry).result.unwrap();
+        assert!(
+            out.text.starts_with("Dry run: nothing was written"),
+            "{}",
+            out.text
+        );
+        assert!(
+            out.text.contains(&format!("+++ b/{}", l.util)),
+            "{}",
+            out.text
+        );
+        assert_eq!(e.read(l.util), util);
         let r = e.call("rename_symbol", args);
         let out = match r.result {
             Ok(o) => o,

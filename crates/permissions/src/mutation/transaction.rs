@@ -325,17 +325,31 @@ impl MutationGuard<'_> {
         }
     }
 
+    /// A dry run's commit: refused as [`MutationGuard::commit`] would
+    /// refuse a change the authorized plan does not cover; nothing is
+    /// written and the evidence is not touched.
+    pub fn preview(&self, tx: &Transaction) -> ToolResult<()> {
+        tx.changes
+            .iter()
+            .try_for_each(|c| self.require_change_covered(c))
+    }
+
+    /// Refuse a change whose paths the authorized plan does not cover.
+    fn require_change_covered(&self, c: &Change) -> ToolResult<()> {
+        match c {
+            Change::Write { target, .. } => self.require_covered(target, false),
+            Change::Delete { target, .. } => self.require_covered(target, true),
+            Change::Move { from, to, .. } => {
+                self.require_covered(from, true)?;
+                self.require_covered(to, false)
+            }
+        }
+    }
+
     /// Step 1 for one change: the gate allowed it, directories open,
     /// preconditions hold.
     fn check<'t>(&self, c: &'t Change, dirs: &mut Vec<Arc<WriteDir>>) -> ToolResult<Staged<'t>> {
-        match c {
-            Change::Write { target, .. } => self.require_covered(target, false)?,
-            Change::Delete { target, .. } => self.require_covered(target, true)?,
-            Change::Move { from, to, .. } => {
-                self.require_covered(from, true)?;
-                self.require_covered(to, false)?;
-            }
-        }
+        self.require_change_covered(c)?;
         let op = match c {
             Change::Write {
                 target,
@@ -469,8 +483,34 @@ impl Staged<'_> {
     /// Step 2 for one change: its temp file, written, not yet synced.
     fn write_temp(&self) -> ToolResult<Option<(OsString, std::fs::File)>> {
         match self.content() {
-            Some((dir, bytes, mode, _)) => dir.stage_unsynced(bytes, mode).map(Some),
+            Some((dir, bytes, mode, _)) => {
+                let (name, f) = dir.stage_unsynced(bytes, mode)?;
+                if let Some((d, replaced)) = self.replaced() {
+                    crate::ownership::keep(d.raw_fd(), replaced, &f, mode);
+                }
+                Ok(Some((name, f)))
+            }
             None => Ok(None),
+        }
+    }
+
+    /// The file whose content this change's temp file replaces (an
+    /// overwritten file, or a moved file given new content).
+    fn replaced(&self) -> Option<(&WriteDir, &std::ffi::OsStr)> {
+        match &self.op {
+            Op::Write {
+                dir,
+                name,
+                expect: Some(_),
+                ..
+            } => Some((dir, name)),
+            Op::Move {
+                from_dir,
+                from_name,
+                bytes: Some(_),
+                ..
+            } => Some((from_dir, from_name)),
+            _ => None,
         }
     }
 
