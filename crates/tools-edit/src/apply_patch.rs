@@ -2,7 +2,7 @@
 //! Every operation and hunk is validated first (paths, evidence, hunks,
 //! encodings, conflicts); only then is anything written, in one transaction.
 
-use crate::common::{EditData, edit_output, workspace};
+use crate::common::{EditData, edit_output_adapted, workspace};
 use crate::diff::{file_diff, file_diff_kept};
 use crate::engine::Tier;
 use crate::patch::{self, Op};
@@ -86,6 +86,7 @@ fn run_patch(ctx: &Context, auth: &Authorized, p: &patch::Patch<'_>) -> ToolResu
     let mut diffs = String::new();
     let mut paths = Vec::new();
     let mut worst = Tier::Exact;
+    let mut adapted: Vec<String> = Vec::new();
     let mut claimed: std::collections::HashSet<std::path::PathBuf> =
         std::collections::HashSet::with_capacity(p.ops.len());
     let mut claim = |t: &wrench_permissions::write::WriteTarget| -> ToolResult<()> {
@@ -162,6 +163,7 @@ fn run_patch(ctx: &Context, auth: &Authorized, p: &patch::Patch<'_>) -> ToolResu
                 let (new_text, kept) = if chunks.iter().any(|c| !c.lines.is_empty()) {
                     let r = patch::apply_chunks(&d.text, chunks, &shown)?;
                     worst = worst.max(r.tier);
+                    adapted.extend(r.adapted.iter().map(|a| format!("{shown}: {a}")));
                     (r.text, Some(r.kept))
                 } else {
                     (d.text.clone(), None)
@@ -255,13 +257,19 @@ fn run_patch(ctx: &Context, auth: &Authorized, p: &patch::Patch<'_>) -> ToolResu
     if worst != Tier::Exact {
         summary.push_str(&format!("\nSome hunks were {}.", worst.describe()));
     }
-    Ok(edit_output(EditData {
-        summary,
-        diff: diffs,
-        paths,
-        tier: Some(worst),
-        noop,
-    }))
+    if !adapted.is_empty() {
+        summary.push_str(&format!("\nAdapted to the file: {}.", adapted.join("; ")));
+    }
+    Ok(edit_output_adapted(
+        EditData {
+            summary,
+            diff: diffs,
+            paths,
+            tier: Some(worst),
+            noop,
+        },
+        &adapted,
+    ))
 }
 
 #[async_trait::async_trait]

@@ -13,7 +13,10 @@ use serde::{Deserialize, Serialize};
 use wrench_core::text::{self, Encoding, Legacy};
 use wrench_tools_edit::edit::{EditOp, apply_ops};
 
-const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/near_miss/cases.jsonl");
+const CASES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/near_miss/cases.jsonl"
+);
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Case {

@@ -147,7 +147,10 @@ fn model_line(m: Mistake, l: &str, flip: &mut bool, rng: &mut Rng) -> String {
     let body = &l[ind.len()..];
     let retab = |ind: &str, from_tab: usize, to: &str| -> String {
         // a tab is `from_tab` columns; columns regrouped into `to` units
-        let cols: usize = ind.chars().map(|c| if c == '\t' { from_tab } else { 1 }).sum();
+        let cols: usize = ind
+            .chars()
+            .map(|c| if c == '\t' { from_tab } else { 1 })
+            .sum();
         let unit = if to == "\t" { from_tab } else { to.len() };
         format!("{}{}", to.repeat(cols / unit), " ".repeat(cols % unit))
     };
@@ -161,7 +164,11 @@ fn model_line(m: Mistake, l: &str, flip: &mut bool, rng: &mut Rng) -> String {
         | Mistake::LineNumbers => l.to_string(),
         Mistake::SmartQuotes => quotes(l, flip),
         Mistake::Dashes => {
-            let d = if rng.below(2) == 0 { "\u{2013}" } else { "\u{2014}" };
+            let d = if rng.below(2) == 0 {
+                "\u{2013}"
+            } else {
+                "\u{2014}"
+            };
             format!("{ind}{}", body.replace('-', d))
         }
         Mistake::Nbsp => format!("{ind}{}", body.replace(' ', "\u{00A0}")),
@@ -172,7 +179,11 @@ fn model_line(m: Mistake, l: &str, flip: &mut bool, rng: &mut Rng) -> String {
         }
         Mistake::SpacesWidth(from, to) => {
             let n = ind.len();
-            format!("{}{}{body}", " ".repeat(n / from * to), " ".repeat(n % from))
+            format!(
+                "{}{}{body}",
+                " ".repeat(n / from * to),
+                " ".repeat(n % from)
+            )
         }
         Mistake::TrailingWsModel => {
             if l.trim().is_empty() {
@@ -215,7 +226,13 @@ fn model_line(m: Mistake, l: &str, flip: &mut bool, rng: &mut Rng) -> String {
 }
 
 /// The model's text of `lines` (LF; each line ends with `\n`).
-fn model_text(m: Mistake, lines: &[String], rng: &mut Rng, first_no: usize, common: &str) -> String {
+fn model_text(
+    m: Mistake,
+    lines: &[String],
+    rng: &mut Rng,
+    first_no: usize,
+    common: &str,
+) -> String {
     let mut flip = false;
     let mut out: Vec<String> = lines
         .iter()
@@ -234,7 +251,11 @@ fn model_text(m: Mistake, lines: &[String], rng: &mut Rng, first_no: usize, comm
             .map(|(k, l)| format!("{:>6}\t{l}", first_no + k))
             .collect();
     }
-    let eol = if m == Mistake::ModelCrlf { "\r\n" } else { "\n" };
+    let eol = if m == Mistake::ModelCrlf {
+        "\r\n"
+    } else {
+        "\n"
+    };
     out.iter().map(|l| format!("{l}{eol}")).collect()
 }
 
@@ -262,7 +283,7 @@ fn applies(m: Mistake, slice: &[String]) -> bool {
             any(&|l| indent_of(l).len() >= w)
                 && slice.iter().all(|l| {
                     let i = indent_of(l);
-                    !i.contains('\t') && (l.trim().is_empty() || i.len() % w == 0)
+                    !i.contains('\t') && (l.trim().is_empty() || i.len().is_multiple_of(w))
                 })
         }
         Mistake::Dedent => slice
@@ -450,7 +471,11 @@ pub fn generate(root: &std::path::Path) -> Vec<Case> {
         }
     }
     for i in 0..25 {
-        let m = [Mistake::None, Mistake::SmartQuotes, Mistake::TabsToSpaces(4)][i % 3];
+        let m = [
+            Mistake::None,
+            Mistake::SmartQuotes,
+            Mistake::TabsToSpaces(4),
+        ][i % 3];
         for hallucinated in [true, false] {
             for _ in 0..20 {
                 if let Some(c) = refused_case(&src, &mut rng, m, hallucinated, cases.len()) {
@@ -496,15 +521,18 @@ fn applied_case(src: &[Source], rng: &mut Rng, m: Mistake, ch: Change, n: usize)
                 .filter(|l| !l.trim().is_empty())
                 .map(|l| indent_of(l).len())
                 .collect();
-            if ind.iter().any(|i| i % w != 0) || !ind.windows(2).any(|p| p[0].abs_diff(p[1]) == w)
-            {
+            if ind.iter().any(|i| i % w != 0) || !ind.windows(2).any(|p| p[0].abs_diff(p[1]) == w) {
                 return false;
             }
             if w == 2 && ind.windows(2).any(|p| p[0].abs_diff(p[1]) == 4) {
                 return false;
             }
         }
-        if m == Mistake::UnicodeEscapes && !win.iter().all(|l| l.chars().all(|c| c.is_ascii() || c.is_alphabetic())) {
+        if m == Mistake::UnicodeEscapes
+            && !win
+                .iter()
+                .all(|l| l.chars().all(|c| c.is_ascii() || c.is_alphabetic()))
+        {
             return false;
         }
         true
@@ -539,6 +567,9 @@ fn applied_case(src: &[Source], rng: &mut Rng, m: Mistake, ch: Change, n: usize)
         _ => {}
     }
     // The slice ends the file in the no-final-newline case.
+    if m == Mistake::NoFinalNewline && win[at + k - 1].trim().is_empty() {
+        return None;
+    }
     let (win, at) = if m == Mistake::NoFinalNewline {
         let cut = at + k;
         win.truncate(cut);
@@ -624,13 +655,18 @@ fn ambiguous_case(src: &[Source], rng: &mut Rng, n: usize) -> Option<Case> {
     })?;
     let slice = &win[at..at + k];
     let old: String = slice.iter().map(|l| format!("{l}\n")).collect();
+    let file: String = win.iter().map(|l| format!("{l}\n")).collect();
+    // ambiguous as written: a unique exact match is applied, rightly
+    if file.matches(old.as_str()).count() < 2 {
+        return None;
+    }
     let new: String = slice.iter().map(|l| format!("{l} // changed\n")).collect();
     Some(Case {
         id: case_id(n, "ambiguous"),
         source: format!("{}:{}", s.path, w0 + 1),
         kind: "refuse_ambiguous".into(),
         encoding: None,
-        file: win.iter().map(|l| format!("{l}\n")).collect(),
+        file,
         old_string: old,
         new_string: new,
         expect: None,
@@ -662,11 +698,11 @@ fn refused_case(
         let mut halluc = slice.clone();
         let (a, b) = word(&slice[j])?;
         halluc[j] = format!("{}{}Qz{}", &slice[j][..a], &slice[j][a..b], &slice[j][b..]);
-        (win.clone(), halluc, renamed, "refuse_hallucinated")
+        (win, halluc, renamed, "refuse_hallucinated")
     } else {
-        let mut applied = win.clone();
+        let mut applied = win;
         applied.splice(at..at + k, renamed.iter().cloned());
-        (applied, slice.clone(), renamed, "refuse_already_applied")
+        (applied, slice, renamed, "refuse_already_applied")
     };
     if loose_count(&file_lines, &old_lines) != 0 {
         return None;
@@ -705,7 +741,9 @@ fn legacy_case(src: &[Source], rng: &mut Rng, unsupported: bool, n: usize) -> Op
     }
     let (f, i) = spots[rng.below(spots.len())];
     let s = &src[f];
-    let w0 = i.saturating_sub(rng.below(WINDOW)).min(s.lines.len() - WINDOW);
+    let w0 = i
+        .saturating_sub(rng.below(WINDOW))
+        .min(s.lines.len() - WINDOW);
     let win: Vec<String> = s.lines[w0..w0 + WINDOW].to_vec();
     let t: String = win.iter().map(|l| format!("{l}\n")).collect();
     let fits = text::try_encode(&t, Encoding::Legacy(enc), "f")
@@ -730,18 +768,30 @@ fn legacy_case(src: &[Source], rng: &mut Rng, unsupported: bool, n: usize) -> Op
     let slice: Vec<String> = win[at..at + k].to_vec();
     let j = (0..k).find(|&j| word(&slice[j]).is_some())?;
     let mut new_slice = slice.clone();
-    let extra = if unsupported { "caf\u{e9} \u{2192} na\u{ef}ve" } else { "caf\u{e9} d\u{e9}j\u{e0} na\u{ef}ve" };
+    let extra = if unsupported {
+        "caf\u{e9} \u{2192} na\u{ef}ve"
+    } else {
+        "caf\u{e9} d\u{e9}j\u{e0} na\u{ef}ve"
+    };
     new_slice.insert(j + 1, format!("{}// {extra}", indent_of(&slice[j])));
     let file: String = win.iter().map(|l| format!("{l}\n")).collect();
-    let mut exp = win.clone();
+    let mut exp = win;
     exp.splice(at..at + k, new_slice.iter().cloned());
-    let m = if rng.below(2) == 0 { Mistake::SmartQuotes } else { Mistake::None };
+    let m = if rng.below(2) == 0 {
+        Mistake::SmartQuotes
+    } else {
+        Mistake::None
+    };
     Some(Case {
         id: case_id(n, "legacy"),
         source: format!("{}:{}", s.path, w0 + 1),
         kind: format!(
             "legacy_{}+{}",
-            if unsupported { "unsupported" } else { "windows1252" },
+            if unsupported {
+                "unsupported"
+            } else {
+                "windows1252"
+            },
             m.name()
         ),
         encoding: Some(enc.name().to_string()),
