@@ -160,3 +160,177 @@ fn generate() {
     std::fs::write(CASES, out).unwrap();
     println!("{} cases written", cases.len());
 }
+
+mod identity {
+    //! For random unique slices of the corpus's real files, a copy of the
+    //! slice with random look-alike, indentation, trailing-whitespace and
+    //! line-ending mistakes as old_string and the same text as new_string
+    //! leaves the file unchanged byte for byte: lines the model copied keep
+    //! the file's bytes.
+    use super::load;
+    use proptest::prelude::*;
+    use std::sync::OnceLock;
+    use wrench_core::ErrorKind;
+    use wrench_tools_edit::engine::{fold_char, replace};
+
+    fn files() -> &'static Vec<String> {
+        static FILES: OnceLock<Vec<String>> = OnceLock::new();
+        FILES.get_or_init(|| {
+            let mut v: Vec<String> = load()
+                .into_iter()
+                .filter(|c| c.encoding.is_none())
+                .map(|c| c.file)
+                .collect();
+            v.sort();
+            v.dedup();
+            v
+        })
+    }
+
+    fn norm(l: &str) -> String {
+        l.chars().map(fold_char).collect::<String>().trim().to_string()
+    }
+
+    #[derive(Debug, Clone, Copy)]
+    enum Mistake {
+        Quotes,
+        Dashes,
+        Nbsp,
+        TabsToSpaces(usize),
+        Shift,
+        Dedent,
+        Trailing,
+        Crlf,
+        NoFinalNewline,
+    }
+
+    fn mistake() -> impl Strategy<Value = Mistake> {
+        prop_oneof![
+            Just(Mistake::Quotes),
+            Just(Mistake::Dashes),
+            Just(Mistake::Nbsp),
+            prop::sample::select(vec![2usize, 4, 8]).prop_map(Mistake::TabsToSpaces),
+            Just(Mistake::Shift),
+            Just(Mistake::Dedent),
+            Just(Mistake::Trailing),
+            Just(Mistake::Crlf),
+            Just(Mistake::NoFinalNewline),
+        ]
+    }
+
+    fn perturb(lines: &mut [String], m: Mistake, pick: &[bool]) {
+        let on = |k: usize| pick.get(k % pick.len().max(1)).copied().unwrap_or(true);
+        match m {
+            Mistake::Quotes => {
+                for (k, l) in lines.iter_mut().enumerate() {
+                    if on(k) {
+                        let mut open = false;
+                        *l = l
+                            .chars()
+                            .map(|c| match c {
+                                '"' => {
+                                    open = !open;
+                                    if open { '\u{201C}' } else { '\u{201D}' }
+                                }
+                                '\'' => '\u{2019}',
+                                c => c,
+                            })
+                            .collect();
+                    }
+                }
+            }
+            Mistake::Dashes => lines.iter_mut().enumerate().for_each(|(k, l)| {
+                if on(k) {
+                    *l = l.replace('-', "\u{2013}");
+                }
+            }),
+            Mistake::Nbsp => lines.iter_mut().enumerate().for_each(|(k, l)| {
+                let ind = l.len() - l.trim_start().len();
+                if on(k) {
+                    *l = format!("{}{}", &l[..ind], l[ind..].replace(' ', "\u{a0}"));
+                }
+            }),
+            Mistake::TabsToSpaces(w) => lines.iter_mut().for_each(|l| {
+                let tabs = l.len() - l.trim_start_matches('\t').len();
+                *l = format!("{}{}", " ".repeat(tabs * w), &l[tabs..]);
+            }),
+            Mistake::Shift => lines.iter_mut().for_each(|l| {
+                if !l.trim().is_empty() {
+                    *l = format!("    {l}");
+                }
+            }),
+            Mistake::Dedent => {
+                let common = lines
+                    .iter()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(|l| l.len() - l.trim_start_matches([' ', '\t']).len())
+                    .min()
+                    .unwrap_or(0);
+                let first = lines.iter().find(|l| !l.trim().is_empty()).cloned();
+                let prefix: String = first.map(|f| f[..common].to_string()).unwrap_or_default();
+                for l in lines.iter_mut() {
+                    if let Some(r) = l.strip_prefix(prefix.as_str()) {
+                        *l = r.to_string();
+                    }
+                }
+            }
+            Mistake::Trailing => lines.iter_mut().enumerate().for_each(|(k, l)| {
+                if on(k) {
+                    *l = format!("{} ", l.trim_end());
+                } else {
+                    *l = l.trim_end().to_string();
+                }
+            }),
+            Mistake::Crlf | Mistake::NoFinalNewline => {}
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        #[test]
+        fn perturbed_copies_of_unique_slices_leave_the_file_unchanged(
+            f in any::<prop::sample::Index>(),
+            start in any::<prop::sample::Index>(),
+            len in 1usize..6,
+            mistakes in prop::collection::vec(mistake(), 1..3),
+            pick in prop::collection::vec(any::<bool>(), 1..4),
+            crlf_file in any::<bool>(),
+        ) {
+            let file = f.get(files());
+            let file = if crlf_file { file.replace('\n', "\r\n") } else { file.clone() };
+            let lines: Vec<&str> = file.split_inclusive('\n').collect();
+            prop_assume!(lines.len() > len);
+            let s = start.index(lines.len() - len);
+            let texts: Vec<String> = lines
+                .iter()
+                .map(|l| l.trim_end_matches(['\n', '\r']).to_string())
+                .collect();
+            let slice = &texts[s..s + len];
+            prop_assume!(slice.iter().any(|l| !l.trim().is_empty()));
+            // unique even as the most lenient tier sees it
+            let want: Vec<String> = slice.iter().map(|l| norm(l)).collect();
+            let places = (0..=texts.len() - len)
+                .filter(|&i| (0..len).all(|k| norm(&texts[i + k]) == want[k]))
+                .count();
+            prop_assume!(places == 1);
+            let mut model: Vec<String> = slice.to_vec();
+            for m in &mistakes {
+                perturb(&mut model, *m, &pick);
+            }
+            let eol = if mistakes.iter().any(|m| matches!(m, Mistake::Crlf)) { "\r\n" } else { "\n" };
+            let mut old: String = model.iter().map(|l| format!("{l}{eol}")).collect();
+            if mistakes.iter().any(|m| matches!(m, Mistake::NoFinalNewline)) {
+                old.truncate(old.len() - eol.len());
+            }
+            prop_assume!(!old.trim().is_empty());
+            match replace(&file, &old, &old, false, "f") {
+                Ok(a) => prop_assert_eq!(a.text, file, "old_string {:?}", old),
+                Err(e) => prop_assert!(
+                    e.kind == ErrorKind::Conflict,
+                    "{:?} for old_string {:?}: {}", e.kind, old, e.message
+                ),
+            }
+        }
+    }
+}
