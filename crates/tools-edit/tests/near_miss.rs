@@ -188,7 +188,11 @@ mod identity {
     }
 
     fn norm(l: &str) -> String {
-        l.chars().map(fold_char).collect::<String>().trim().to_string()
+        l.chars()
+            .map(fold_char)
+            .collect::<String>()
+            .trim()
+            .to_string()
     }
 
     #[derive(Debug, Clone, Copy)]

@@ -115,7 +115,71 @@ impl Adapter<'_> {
         let (ni, nc, nt) = split3(n, true);
         let trail = if self.drift.trailing { "" } else { nt };
         let trail = self.chars_of(trail);
-        format!("{}{}{trail}", self.map.apply(ni), self.chars_of(nc))
+        let body: Vec<char> = self.chars_of(nc).chars().collect();
+        let body = self.code_fold(&body, &vec![true; body.len()]);
+        format!("{}{body}{trail}", self.map.apply(ni))
+    }
+
+    /// Look-alikes the model wrote where code goes (outside string literals
+    /// and comments) as ASCII: `bind(“a”)` is never what a program means.
+    /// `mine[k]`: char `k` is the model's, not copied from the file.
+    fn code_fold(&mut self, line: &[char], mine: &[bool]) -> String {
+        enum St {
+            Code,
+            Str(char, bool),
+            Comment,
+        }
+        let mut st = St::Code;
+        let mut out = String::with_capacity(line.len());
+        let mut k = 0;
+        while k < line.len() {
+            let c = line[k];
+            let f = fold_char(c);
+            let model = mine.get(k).copied().unwrap_or(false);
+            match st {
+                St::Code => {
+                    let next = line.get(k + 1).copied();
+                    if (c == '/' && matches!(next, Some('/' | '*')))
+                        || (c == '#' && matches!(next, None | Some(' ' | '!')))
+                    {
+                        st = St::Comment;
+                        out.push(c);
+                    } else if matches!(c, '"' | '\'' | '`') {
+                        st = St::Str(c, false);
+                        out.push(c);
+                    } else if f != c && model {
+                        self.folded += 1;
+                        if matches!(f, '"' | '\'') {
+                            st = St::Str(f, true);
+                        }
+                        out.push(f);
+                    } else {
+                        out.push(c);
+                    }
+                }
+                St::Str(d, by_fold) => {
+                    if c == '\\' {
+                        out.push(c);
+                        if let Some(&n) = line.get(k + 1) {
+                            out.push(n);
+                            k += 1;
+                        }
+                    } else if c == d {
+                        st = St::Code;
+                        out.push(c);
+                    } else if by_fold && f == d && model {
+                        self.folded += 1;
+                        st = St::Code;
+                        out.push(d);
+                    } else {
+                        out.push(c);
+                    }
+                }
+                St::Comment => out.push(c),
+            }
+            k += 1;
+        }
+        out
     }
 
     /// A changed line: file line `r` (matched by model line `p`) becomes
@@ -137,11 +201,14 @@ impl Adapter<'_> {
         let rch: Vec<char> = rc.chars().collect();
         let pch: Vec<char> = pc.chars().map(fold_char).collect();
         if rch.len() != pch.len() || rch.iter().zip(&pch).any(|(a, b)| fold_char(*a) != *b) {
-            return format!("{ind}{}{trail}", self.chars_of(nc));
+            let body: Vec<char> = self.chars_of(nc).chars().collect();
+            let body = self.code_fold(&body, &vec![true; body.len()]);
+            return format!("{ind}{body}{trail}");
         }
         let nch: Vec<char> = nc.chars().collect();
         let nfold: Vec<char> = nch.iter().map(|c| fold_char(*c)).collect();
-        let mut body = String::with_capacity(nc.len());
+        let mut body: Vec<char> = Vec::with_capacity(nch.len());
+        let mut mine: Vec<bool> = Vec::with_capacity(nch.len());
         for op in capture_diff_slices(Algorithm::Myers, &pch, &nfold) {
             match op {
                 DiffOp::Equal {
@@ -155,6 +222,7 @@ impl Adapter<'_> {
                             self.folded += 1;
                         }
                         body.push(c);
+                        mine.push(false);
                     }
                 }
                 DiffOp::Delete { .. } => {}
@@ -165,10 +233,14 @@ impl Adapter<'_> {
                     new_index, new_len, ..
                 } => {
                     let s: String = nch[new_index..new_index + new_len].iter().collect();
-                    body.push_str(&self.chars_of(&s));
+                    for c in self.chars_of(&s).chars() {
+                        body.push(c);
+                        mine.push(true);
+                    }
                 }
             }
         }
+        let body = self.code_fold(&body, &mine);
         format!("{ind}{body}{trail}")
     }
 }
@@ -217,6 +289,29 @@ mod tests {
         assert_eq!(
             b.changed("s = \u{201C}a\u{201D}", "s = \"a\"", "s = \"ab\""),
             "s = \u{201C}ab\u{201D}"
+        );
+    }
+
+    #[test]
+    fn look_alikes_the_model_puts_in_code_become_ascii_but_not_in_strings_or_comments() {
+        let map = IndentMap::Same;
+        let mut a = Adapter {
+            map: &map,
+            drift: Drift::default(),
+            folded: 0,
+        };
+        assert_eq!(
+            a.inserted("y(\u{201C}a\u{201D}, b \u{2013} c) // it\u{2019}s \u{201C}ok\u{201D}"),
+            "y(\"a\", b - c) // it\u{2019}s \u{201C}ok\u{201D}"
+        );
+        assert_eq!(
+            a.inserted("msg = \"don\u{2019}t \u{2014} ever\"  # caf\u{e9}"),
+            "msg = \"don\u{2019}t \u{2014} ever\"  # caf\u{e9}"
+        );
+        // a changed line: only what the model added is folded
+        assert_eq!(
+            a.changed("x = 1", "x = 1", "x = f(\u{2018}a\u{2019})"),
+            "x = f('a')"
         );
     }
 }
