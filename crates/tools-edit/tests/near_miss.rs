@@ -258,11 +258,19 @@ mod identity {
                 let tabs = l.len() - l.trim_start_matches('\t').len();
                 *l = format!("{}{}", " ".repeat(tabs * w), &l[tabs..]);
             }),
-            Mistake::Shift => lines.iter_mut().for_each(|l| {
-                if !l.trim().is_empty() {
-                    *l = format!("    {l}");
-                }
-            }),
+            // one level deeper, in the block's own style
+            Mistake::Shift => {
+                let unit = if lines.iter().any(|l| l.starts_with('\t')) {
+                    "\t"
+                } else {
+                    "    "
+                };
+                lines.iter_mut().for_each(|l| {
+                    if !l.trim().is_empty() {
+                        *l = format!("{unit}{l}");
+                    }
+                })
+            }
             Mistake::Dedent => {
                 let common = lines
                     .iter()
@@ -290,7 +298,10 @@ mod identity {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(400))]
+        #![proptest_config(ProptestConfig {
+            max_global_rejects: 1_000_000,
+            ..ProptestConfig::with_cases(400)
+        })]
 
         #[test]
         fn perturbed_copies_of_unique_slices_leave_the_file_unchanged(

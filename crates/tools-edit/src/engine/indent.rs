@@ -91,11 +91,14 @@ pub enum IndentMap {
     Add(String),
     /// The file has this much less.
     Remove(String),
-    /// The model indents in `model`, the file in `file`, `delta` levels deeper.
+    /// The model indents in `model`, the file in `file`, `delta` levels
+    /// deeper, and the model's alignment spaces have `extra` more (a block
+    /// both converted and shifted by less than a unit).
     Convert {
         model: Unit,
         file: Unit,
         delta: isize,
+        extra: isize,
     },
 }
 
@@ -110,9 +113,15 @@ impl IndentMap {
                 Some(r) => r.to_string(),
                 None => String::new(),
             },
-            IndentMap::Convert { model, file, delta } => match model.level(&ind) {
+            IndentMap::Convert {
+                model,
+                file,
+                delta,
+                extra,
+            } => match model.level(&ind) {
                 Some((lv, rem)) => {
                     let lv = (lv as isize + delta).max(0) as usize;
+                    let rem = (rem as isize - extra).max(0) as usize;
                     format!("{}{}", file.text().repeat(lv), " ".repeat(rem))
                 }
                 // The model wrote this line in the file's own unit.
@@ -147,9 +156,14 @@ pub fn block_map(pairs: &[(&str, &str)], model: Unit, file: Unit) -> Option<Inde
         return Some(IndentMap::Same);
     }
     if model != file
-        && let Some(delta) = convert(pairs, model, file)
+        && let Some((delta, extra)) = convert(pairs, model, file)
     {
-        return Some(IndentMap::Convert { model, file, delta });
+        return Some(IndentMap::Convert {
+            model,
+            file,
+            delta,
+            extra,
+        });
     }
     if let Some(m) = shift(pairs) {
         return Some(m);
@@ -162,11 +176,12 @@ pub fn block_map(pairs: &[(&str, &str)], model: Unit, file: Unit) -> Option<Inde
             if mu == fu {
                 continue;
             }
-            if let Some(delta) = convert(pairs, mu, fu) {
+            if let Some((delta, extra)) = convert(pairs, mu, fu) {
                 return Some(IndentMap::Convert {
                     model: mu,
                     file: fu,
                     delta,
+                    extra,
                 });
             }
         }
@@ -193,20 +208,17 @@ fn shift(pairs: &[(&str, &str)]) -> Option<IndentMap> {
         .then_some(m)
 }
 
-fn convert(pairs: &[(&str, &str)], mu: Unit, fu: Unit) -> Option<isize> {
-    let mut delta = None;
+fn convert(pairs: &[(&str, &str)], mu: Unit, fu: Unit) -> Option<(isize, isize)> {
+    let mut at: Option<(isize, isize)> = None;
     for (f, p) in pairs {
         let (lf, rf) = fu.level(f)?;
         let (lm, rm) = mu.level(p)?;
-        if rf != rm {
-            return None;
-        }
-        let d = lf as isize - lm as isize;
-        if *delta.get_or_insert(d) != d {
+        let d = (lf as isize - lm as isize, rm as isize - rf as isize);
+        if *at.get_or_insert(d) != d {
             return None;
         }
     }
-    delta
+    at
 }
 
 /// The file's unit, from its lines.
@@ -247,6 +259,17 @@ mod tests {
         assert_eq!(m2.apply("        "), "    ");
         let m3 = block_map(&[("  ", "    ")], Unit::Spaces(2), Unit::Spaces(2)).unwrap();
         assert_eq!(m3, IndentMap::Remove("  ".into()));
+    }
+
+    #[test]
+    fn a_block_converted_and_shifted_by_less_than_a_unit_maps_back() {
+        let pairs = [
+            ("\t\t\t", "                            "),
+            ("\t\t", "                    "),
+        ];
+        let m = block_map(&pairs, Unit::Spaces(8), Unit::Tab).unwrap();
+        assert_eq!(m.apply("                            "), "\t\t\t");
+        assert_eq!(m.apply("                                    "), "\t\t\t\t");
     }
 
     #[test]

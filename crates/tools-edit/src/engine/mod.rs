@@ -293,8 +293,10 @@ fn replace_ladder(
     let (pat, old_nl) = model_lines(&old_lf);
     let units = Units::of(&[&old_lf, &new_lf], &lines);
     for tier in LADDER {
-        let mut cands = match tier {
+        let cands = match tier {
             Tier::Exact => exact(text, old, replace_all),
+            // Only a CR on either side makes this tier differ from exact.
+            Tier::LineEndings if old_lf == old && !text.contains('\r') => Vec::new(),
             Tier::LineEndings => substring(text, &old_lf, false),
             Tier::Unicode => {
                 let c = substring(text, &old_lf, true);
@@ -306,9 +308,6 @@ fn replace_ladder(
             }
             _ => windows(&lines, &pat, old_nl, tier, units),
         };
-        if tier == Tier::LineEndings && old_lf == old && !text.contains('\r') {
-            cands.clear();
-        }
         if cands.is_empty() {
             continue;
         }
@@ -438,7 +437,17 @@ fn render_region(
     dominant: &str,
     notes: &mut Notes,
 ) -> String {
-    let region = split_lines(&text[c.start..c.end]);
+    let region_text = &text[c.start..c.end];
+    let mut region = split_lines(region_text);
+    // A region ending at the start of an empty last line (old_string ends
+    // with a blank line and no newline): that line is there, empty.
+    if (region_text.is_empty() || region_text.ends_with('\n')) && region.len() + 1 == pat.len() {
+        region.push(Line {
+            text: "",
+            eol: "",
+            start: region_text.len(),
+        });
+    }
     let (newl, new_nl) = model_lines(new_lf);
     if region.len() != pat.len() {
         // Cannot happen for a located place; stay literal rather than guess.
@@ -865,6 +874,15 @@ mod tests {
         assert_eq!(a.text, "a\nLAST");
         let b = ok("a\n  last", "last\n", "last\nmore\n");
         assert_eq!(b.text, "a\n  last\n  more");
+    }
+
+    #[test]
+    fn an_old_string_ending_in_a_blank_line_without_newline_copies_it() {
+        let file = "a\nb\n\nc\n";
+        let a = ok(file, "a \nb \n ", "a \nb \n ");
+        assert_eq!(a.text, file);
+        let b = ok(file, "a \nb \n ", "a \nB \n ");
+        assert_eq!(b.text, "a\nB\n\nc\n");
     }
 
     #[test]
