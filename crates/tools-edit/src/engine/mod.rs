@@ -325,7 +325,7 @@ fn replace_ladder(
             } else {
                 out.push_str(&render_region(
                     text, c, &pat, old_nl, &new_lf, dominant, &mut notes,
-                ));
+                )?);
             }
             at = c.end;
         }
@@ -436,7 +436,7 @@ fn render_region(
     new_lf: &str,
     dominant: &str,
     notes: &mut Notes,
-) -> String {
+) -> ToolResult<String> {
     let region_text = &text[c.start..c.end];
     let mut region = split_lines(region_text);
     // A region ending at the start of an empty last line (old_string ends
@@ -450,8 +450,11 @@ fn render_region(
     }
     let (newl, new_nl) = model_lines(new_lf);
     if region.len() != pat.len() {
-        // Cannot happen for a located place; stay literal rather than guess.
-        return with_eols(new_lf, &eols_in(&text[c.start..c.end]), dominant);
+        // Not expected for a located place; refuse rather than guess.
+        return Err(ToolError::no_match(format!(
+            "old_string was found near line {} but its lines could not be aligned with the file's; nothing was changed. Copy old_string exactly from the file",
+            c.line
+        )));
     }
     let rtext: Vec<&str> = region.iter().map(|l| l.text).collect();
     let after = eol_at(text, c.end);
@@ -513,7 +516,7 @@ fn render_region(
     }
     notes.trailing |= ad.drift.trailing;
     notes.folded += ad.folded;
-    out
+    Ok(out)
 }
 
 /// Exact occurrences; a second occurrence overlapping the first is just as
