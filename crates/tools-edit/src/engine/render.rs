@@ -8,7 +8,21 @@
 
 use super::indent::IndentMap;
 use super::lines::{fold_char, split3};
-use similar::{Algorithm, DiffOp, capture_diff_slices};
+use similar::{Algorithm, DiffOp, capture_diff_slices_deadline};
+use std::time::{Duration, Instant};
+
+/// Most time one line or character diff may take; past it the diff is
+/// coarser (still exact), so a huge or minified old/new cannot stall a call.
+pub const DIFF_DEADLINE: Duration = Duration::from_millis(300);
+
+fn diff<T: Eq + std::hash::Hash + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
+    capture_diff_slices_deadline(
+        Algorithm::Myers,
+        a,
+        b,
+        Instant::now().checked_add(DIFF_DEADLINE),
+    )
+}
 
 /// One line of the result, in terms of the located region (`i`: region
 /// line) and the model's new text (`j`: new line).
@@ -26,7 +40,7 @@ pub enum Step {
 /// removed lines followed by added ones pairs up line by line.
 pub fn diff_steps(old: &[&str], new: &[&str]) -> Vec<Step> {
     let mut out = Vec::with_capacity(new.len());
-    for op in capture_diff_slices(Algorithm::Myers, old, new) {
+    for op in diff(old, new) {
         match op {
             DiffOp::Equal {
                 old_index,
@@ -209,7 +223,7 @@ impl Adapter<'_> {
         let nfold: Vec<char> = nch.iter().map(|c| fold_char(*c)).collect();
         let mut body: Vec<char> = Vec::with_capacity(nch.len());
         let mut mine: Vec<bool> = Vec::with_capacity(nch.len());
-        for op in capture_diff_slices(Algorithm::Myers, &pch, &nfold) {
+        for op in diff(&pch, &nfold) {
             match op {
                 DiffOp::Equal {
                     old_index,
