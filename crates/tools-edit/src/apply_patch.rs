@@ -280,7 +280,7 @@ impl Tool for ApplyPatch {
         ToolSpec::new::<ApplyPatchArgs>(
             "apply_patch",
             Effect::SelfAuthorized,
-            "Apply a V4A patch (`*** Begin Patch`, `*** Add File:`/`*** Update File:` (+ `*** Move to:`)/`*** Delete File:`, `@@` context headers, ` `/`-`/`+` lines, `*** End of File`, `*** End Patch`) to several files at once, all or nothing: every operation and hunk is checked before anything is written. Updated, deleted and moved files must have been read in this session. Add File onto an existing file and Move onto an existing path are conflicts. Hunks are found in file order with increasing leniency (exact, trailing whitespace, all whitespace, Unicode look-alikes); line endings, encoding and the final newline are kept.",
+            "Apply a V4A patch (`*** Begin Patch`, `*** Add File:`/`*** Update File:` (+ `*** Move to:`)/`*** Delete File:`, `@@` context headers, ` `/`-`/`+` lines, `*** End of File`, `*** End Patch`) to several files at once, all or nothing: every operation and hunk is checked before anything is written. Updated, deleted and moved files must have been read in this session. Add File onto an existing file and Move onto an existing path are conflicts. Hunks are found in file order with edit's tiers (exact, trailing whitespace, indentation shift or tabs ↔ spaces, Unicode look-alikes, then any indentation), each at exactly one place after its `@@` anchors, else the whole patch is refused naming every place; context lines keep the file's bytes and changed lines are adapted to the file as edit does; line endings, encoding and the final newline are kept.",
         )
         .aliases(&["applypatch", "ApplyPatch"])
         .arg_alias("input", "patch")
