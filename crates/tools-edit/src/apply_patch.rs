@@ -2,7 +2,7 @@
 //! Every operation and hunk is validated first (paths, evidence, hunks,
 //! encodings, conflicts); only then is anything written, in one transaction.
 
-use crate::common::{EditData, commit, edit_output, finish, syntax, workspace};
+use crate::common::{EditData, commit, edit_output_adapted, finish, syntax, workspace};
 use crate::diff::{file_diff, file_diff_kept};
 use crate::engine::Tier;
 use crate::patch::{self, Op};
@@ -145,6 +145,7 @@ fn run_patch(
     let mut paths = Vec::new();
     let mut worst = Tier::Exact;
     let mut checked = Vec::new();
+    let mut adapted: Vec<String> = Vec::new();
     let mut claimed: std::collections::HashSet<std::path::PathBuf> =
         std::collections::HashSet::with_capacity(p.ops.len());
     let mut claim = |t: &wrench_permissions::write::WriteTarget| -> ToolResult<()> {
@@ -223,6 +224,7 @@ fn run_patch(
                 let (new_text, kept) = if chunks.iter().any(|c| !c.lines.is_empty()) {
                     let r = patch::apply_update(&d.text, chunks, &shown)?;
                     worst = worst.max(r.tier);
+                    adapted.extend(r.adapted.iter().map(|a| format!("{shown}: {a}")));
                     (r.text, Some(r.kept))
                 } else {
                     (d.text.clone(), None)
@@ -318,13 +320,19 @@ fn run_patch(
     if worst != Tier::Exact {
         summary.push_str(&format!("\nSome hunks were {}.", worst.describe()));
     }
-    let out = edit_output(EditData {
-        summary,
-        diff: diffs,
-        paths,
-        tier: Some(worst),
-        noop,
-    });
+    if !adapted.is_empty() {
+        summary.push_str(&format!("\nAdapted to the file: {}.", adapted.join("; ")));
+    }
+    let out = edit_output_adapted(
+        EditData {
+            summary,
+            diff: diffs,
+            paths,
+            tier: Some(worst),
+            noop,
+        },
+        &adapted,
+    );
     Ok(finish(out, checked, dry_run))
 }
 
@@ -336,7 +344,7 @@ impl Tool for ApplyPatch {
         ToolSpec::new::<ApplyPatchArgs>(
             "apply_patch",
             Effect::SelfAuthorized,
-            "Apply a V4A patch or a unified diff (`git diff` output with new/deleted files and renames, or `diff -u`; hunk line counts must be right) (V4A: `*** Begin Patch`, `*** Add File:`/`*** Update File:` (+ `*** Move to:`)/`*** Delete File:`, `@@` context headers, ` `/`-`/`+` lines, `*** End of File`, `*** End Patch`) to several files at once, all or nothing: every operation and hunk is checked before anything is written. Updated, deleted and moved files must have been read in this session, or their sha256 given in expected_sha256 ({path: sha256}); a file changed since is refused as `stale` with a diff of what changed, when wrench kept the version you know. Add File onto an existing file and Move onto an existing path are conflicts. Hunks are found in file order with increasing leniency (exact, trailing whitespace, all whitespace, Unicode look-alikes); line endings, encoding and the final newline are kept (a unified diff's `\\ No newline at end of file` is followed). The result reports the syntax errors the change introduced or resolved in Rust, Python, Go, TypeScript and JavaScript files (tree-sitter). dry_run (CLI: --check) validates and shows the diff without writing.",
+            "Apply a V4A patch or a unified diff (`git diff` output with new/deleted files and renames, or `diff -u`; hunk line counts must be right) (V4A: `*** Begin Patch`, `*** Add File:`/`*** Update File:` (+ `*** Move to:`)/`*** Delete File:`, `@@` context headers, ` `/`-`/`+` lines, `*** End of File`, `*** End Patch`) to several files at once, all or nothing: every operation and hunk is checked before anything is written. Updated, deleted and moved files must have been read in this session, or their sha256 given in expected_sha256 ({path: sha256}); a file changed since is refused as `stale` with a diff of what changed, when wrench kept the version you know. Add File onto an existing file and Move onto an existing path are conflicts. Hunks are found in file order with edit's tiers (exact, trailing whitespace, indentation shift or tabs ↔ spaces, Unicode look-alikes, then any indentation), each at exactly one place after its `@@` anchors, else the whole patch is refused naming every place; context lines keep the file's bytes and changed lines are adapted to the file as edit does; line endings, encoding and the final newline are kept (a unified diff's `\\ No newline at end of file` is followed). The result reports the syntax errors the change introduced or resolved in Rust, Python, Go, TypeScript and JavaScript files (tree-sitter). dry_run (CLI: --check) validates and shows the diff without writing.",
         )
         .aliases(&["applypatch", "ApplyPatch"])
         .arg_alias("input", "patch")

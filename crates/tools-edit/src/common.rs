@@ -32,6 +32,19 @@ pub struct EditData {
 
 /// Build the Edit output: summary, then the diff (cut with a trailer).
 pub fn edit_output(data: EditData) -> ToolOutput {
+    edit_output_adapted(data, &[])
+}
+
+/// The Edit output of a change a recovery tier located, with what was
+/// adapted to the file (typed as `adapted`, a list of phrases).
+pub fn edit_output_adapted(data: EditData, adapted: &[String]) -> ToolOutput {
+    #[derive(Serialize)]
+    struct WithAdapted<'a> {
+        #[serde(flatten)]
+        data: &'a EditData,
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        adapted: &'a [String],
+    }
     let mut diff = data.diff.clone();
     if diff.len() > MAX_DIFF_CHARS {
         let mut cut = MAX_DIFF_CHARS;
@@ -55,7 +68,10 @@ pub fn edit_output(data: EditData) -> ToolOutput {
     };
     let mut data = data;
     data.diff = diff;
-    ToolOutput::new(OutputKind::Edit, text).with_data(&data)
+    ToolOutput::new(OutputKind::Edit, text).with_data(&WithAdapted {
+        data: &data,
+        adapted,
+    })
 }
 
 /// Commit `tx`; with `dry_run`, only check what the commit would refuse
@@ -164,6 +180,8 @@ pub struct TextChange {
     /// What was done, for the summary ("replaced 1 occurrence").
     pub detail: String,
     pub tier: Option<Tier>,
+    /// What a recovery tier adapted to the file (empty for exact matches).
+    pub adapted: Vec<String>,
 }
 
 /// A caller's `expected_sha256`, checked (`what` names the file for a
@@ -241,18 +259,24 @@ pub fn change_known_file(
     if let Some(t) = change.tier.filter(|t| *t != Tier::Exact) {
         summary.push_str(&format!("; {}", t.describe()));
     }
+    if !change.adapted.is_empty() {
+        summary.push_str(&format!("; adapted: {}", change.adapted.join(", ")));
+    }
     if !decoded.encoding.is_plain_utf8() {
         summary.push_str(&format!(
             "; kept its encoding ({})",
             decoded.encoding.name()
         ));
     }
-    let out = edit_output(EditData {
-        summary,
-        diff: diff.text,
-        paths: vec![shown],
-        tier: change.tier,
-        noop: false,
-    });
+    let out = edit_output_adapted(
+        EditData {
+            summary,
+            diff: diff.text,
+            paths: vec![shown],
+            tier: change.tier,
+            noop: false,
+        },
+        &change.adapted,
+    );
     Ok(finish(out, checked.into_iter().collect(), dry_run))
 }

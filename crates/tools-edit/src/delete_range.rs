@@ -102,6 +102,7 @@ pub fn delete_range(text: &str, start: &str, end: &str, shown: &str) -> ToolResu
         text: out,
         detail: format!("deleted lines {}-{} ({} lines)", s + 1, e + 1, e - s + 1),
         tier: Some(t1.max(t2)),
+        adapted: Vec::new(),
     })
 }
 

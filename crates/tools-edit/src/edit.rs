@@ -83,6 +83,7 @@ pub fn apply_ops(text: &str, ops: &[EditOp], shown: &str) -> ToolResult<TextChan
     let mut worst = Tier::Exact;
     let mut replaced = 0;
     let mut stripped = false;
+    let mut adapted: Vec<String> = Vec::new();
     for (i, op) in ops.iter().enumerate() {
         let a = engine::replace(&cur, &op.old_string, &op.new_string, op.replace_all, shown)
             .map_err(|e| {
@@ -103,6 +104,11 @@ pub fn apply_ops(text: &str, ops: &[EditOp], shown: &str) -> ToolResult<TextChan
         worst = worst.max(a.tier);
         replaced += a.count;
         stripped |= a.stripped_line_numbers;
+        for note in a.adapted {
+            if !adapted.contains(&note) {
+                adapted.push(note);
+            }
+        }
         cur = a.text;
     }
     let mut detail = if ops.len() == 1 {
@@ -120,6 +126,7 @@ pub fn apply_ops(text: &str, ops: &[EditOp], shown: &str) -> ToolResult<TextChan
         text: cur,
         detail,
         tier: Some(worst),
+        adapted,
     })
 }
 
@@ -133,7 +140,7 @@ impl Tool for Edit {
         ToolSpec::new::<EditArgs>(
             "edit",
             Effect::SelfAuthorized,
-            "Replace text in a file you have read (or whose sha256 you pass as expected_sha256): old_string must match exactly once (or pass replace_all). Near misses are recovered in order — line endings, trailing whitespace, an indentation shift of the whole block (new_string re-indented the same way), Unicode look-alikes — only when exactly one candidate matches, and the result says which. Several edits go in `edits`, applied in order, all or none. Keeps line endings per line, encoding, BOM, mode and final newline; atomic. A file changed since you read it (or not the version expected_sha256 names) is refused as `stale` with a diff of what changed, when wrench kept that version.",
+            "Replace text in a file you have read (or whose sha256 you pass as expected_sha256): old_string must match exactly once (or pass replace_all). Near misses are recovered in order — line endings, trailing whitespace, indentation (a shift of the whole block, or tabs ↔ 2/4/8 spaces), Unicode look-alikes — only when exactly one candidate matches; then lines new_string copies keep the file's bytes and changed lines are adapted to the file (indentation, line endings, look-alikes), and the result says which tier fired and what was adapted. Several edits go in `edits`, applied in order, all or none. Keeps line endings per line, encoding, BOM, mode and final newline; atomic. A file changed since you read it (or not the version expected_sha256 names) is refused as `stale` with a diff of what changed, when wrench kept that version.",
         )
         .aliases(&["edit_file", "Edit"])
         .arg_alias("file_path", "path")

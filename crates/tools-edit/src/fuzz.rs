@@ -32,7 +32,8 @@ pub fn patch_parser(data: &[u8]) {
 }
 
 /// Run the edit engine on arbitrary text: split the input into file, old
-/// and new at NUL bytes. Any panic is a bug.
+/// and new at NUL bytes. Any panic is a bug, and so is an identity edit
+/// (new = old) that changes the file: copied lines keep the file's bytes.
 pub fn edit_engine(data: &[u8]) {
     let Ok(s) = std::str::from_utf8(data) else {
         return;
@@ -43,6 +44,11 @@ pub fn edit_engine(data: &[u8]) {
     };
     let _ = crate::engine::replace(f, o, n, false, "f");
     let _ = crate::engine::replace(f, o, n, true, "f");
+    for all in [false, true] {
+        if let Ok(a) = crate::engine::replace(f, o, o, all, "f") {
+            assert_eq!(a.text, f, "identity edit of {o:?} changed the file");
+        }
+    }
 }
 
 /// Apply a one-file unified diff to `old` strictly, as `patch` would with no

@@ -3,8 +3,9 @@
 //! The change tools of wrench — [`write`], [`edit`], [`multi_edit`],
 //! [`apply_patch`] (V4A, multi-file, all or nothing), [`move_file`],
 //! [`delete_range`] and [`notebook_edit`] — on one edit engine ([`engine`]:
-//! exact → line endings → trailing whitespace → indentation shift → Unicode
-//! look-alikes, unique candidates only) and the mutation guard of
+//! exact → line endings → trailing whitespace → indentation (shift, tabs ↔
+//! spaces) → Unicode look-alikes, unique candidates only; recovered matches
+//! change only the lines the model changed) and the mutation guard of
 //! `wrench_permissions::mutation` (write lock, read-before-write evidence,
 //! redaction-marker guard, atomic all-or-nothing commits).
 //!

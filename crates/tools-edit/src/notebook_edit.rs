@@ -230,6 +230,7 @@ pub fn edit_notebook(text: &str, a: &NotebookEditArgs, shown: &str) -> ToolResul
         text: out,
         detail,
         tier: None,
+        adapted: Vec::new(),
     })
 }
 

@@ -17,16 +17,21 @@
 //! Lenient where models slip without ambiguity: marker lines may be padded
 //! with whitespace, the patch may be wrapped in a heredoc (`<<'EOF'` … `EOF`,
 //! also `apply_patch <<EOF`), a CRLF patch is read as LF, the first hunk of an
-//! Update may omit `@@`. Hunks are located in file order with increasing
-//! leniency: exact, trailing whitespace, all surrounding whitespace, Unicode
-//! look-alikes; the file's own lines (and line endings) are kept for context.
+//! Update may omit `@@`. Hunks are located in file order with the edit
+//! engine's tiers (exact, trailing whitespace, indentation shift or unit,
+//! Unicode look-alikes, then any indentation per line), each at exactly one
+//! place after its anchors, else the patch is refused naming every place.
+//! Context lines keep the file's bytes; changed and added lines are adapted
+//! to the file as `edit` adapts them (the copied-lines rule of the engine).
 
-use crate::engine::{Line, Tier, dominant_eol, nearest, split_lines};
+use crate::engine::{
+    Adapter, IndentMap, Line, Step, Tier, Units, dominant_eol, drift, nearest, split_lines,
+    window_map,
+};
 use std::borrow::Cow;
 
-/// Line comparison for hunks: like the engine's, but the last rung (Unicode
-/// look-alikes) also ignores leading whitespace, as V4A appliers do: the
-/// patch's own lines are what gets written for added lines.
+/// Line comparison for `@@` anchors: like the engine's, but the last rung
+/// (Unicode look-alikes) also ignores leading whitespace.
 fn line_eq(tier: Tier, f: &str, p: &str) -> bool {
     match tier {
         Tier::Unicode => crate::engine::line_eq(Tier::Unicode, f.trim_start(), p.trim_start()),
@@ -366,48 +371,68 @@ fn nonempty_path(p: &str, line: usize) -> ToolResult<&str> {
     Ok(p)
 }
 
-/// The tiers hunks are located with, in order.
-pub const HUNK_TIERS: [Tier; 4] = [
+/// The tiers hunks are located with, in order: the edit engine's line
+/// tiers, then any indentation per line (look-alikes folded).
+pub const HUNK_TIERS: [Tier; 5] = [
     Tier::Exact,
     Tier::TrailingWhitespace,
-    Tier::AllWhitespace,
+    Tier::Indentation,
     Tier::Unicode,
+    Tier::AllWhitespace,
 ];
 
-/// First position ≥ `from` where `pat` matches, at the strictest tier that
-/// matches anywhere; with `eof`, the end of the file is tried first.
-pub fn seek(lines: &[Line<'_>], pat: &[&str], from: usize, eof: bool) -> Option<(usize, Tier)> {
+/// Where a hunk's old lines match from `from` on, at the strictest tier
+/// that matches anywhere, with how indentation maps at each place (every
+/// place, overlapping ones too: more than one is ambiguous). With `eof`,
+/// a match at the end of the file is the only one.
+pub fn locate(
+    lines: &[Line<'_>],
+    pat: &[&str],
+    from: usize,
+    eof: bool,
+    units: Units,
+) -> Option<(Vec<(usize, IndentMap)>, Tier)> {
     if pat.len() > lines.len() {
         return None;
     }
     let last_start = lines.len() - pat.len();
     for tier in HUNK_TIERS {
-        let at = |i: usize| {
-            lines[i..i + pat.len()]
-                .iter()
-                .zip(pat)
-                .all(|(l, p)| line_eq(tier, l.text, p))
-        };
-        if eof && last_start >= from && at(last_start) {
-            return Some((last_start, tier));
+        let at = |i: usize| window_map(&lines[i..i + pat.len()], pat, tier, units);
+        if eof
+            && last_start >= from
+            && let Some(m) = at(last_start)
+        {
+            return Some((vec![(last_start, m)], tier));
         }
-        if let Some(i) = (from..=last_start).find(|&i| at(i)) {
-            return Some((i, tier));
+        let found: Vec<(usize, IndentMap)> = (from..=last_start)
+            .filter_map(|i| at(i).map(|m| (i, m)))
+            .collect();
+        if !found.is_empty() {
+            return Some((found, tier));
         }
     }
     None
 }
 
+/// First position ≥ `from` where `pat` matches, at the strictest tier that
+/// matches anywhere; with `eof`, the end of the file is tried first.
+pub fn seek(lines: &[Line<'_>], pat: &[&str], from: usize, eof: bool) -> Option<(usize, Tier)> {
+    let units = Units::of(&[&pat.join("\n")], lines);
+    locate(lines, pat, from, eof, units).map(|(v, t)| (v[0].0, t))
+}
+
 /// How a result line comes about.
-enum Out<'s> {
+enum Out {
     /// `len` old lines from `from` on, unchanged.
     Keep(usize, usize),
-    Insert(&'s str),
+    /// A changed line, and the ending of the line it replaces.
+    Changed(String, usize),
+    Insert(String),
 }
 
 /// Keep old lines `from..from + len`, extending the previous run when it
 /// ends right there.
-fn keep(out: &mut Vec<Out<'_>>, from: usize, len: usize) {
+fn keep(out: &mut Vec<Out>, from: usize, len: usize) {
     if len == 0 {
         return;
     }
@@ -420,6 +445,51 @@ fn keep(out: &mut Vec<Out<'_>>, from: usize, len: usize) {
     out.push(Out::Keep(from, len));
 }
 
+/// The steps of a hunk: context lines copy the file's, a run of removed
+/// lines followed by added ones pairs up as changed lines, other added
+/// lines are inserted.
+fn hunk_steps(hunk: &[HunkLine]) -> Vec<Step> {
+    let mut out = Vec::with_capacity(hunk.len());
+    let (mut i, mut j) = (0usize, 0usize);
+    let mut k = 0;
+    while k < hunk.len() {
+        match hunk[k] {
+            HunkLine::Context(_) => {
+                out.push(Step::Copy(i, j));
+                i += 1;
+                j += 1;
+                k += 1;
+            }
+            HunkLine::Remove(_) => {
+                let removed = hunk[k..]
+                    .iter()
+                    .take_while(|l| matches!(l, HunkLine::Remove(_)))
+                    .count();
+                let added = hunk[k + removed..]
+                    .iter()
+                    .take_while(|l| matches!(l, HunkLine::Add(_)))
+                    .count();
+                for t in 0..added {
+                    out.push(if t < removed {
+                        Step::Change(i + t, j + t)
+                    } else {
+                        Step::Insert(j + t)
+                    });
+                }
+                i += removed;
+                j += added;
+                k += removed + added;
+            }
+            HunkLine::Add(_) => {
+                out.push(Step::Insert(j));
+                j += 1;
+                k += 1;
+            }
+        }
+    }
+    out
+}
+
 /// What applying an Update's hunks did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpdateResult {
@@ -429,9 +499,13 @@ pub struct UpdateResult {
     /// (old line, new line, count) of every run of lines kept as they
     /// were, in order: the hint [`crate::diff::file_diff_kept`] diffs around.
     pub kept: Vec<(usize, usize, usize)>,
+    /// What a recovery tier adapted to the file.
+    pub adapted: Vec<String>,
 }
 
 /// Apply the hunks of one Update to `text` (in file order, all or none).
+/// Every hunk must be located at exactly one place after its anchors and
+/// the previous hunk; else the whole Update is refused, naming each place.
 pub fn apply_chunks<'t>(
     text: &'t str,
     chunks: &'t [Chunk],
@@ -440,13 +514,22 @@ pub fn apply_chunks<'t>(
     let lines = split_lines(text);
     let dominant = dominant_eol(&lines);
     let final_nl = text.is_empty() || text.ends_with('\n');
-    let mut out: Vec<Out<'_>> = Vec::with_capacity(lines.len() + 16);
+    let mut out: Vec<Out> = Vec::with_capacity(lines.len() + 16);
     let mut cursor = 0usize;
     let mut worst = Tier::Exact;
+    let mut adapted: Vec<String> = Vec::new();
+    let mut folded = 0usize;
     for (n, c) in chunks.iter().enumerate() {
         let mut from = cursor;
         for a in &c.anchors {
-            let hit = HUNK_TIERS.iter().find_map(|&t| {
+            let hit = [
+                Tier::Exact,
+                Tier::TrailingWhitespace,
+                Tier::AllWhitespace,
+                Tier::Unicode,
+            ]
+            .iter()
+            .find_map(|&t| {
                 (from..lines.len())
                     .find(|&i| line_eq(t, lines[i].text, a))
                     .map(|i| (i, t))
@@ -475,26 +558,38 @@ pub fn apply_chunks<'t>(
                 })
                 .collect()
         };
+        let all: Vec<&str> = hunk
+            .iter()
+            .map(|l| match l {
+                HunkLine::Context(s) | HunkLine::Remove(s) | HunkLine::Add(s) => *s,
+            })
+            .collect();
+        let units = Units::of(&[&all.join("\n")], &lines);
         let mut old = old_of(hunk);
-        let pos = if old.is_empty() {
-            if c.anchors.is_empty() {
+        let (pos, map) = if old.is_empty() {
+            let p = if c.anchors.is_empty() {
                 lines.len()
             } else {
                 from
-            }
+            };
+            (p, IndentMap::Same)
         } else {
-            let mut found = seek(&lines, &old, from, c.eof);
+            let mut found = locate(&lines, &old, from, c.eof, units);
             // A trailing empty context line stands for the final newline.
             if found.is_none() && matches!(hunk.last(), Some(HunkLine::Context(s)) if s.is_empty())
             {
                 hunk = &hunk[..hunk.len() - 1];
                 old = old_of(hunk);
-                found = seek(&lines, &old, from, c.eof);
+                found = locate(&lines, &old, from, c.eof, units);
             }
             match found {
-                Some((p, t)) => {
+                Some((places, t)) if places.len() == 1 => {
                     worst = worst.max(t);
-                    p
+                    let mut places = places;
+                    places.swap_remove(0)
+                }
+                Some((places, t)) => {
+                    return Err(hunk_ambiguous(&places, t, n, c, what, from));
                 }
                 None => {
                     return Err(ToolError::no_match(hunk_miss(
@@ -505,24 +600,52 @@ pub fn apply_chunks<'t>(
         };
         if cursor < pos {
             keep(&mut out, cursor, pos - cursor);
-            cursor = pos;
         }
-        for l in hunk {
-            match l {
-                HunkLine::Context(_) => {
-                    keep(&mut out, cursor, 1);
-                    cursor += 1;
+        let region: Vec<&str> = (0..old.len()).map(|k| lines[pos + k].text).collect();
+        let new: Vec<&str> = hunk
+            .iter()
+            .filter_map(|l| match l {
+                HunkLine::Context(s) | HunkLine::Add(s) => Some(*s),
+                HunkLine::Remove(_) => None,
+            })
+            .collect();
+        let mut ad = Adapter {
+            map: &map,
+            drift: drift(&region, &old),
+            folded: 0,
+        };
+        for s in hunk_steps(hunk) {
+            match s {
+                Step::Copy(i, _) => keep(&mut out, pos + i, 1),
+                Step::Change(i, j) => {
+                    out.push(Out::Changed(ad.changed(region[i], old[i], new[j]), pos + i))
                 }
-                HunkLine::Remove(_) => cursor += 1,
-                HunkLine::Add(s) => out.push(Out::Insert(s)),
+                Step::Insert(j) => out.push(Out::Insert(ad.inserted(new[j]))),
+            }
+        }
+        cursor = pos + old.len();
+        folded += ad.folded;
+        if let Some(d) = map.describe()
+            && !adapted.contains(&d)
+        {
+            adapted.push(d);
+        }
+        if ad.drift.trailing && worst > Tier::Exact {
+            let t = "trailing whitespace as the file has it".to_string();
+            if !adapted.contains(&t) {
+                adapted.push(t);
             }
         }
     }
+    if folded > 0 {
+        adapted.push(crate::engine::look_alike_note(folded));
+    }
     keep(&mut out, cursor, lines.len().saturating_sub(cursor));
-    // Render: kept lines keep their ending (a run is copied whole);
-    // inserted lines take the ending of the line before them (else the
-    // file's usual one). Without a final newline in the file, the last
-    // line written gets none either.
+    // Render: kept lines keep their ending (a run is copied whole); a
+    // changed line takes the ending of the line it replaces, an inserted
+    // line the ending of the line before it (else the file's usual one).
+    // Without a final newline in the file, the last line written gets none
+    // either.
     let mut s = String::with_capacity(text.len() + 64);
     let mut prev_eol = dominant;
     let count = out.len();
@@ -531,8 +654,9 @@ pub fn apply_chunks<'t>(
     let norm = |eol: &str| if eol == "\r\n" { "\r\n" } else { "\n" };
     for (k, o) in out.iter().enumerate() {
         let last = k + 1 == count;
-        match *o {
+        match o {
             Out::Keep(from, len) => {
+                let (from, len) = (*from, *len);
                 kept.push((from, new_line, len));
                 new_line += len;
                 let end_line = lines[from + len - 1];
@@ -552,6 +676,16 @@ pub fn apply_chunks<'t>(
                     });
                 }
             }
+            Out::Changed(t, of) => {
+                new_line += 1;
+                s.push_str(t);
+                if !lines[*of].eol.is_empty() {
+                    prev_eol = norm(lines[*of].eol);
+                }
+                if !last || final_nl {
+                    s.push_str(prev_eol);
+                }
+            }
             Out::Insert(t) => {
                 new_line += 1;
                 s.push_str(t);
@@ -565,7 +699,27 @@ pub fn apply_chunks<'t>(
         text: s,
         tier: worst,
         kept,
+        adapted,
     })
+}
+
+fn hunk_ambiguous(
+    places: &[(usize, IndentMap)],
+    tier: Tier,
+    n: usize,
+    c: &Chunk,
+    what: &str,
+    from: usize,
+) -> ToolError {
+    let lines: Vec<usize> = places.iter().map(|(p, _)| p + 1).collect();
+    ToolError::conflict(format!(
+        "hunk {} (patch line {}) of {what} matches {} places from line {} on{}; nothing was changed. Add context lines that differ between them, or an `@@` line naming the enclosing function or class, so the hunk fits one place",
+        n + 1,
+        c.at,
+        places.len(),
+        from + 1,
+        crate::engine::places_phrase(&lines, tier)
+    ))
 }
 
 fn hunk_miss(
@@ -722,7 +876,45 @@ mod tests {
     fn lenient_tiers_locate_whitespace_and_unicode_drift() {
         let c = chunks(upd("@@\n-  say(\"hi\")\n+  say(\"bye\")\n"));
         let r = apply_chunks("    say(\u{201C}hi\u{201D})  \n", &c, "f").unwrap();
-        assert_eq!(r.text, "  say(\"bye\")\n");
+        // the file's indentation, characters and trailing whitespace stay
+        assert_eq!(r.text, "    say(\u{201C}bye\u{201D})  \n");
+        assert_eq!(r.tier, Tier::Unicode);
+    }
+
+    #[test]
+    fn a_hunk_whose_context_occurs_twice_is_refused_naming_both_places() {
+        let file = "fn a() {\n    x();\n}\nfn b() {\n    x();\n}\n";
+        let c = chunks(upd("@@\n-    x();\n+    y();\n"));
+        let e = apply_chunks(file, &c, "f.rs").unwrap_err();
+        assert_eq!(e.kind, wrench_core::ErrorKind::Conflict);
+        assert!(e.message.contains("2 places"), "{}", e.message);
+        assert!(e.message.contains("lines 2, 5"), "{}", e.message);
+        // an anchor that decides makes it unique
+        let c = chunks(upd("@@ fn b() {\n-    x();\n+    y();\n"));
+        let r = apply_chunks(file, &c, "f.rs").unwrap();
+        assert_eq!(r.text, "fn a() {\n    x();\n}\nfn b() {\n    y();\n}\n");
+    }
+
+    #[test]
+    fn a_later_ambiguous_hunk_refuses_the_whole_update() {
+        let file = "one\nz\ntwo\nz\n";
+        let c = chunks(upd("@@\n-one\n+ONE\n@@\n-z\n+Z\n"));
+        let e = apply_chunks(file, &c, "f").unwrap_err();
+        assert_eq!(e.kind, wrench_core::ErrorKind::Conflict);
+        assert!(e.message.contains("hunk 2"), "{}", e.message);
+    }
+
+    #[test]
+    fn hunks_in_spaces_apply_to_a_tab_file_in_tabs() {
+        let file = "func f() {\n\tif x {\n\t\ty(\"b\")\n\t}\n}\n";
+        let c = chunks(upd(
+            "@@\n     if x {\n-        y(\u{201C}b\u{201D})\n+        y(\u{201C}a\u{201D})\n+        z()\n     }\n",
+        ));
+        let r = apply_chunks(file, &c, "f.go").unwrap();
+        assert_eq!(
+            r.text,
+            "func f() {\n\tif x {\n\t\ty(\"a\")\n\t\tz()\n\t}\n}\n"
+        );
         assert_eq!(r.tier, Tier::Unicode);
     }
 

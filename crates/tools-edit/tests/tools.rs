@@ -146,6 +146,44 @@ fn edit_keeps_a_confidently_detected_legacy_encoding() {
 }
 
 #[test]
+fn a_recovered_edit_reports_its_tier_and_what_was_adapted() {
+    let f = Fx::new();
+    f.put("m.go", "func f() {\n\tif x {\n\t\ty(\"a\")\n\t}\n}\n");
+    f.read("m.go");
+    let o = f.ok(
+        "edit",
+        json!({"path": "m.go",
+               "old_string": "    if x {\n        y(\u{201C}a\u{201D})\n",
+               "new_string": "    if x {\n        y(\u{201C}a\u{201D})\n        z(\u{201C}b\u{201D})\n"}),
+    );
+    assert_eq!(
+        String::from_utf8(f.get("m.go")).unwrap(),
+        "func f() {\n\tif x {\n\t\ty(\"a\")\n\t\tz(\"b\")\n\t}\n}\n"
+    );
+    assert_eq!(o.data["tier"], "unicode");
+    let adapted = o.data["adapted"].to_string();
+    assert!(adapted.contains("4 spaces → tabs"), "{adapted}");
+    assert!(adapted.contains("look-alike"), "{adapted}");
+    assert!(o.text.contains("adapted:"), "{}", o.text);
+}
+
+#[test]
+fn a_patch_hunk_that_fits_two_places_is_refused_whole() {
+    let f = Fx::new();
+    f.put("a.rs", "fn a() {\n    x();\n}\nfn b() {\n    x();\n}\n");
+    f.put("b.rs", "one\n");
+    f.read("a.rs");
+    f.read("b.rs");
+    let e = f.err(
+        "apply_patch",
+        json!({"patch": "*** Begin Patch\n*** Update File: b.rs\n@@\n-one\n+ONE\n*** Update File: a.rs\n@@\n-    x();\n+    y();\n*** End Patch\n"}),
+    );
+    assert_eq!(e.kind, ErrorKind::Conflict);
+    assert!(e.message.contains("lines 2, 5"), "{}", e.message);
+    assert_eq!(f.get("b.rs"), b"one\n");
+}
+
+#[test]
 fn edit_refuses_a_character_the_legacy_encoding_cannot_hold() {
     let f = Fx::new();
     f.put("l.txt", LATIN1);
