@@ -582,6 +582,18 @@ pub fn apply_chunks<'t>(
                 old = old_of(hunk);
                 found = locate(&lines, &old, from, c.eof, units);
             }
+            // A unified diff says where its hunk was: among several places,
+            // the one at that line, else the unique nearest (as git apply).
+            if let (Some(hint), Some((places, _))) = (c.line_hint, found.as_mut())
+                && places.len() > 1
+            {
+                let dist = |p: &(usize, IndentMap)| p.0.abs_diff(hint);
+                if let Some(best) = places.iter().map(dist).min()
+                    && places.iter().filter(|p| dist(p) == best).count() == 1
+                {
+                    places.retain(|p| dist(p) == best);
+                }
+            }
             match found {
                 Some((places, t)) if places.len() == 1 => {
                     worst = worst.max(t);
@@ -902,6 +914,24 @@ mod tests {
         let e = apply_chunks(file, &c, "f").unwrap_err();
         assert_eq!(e.kind, wrench_core::ErrorKind::Conflict);
         assert!(e.message.contains("hunk 2"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_unified_hunk_whose_context_repeats_goes_where_its_line_number_says() {
+        let file = "a\nz\nb\nz\nc\nd\ne\nz\n";
+        let mut c = chunks(upd("@@\n-z\n+Z\n"));
+        // `@@ -4 …`: the second `z` (0-based line 3).
+        c[0].line_hint = Some(3);
+        let r = apply_chunks(file, &c, "f").unwrap();
+        assert_eq!(r.text, "a\nz\nb\nZ\nc\nd\ne\nz\n");
+        // Off by one (an earlier hunk shifted it): still the nearest.
+        c[0].line_hint = Some(4);
+        let r = apply_chunks(file, &c, "f").unwrap();
+        assert_eq!(r.text, "a\nz\nb\nZ\nc\nd\ne\nz\n");
+        // Halfway between two places decides nothing.
+        c[0].line_hint = Some(2);
+        let e = apply_chunks(file, &c, "f").unwrap_err();
+        assert_eq!(e.kind, wrench_core::ErrorKind::Conflict);
     }
 
     #[test]
