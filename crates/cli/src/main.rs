@@ -158,7 +158,13 @@ fn build_cli(reg: &wrench_core::Registry) -> Command {
         )
         .subcommand(Command::new("man").about("Print the man page (roff)"))
         .subcommand(Command::new("__pty-holder").hide(true).arg(Arg::new("args").num_args(0..).trailing_var_arg(true).allow_hyphen_values(true)));
-    let mut tool_cmds: Vec<Command> = reg.tools().map(|t| flags::command_for(t.spec())).collect();
+    // A one-shot tool call parses with its own subcommand only.
+    let only = wrench_cli::invoked_tool(reg, &std::env::args().skip(1).collect::<Vec<_>>());
+    let mut tool_cmds: Vec<Command> = reg
+        .tools()
+        .filter(|t| only.as_ref().is_none_or(|n| *n == t.spec().name))
+        .map(|t| flags::command_for(t.spec()))
+        .collect();
     tool_cmds.sort_by(|a, b| a.get_name().cmp(b.get_name()));
     for c in tool_cmds {
         cmd = cmd.subcommand(with_mode(c.next_help_heading("Tool arguments")));
@@ -547,6 +553,13 @@ async fn batch(engine: &Engine, file: Option<&String>) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    // `wrench --version` answers before anything is built.
+    if let [_, v] = std::env::args().collect::<Vec<_>>().as_slice()
+        && (v == "--version" || v == "-V")
+    {
+        println!("wrench {}", env!("CARGO_PKG_VERSION"));
+        return code(exit::OK);
+    }
     let reg = match wrench_cli::builtin_registry() {
         Ok(r) => Arc::new(r),
         Err(e) => return fail(&e, false),
