@@ -13,11 +13,18 @@
 //! reads through `wrench mcp serve` versus server-filesystem (goal ≤ 0.2;
 //! needs `bash .ci/install.sh`). `--only apply_patch|symbols|mcp` picks one.
 //!
-//! Options: `--full`, `--runs N` (default 10), `--corpus DIR` (use a ready
+//! The one-shot cases time a whole process: `wrench read FILE` versus
+//! `rg -n '' FILE` (a 20-32 KB source file) and `wrench --version` versus
+//! `rg --version` (goal ≤ 1.5). `--threads N` runs wrench and every anchor
+//! under `taskset -c 0-(N-1)`: both size their thread pools by the CPUs
+//! they may use, so the ratio at 1 and 2 threads shows a serial stage.
+//!
+//! Options: `--full`, `--runs N` (default 10), `--threads N`, `--corpus DIR` (use a ready
 //! corpus), `--wrench PATH` (skip the build), `--only SUBSTR` (cases whose id
 //! contains it). The corpus script is `../shared/bench/make-corpus.sh` next to
 //! the workspace, or `$WRENCH_CORPUS_SCRIPT`.
-//! Needs `rg`, `fd` (or Debian's `fdfind`); `hyperfine` is optional.
+//! Needs `rg`; `fd` (or Debian's `fdfind`) for the fd cases, which are
+//! skipped without it; `hyperfine` is optional.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -32,6 +39,8 @@ const GLOB_LIMIT: &str = "100000";
 struct Opts {
     full: bool,
     runs: usize,
+    /// Run wrench and every anchor on CPUs 0..N only (`taskset`).
+    threads: Option<usize>,
     corpus: Option<PathBuf>,
     wrench: Option<PathBuf>,
     only: Option<String>,
@@ -41,6 +50,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
     let mut o = Opts {
         full: false,
         runs: 10,
+        threads: None,
         corpus: None,
         wrench: None,
         only: None,
@@ -59,12 +69,24 @@ fn parse(args: &[String]) -> Result<Opts, String> {
                     .parse()
                     .map_err(|_| "--runs needs a number".to_string())?
             }
+            "--threads" => {
+                let n: usize = val("--threads")?
+                    .parse()
+                    .map_err(|_| "--threads needs a number".to_string())?;
+                let cpus = std::thread::available_parallelism().map_or(1, |c| c.get());
+                if n == 0 || n > cpus {
+                    return Err(format!(
+                        "--threads {n}: pick 1-{cpus} (the CPUs this process may run on)"
+                    ));
+                }
+                o.threads = Some(n);
+            }
             "--corpus" => o.corpus = Some(PathBuf::from(val("--corpus")?)),
             "--wrench" => o.wrench = Some(PathBuf::from(val("--wrench")?)),
             "--only" => o.only = Some(val("--only")?),
             other => {
                 return Err(format!(
-                    "unknown bench option {other}; use --full, --runs N, --corpus DIR, --wrench PATH, --only SUBSTR"
+                    "unknown bench option {other}; use --full, --runs N, --threads N, --corpus DIR, --wrench PATH, --only SUBSTR"
                 ));
             }
         }
@@ -167,9 +189,22 @@ struct Case {
     id: String,
     wrench: String,
     anchor: String,
+    /// Both print the same lines (a one-shot read numbers its lines its
+    /// own way, a miss explains itself): checked before timing.
+    same_lines: bool,
 }
 
-fn cases(wrench: &str, rg: &str, fd: &str) -> Vec<Case> {
+/// The tools each case runs, as shell words (already quoted), and the
+/// file of the one-shot read.
+struct Tools<'a> {
+    wrench: &'a str,
+    rg: &'a str,
+    fd: Option<&'a str>,
+    read_file: Option<&'a str>,
+}
+
+fn cases(t: &Tools<'_>) -> Vec<Case> {
+    let (wrench, rg) = (t.wrench, t.rg);
     let alt = r"fn test_\w+|def test_\w+|func Test\w+";
     let patterns: [(&str, Vec<&str>, Vec<&str>); 3] = [
         ("lit", vec!["TODO"], vec!["-F", "TODO"]),
@@ -180,6 +215,19 @@ fn cases(wrench: &str, rg: &str, fd: &str) -> Vec<Case> {
             vec!["-i", "-w", "timeout"],
         ),
     ];
+    let case = |id: &str, w: String, a: String, same_lines: bool| Case {
+        id: id.to_string(),
+        wrench: w,
+        anchor: a,
+        same_lines,
+    };
+    let grep = |pat: &[&str], mode: &[&str]| {
+        let mut w = vec!["grep"];
+        w.extend(pat.iter().copied());
+        w.extend(mode.iter().copied());
+        w.extend(["--limit", BENCH_LIMIT, "--max-chars", BENCH_MAX_CHARS]);
+        format!("{wrench} {}", join(&w))
+    };
     let mut v = Vec::new();
     for (pid, wpat, rpat) in &patterns {
         for (mid, wmode, rmode) in [
@@ -191,31 +239,87 @@ fn cases(wrench: &str, rg: &str, fd: &str) -> Vec<Case> {
                 vec!["-n", "-C2"],
             ),
         ] {
-            let mut w = vec![wrench, "grep"];
-            w.extend(wpat.iter().copied());
-            w.extend(wmode);
-            w.extend(["--limit", BENCH_LIMIT, "--max-chars", BENCH_MAX_CHARS]);
-            let mut a = vec![rg];
-            a.extend(rmode);
+            let mut a = rmode.clone();
             a.extend(rpat.iter().copied());
-            v.push(Case {
-                id: format!("grep.{pid}.{mid}"),
-                wrench: join(&w),
-                anchor: join(&a),
-            });
+            v.push(case(
+                &format!("grep.{pid}.{mid}"),
+                grep(wpat, &wmode),
+                format!("{rg} {}", join(&a)),
+                true,
+            ));
         }
     }
-    for (id, wglob, fglob) in [
-        ("glob.rs", "*.rs", "*.rs"),
-        ("glob.test", "**/test*", "test*"),
-    ] {
-        v.push(Case {
-            id: id.to_string(),
-            wrench: join(&[wrench, "glob", wglob, "--limit", GLOB_LIMIT]),
-            anchor: join(&[fd, "-t", "f", "-g", fglob]),
-        });
+    v.push(case(
+        "grep.miss.l",
+        grep(&["wrenchNoSuchString"], &["--mode", "files_with_matches"]),
+        format!("{rg} -l -F wrenchNoSuchString"),
+        false,
+    ));
+    v.push(case(
+        "glob.rs.newest",
+        format!("{wrench} glob '*.rs' --limit {GLOB_LIMIT}"),
+        format!("{rg} --files -g '*.rs' --sortr=modified"),
+        true,
+    ));
+    if let Some(fd) = t.fd {
+        for (id, wglob, fglob) in [
+            ("glob.rs", "*.rs", "*.rs"),
+            ("glob.test", "**/test*", "test*"),
+        ] {
+            v.push(case(
+                id,
+                format!("{wrench} {}", join(&["glob", wglob, "--limit", GLOB_LIMIT])),
+                format!("{fd} {}", join(&["-t", "f", "-g", fglob])),
+                true,
+            ));
+        }
     }
+    if let Some(f) = t.read_file {
+        v.push(case(
+            "oneshot.read",
+            format!("{wrench} read {}", sh_quote(f)),
+            format!("{rg} -n '' {}", sh_quote(f)),
+            false,
+        ));
+    }
+    v.push(case(
+        "oneshot.version",
+        format!("{wrench} --version"),
+        format!("{rg} --version"),
+        false,
+    ));
     v
+}
+
+/// The one-shot read's file: the first (by path) source file of 20-32 KB
+/// in the corpus, like the 26 KB file of the MCP read anchor.
+fn read_file(dir: &Path) -> Option<String> {
+    fn walk(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir.join(rel)) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let name = e.file_name();
+            if name.to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let r = rel.join(&name);
+            match e.file_type() {
+                Ok(t) if t.is_dir() => walk(dir, &r, out),
+                Ok(t) if t.is_file() => {
+                    let len = e.metadata().map_or(0, |m| m.len());
+                    if (20_000..32_000).contains(&len) && r.extension().is_some_and(|x| x == "rs") {
+                        out.push(r);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(dir, Path::new(""), &mut found);
+    found.sort();
+    found.first().map(|p| p.display().to_string())
 }
 
 fn lines_of(cmd: &str, dir: &Path) -> Result<usize, String> {
@@ -316,8 +420,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let hf = which(&["hyperfine"]);
     let dir = corpus(&root, &o)?;
     let wrench = build_wrench(&root, &o)?;
-    // rg and fd are the anchors of the grep/glob cases only.
-    if cases("wrench", "rg", "fd").iter().any(|c| want(&c.id)) {
+    // rg and fd are the anchors of the grep/glob/one-shot cases only.
+    let names = Tools {
+        wrench: "wrench",
+        rg: "rg",
+        fd: Some("fd"),
+        read_file: Some("f"),
+    };
+    if cases(&names).iter().any(|c| want(&c.id)) {
         bench_search(&root, &o, &dir, &wrench, hf.as_deref())?;
     }
     if want("apply_patch") {
@@ -332,7 +442,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// wrench grep and glob versus rg and fd, back to back, with line-count checks.
+/// wrench grep, glob and one-shot calls versus rg and fd, back to back,
+/// with line-count checks; with `--threads N` both run on the same N CPUs.
 fn bench_search(
     root: &Path,
     o: &Opts,
@@ -341,17 +452,27 @@ fn bench_search(
     hf: Option<&str>,
 ) -> Result<(), String> {
     let rg = which(&["rg"])
-        .ok_or("ripgrep (`rg`) is not on PATH; install it (apt-get install ripgrep)")?;
-    let fd = which(&["fd", "fdfind"])
-        .ok_or("fd is not on PATH; install it (apt-get install fd-find)")?;
-    let wrench_s = wrench.display().to_string();
+        .ok_or("ripgrep (`rg`) is not on PATH; install it (cargo install ripgrep, or apt-get install ripgrep)")?;
+    let fd = which(&["fd", "fdfind"]);
+    // Both tools get the same CPUs: ripgrep and wrench both size their
+    // thread pools by the CPUs they may run on.
+    let pin = match o.threads {
+        Some(n) => {
+            which(&["taskset"]).ok_or("--threads needs taskset (util-linux) on PATH")?;
+            format!("taskset -c 0-{} ", n - 1)
+        }
+        None => String::new(),
+    };
     // wrench keeps session state; keep it out of the user's.
     let state = target_dir(root).join("bench-state");
     let wrench_cmd = format!(
-        "WRENCH_STATE_DIR={} {}",
+        "WRENCH_STATE_DIR={} {pin}{}",
         sh_quote(&state.display().to_string()),
-        sh_quote(&wrench_s)
+        sh_quote(&wrench.display().to_string())
     );
+    let rg_cmd = format!("{pin}{}", sh_quote(&rg));
+    let fd_cmd = fd.as_ref().map(|f| format!("{pin}{}", sh_quote(f)));
+    let file = read_file(dir);
     // Re-read the tree before every timed run: this VM evicts page cache on its own.
     let prepare = format!(
         "{} --files -uu -0 | xargs -0 cat > /dev/null",
@@ -370,24 +491,37 @@ fn bench_search(
         })
         .unwrap_or_default();
     println!(
-        "corpus {} | {} | fd {} | timer {} | {} runs",
+        "corpus {} | {} | fd {} | timer {} | {} runs | threads {} | load {}",
         dir.display(),
         rg_version,
-        fd,
+        fd.as_deref().unwrap_or("not installed (fd cases skipped)"),
         hf.unwrap_or("own loop (no hyperfine)"),
-        o.runs
+        o.runs,
+        o.threads
+            .map_or("all CPUs".to_string(), |n| format!("{n} (taskset)")),
+        std::fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|l| l.split(' ').next().map(str::to_string))
+            .unwrap_or_default(),
     );
     println!("| case | anchor | lines wrench / anchor | anchor ms | wrench ms | ratio |");
     println!("|---|---|---:|---:|---:|---:|");
+    let tools = Tools {
+        wrench: &wrench_cmd,
+        rg: &rg_cmd,
+        fd: fd_cmd.as_deref(),
+        read_file: file.as_deref(),
+    };
     let mut worst: f64 = 0.0;
     let mut mismatches = 0;
-    for c in cases(&wrench_cmd, &rg, &fd) {
+    for c in cases(&tools) {
         if o.only.as_ref().is_some_and(|s| !c.id.contains(s.as_str())) {
             continue;
         }
         let wl = lines_of(&c.wrench, dir)?;
         let al = lines_of(&c.anchor, dir)?;
-        if wl != al {
+        let mismatch = c.same_lines && wl != al;
+        if mismatch {
             mismatches += 1;
         }
         let cmds = [c.anchor.as_str(), c.wrench.as_str()];
@@ -401,15 +535,20 @@ fn bench_search(
         );
         let ratio = w / a;
         worst = worst.max(ratio);
-        let anchor_short = c.anchor.replace(&rg, "rg").replace(&fd, "fd");
+        let mut anchor_short = c.anchor.replace(&sh_quote(&rg), "rg").replace(&pin, "");
+        if let Some(f) = &fd {
+            anchor_short = anchor_short.replace(&sh_quote(f), "fd");
+        }
         println!(
             "| {} | `{}` | {wl} / {al}{} | {a:.1} | {w:.1} | {ratio:.2} |",
             c.id,
             anchor_short,
-            if wl == al { "" } else { " MISMATCH" }
+            if mismatch { " MISMATCH" } else { "" }
         );
     }
-    println!("worst ratio {worst:.2} (goal ≤ 1.00); line-count mismatches: {mismatches}");
+    println!(
+        "worst ratio {worst:.2} (goal ≤ 1.00; one-shot ≤ 1.5, glob ≤ 0.6); line-count mismatches: {mismatches}"
+    );
     if mismatches > 0 {
         return Err(format!(
             "{mismatches} case(s) printed a different number of lines than the anchor"
@@ -577,8 +716,18 @@ mod tests {
 
     #[test]
     fn every_grep_mode_and_pattern_has_a_case() {
-        let c = cases("w", "rg", "fd");
-        assert_eq!(c.len(), 11);
+        let c = cases(&Tools {
+            wrench: "w",
+            rg: "rg",
+            fd: Some("fd"),
+            read_file: Some("f.rs"),
+        });
+        assert_eq!(c.len(), 15);
+        assert!(
+            c.iter()
+                .any(|c| c.id == "oneshot.read" && c.anchor == "rg -n '' f.rs")
+        );
+        assert!(c.iter().any(|c| c.id == "grep.miss.l" && !c.same_lines));
         assert!(
             c.iter()
                 .any(|c| c.id == "grep.iword.ctx" && c.anchor.contains("-C2"))

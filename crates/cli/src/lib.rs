@@ -43,6 +43,43 @@ pub fn builtin_registry() -> ToolResult<Registry> {
     registry(&Config::empty())
 }
 
+/// The tool a command line (`args` without the program name) runs as a
+/// subcommand, if any: the first word that is not a root flag or a root
+/// flag's value, when it names a tool (`read`, `read-region`). A one-shot call
+/// builds the flags of that tool only, not of all of them; `None` (help,
+/// `call`, a typo, completions) builds every subcommand.
+pub fn invoked_tool(reg: &Registry, args: &[String]) -> Option<String> {
+    const VALUED: [&str; 9] = [
+        "--root",
+        "--session",
+        "--mode",
+        "--permission-mode",
+        "--allow",
+        "--deny",
+        "--config",
+        "--color",
+        "--max-lines",
+    ];
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--" {
+            return None;
+        }
+        if a.starts_with('-') {
+            if VALUED.contains(&a.as_str()) {
+                it.next();
+            }
+            continue;
+        }
+        return reg
+            .tools()
+            .map(|t| t.spec())
+            .find(|s| s.name == *a || s.name.replace('_', "-") == *a)
+            .map(|s| s.name.clone());
+    }
+    None
+}
+
 /// Global options shared by every front door.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -209,4 +246,37 @@ pub fn display_root(p: &Path) -> String {
 /// terminal's PTY (see the shell crate).
 pub fn pty_holder(args: &[String]) -> i32 {
     wrench_tools_shell::holder::pty_holder_main(args)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn invoked_tool_is_the_first_word_past_the_root_flags_and_their_values() {
+        let reg = builtin_registry().unwrap();
+        let t = |s: &str| invoked_tool(&reg, &words(s));
+        assert_eq!(t("read a.txt").as_deref(), Some("read"));
+        assert_eq!(t("--root /x --json grep needle").as_deref(), Some("grep"));
+        assert_eq!(
+            t("--allow read --deny grep glob x").as_deref(),
+            Some("glob")
+        );
+        assert_eq!(
+            t("--mode yolo read-region f").as_deref(),
+            Some("read_region")
+        );
+        assert_eq!(t("--root=/x read f").as_deref(), Some("read"));
+        // not a tool: every subcommand is built (help, errors, call, batch)
+        assert_eq!(t("call read {}"), None);
+        assert_eq!(t("--help"), None);
+        assert_eq!(t("-- read"), None);
+        assert_eq!(t("Grep x"), None);
+        assert_eq!(t(""), None);
+    }
 }

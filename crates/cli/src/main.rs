@@ -8,6 +8,13 @@ use std::sync::Arc;
 use wrench_core::ToolError;
 
 fn main() -> ExitCode {
+    // `wrench --version` answers before anything is built.
+    if let [_, v] = std::env::args().collect::<Vec<_>>().as_slice()
+        && (v == "--version" || v == "-V")
+    {
+        wrench_cli::out::stdout(format!("wrench {}\n", env!("CARGO_PKG_VERSION")));
+        return commands::code(wrench_cli::exit::OK);
+    }
     let reg = match wrench_cli::builtin_registry() {
         Ok(r) => Arc::new(r),
         Err(e) => return commands::fail(&e, false),

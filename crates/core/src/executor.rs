@@ -3,13 +3,14 @@
 //! resolve → parse (with failure-gated repair) → plan_batches → per group,
 //! concurrently: plan → gate → run → redact (and frame untrusted content).
 
+use crate::RedactionSource;
 use crate::access::{Access, plan_batches};
 use crate::context::Context;
 use crate::error::{ToolError, ToolResult};
 use crate::frame;
 use crate::gate::ActionPlan;
 use crate::output::ToolOutput;
-use crate::redact::Redactor;
+use crate::redact::{Finding, Redactor};
 use crate::registry::Registry;
 use crate::repair::repair_args;
 use crate::text;
@@ -398,8 +399,7 @@ fn mask_sources(r: &Redactor, out: &mut ToolOutput) {
     // must not move the offsets another source's pieces were given at.
     let mut text_masks = Vec::new();
     let mut data_masks: Vec<(String, Vec<crate::redact::Mask>)> = Vec::new();
-    for src in &sources {
-        let found = r.spans(&src.text);
+    for (src, found) in sources.iter().zip(spans_of_all(r, &sources)) {
         if found.is_empty() {
             continue;
         }
@@ -425,6 +425,49 @@ fn mask_sources(r: &Redactor, out: &mut ToolOutput) {
             *s = new;
         }
     }
+}
+
+/// The secret spans of every source, the sources split among the cores (a
+/// grep that shows lines of a thousand files declares a thousand sources;
+/// scanning them one after the other was the one serial stage left that grew
+/// with the number of files shown).
+fn spans_of_all(r: &Redactor, sources: &[RedactionSource]) -> Vec<Vec<Finding>> {
+    /// Below this many source bytes a second thread costs more than it saves.
+    const PARALLEL_MIN_BYTES: usize = 256 * 1024;
+    let bytes: usize = sources.iter().map(|s| s.text.len()).sum();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if sources.len() < 2 || threads < 2 || bytes < PARALLEL_MIN_BYTES {
+        return sources.iter().map(|s| r.spans(&s.text)).collect();
+    }
+    // Each thread takes the next source from a shared counter, so one large
+    // file does not leave the other threads idle.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut found: Vec<Option<Vec<Finding>>> = vec![None; sources.len()];
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads.min(sources.len()))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(src) = sources.get(i) else {
+                            return mine;
+                        };
+                        mine.push((i, r.spans(&src.text)));
+                    }
+                })
+            })
+            .collect();
+        for (i, f) in workers.into_iter().filter_map(|w| w.join().ok()).flatten() {
+            found[i] = Some(f);
+        }
+    });
+    // What a thread that failed left is scanned here, as before.
+    sources
+        .iter()
+        .zip(found)
+        .map(|(src, f)| f.unwrap_or_else(|| r.spans(&src.text)))
+        .collect()
 }
 
 /// Replace `s` by its scrubbed text only when a secret was found.
@@ -587,6 +630,42 @@ mod tests {
             r[1].result.as_ref().unwrap_err().kind,
             crate::ErrorKind::InvalidArgs
         );
+    }
+
+    #[test]
+    fn sources_scanned_in_parallel_keep_their_own_spans_in_order() {
+        // Enough bytes that the sources are split among threads; a secret at
+        // a different place in every other source.
+        let filler = "let x = compute(1, 2);\n".repeat(4000);
+        let key = format!("AKIA{}", "QYLPMN5HHHFPZAM2");
+        let sources: Vec<RedactionSource> = (0..9)
+            .map(|i| {
+                let mut t = filler[..filler.len() / (i + 1)].to_string();
+                if i % 2 == 0 {
+                    t.push_str(&format!("aws = \"{key}\"\n"));
+                }
+                t.push_str(&filler[..1000 * i]);
+                RedactionSource::new(t)
+            })
+            .collect();
+        assert!(sources.iter().map(|s| s.text.len()).sum::<usize>() > 256 * 1024);
+        let r = Redactor::global();
+        let serial: Vec<Vec<(usize, usize)>> = sources
+            .iter()
+            .map(|s| r.spans(&s.text).iter().map(|f| (f.start, f.end)).collect())
+            .collect();
+        let parallel: Vec<Vec<(usize, usize)>> = spans_of_all(r, &sources)
+            .iter()
+            .map(|v| v.iter().map(|f| (f.start, f.end)).collect())
+            .collect();
+        assert_eq!(parallel, serial);
+        for (i, spans) in parallel.iter().enumerate() {
+            assert_eq!(
+                spans.len(),
+                usize::from(i % 2 == 0),
+                "source {i}: {spans:?}"
+            );
+        }
     }
 
     #[tokio::test]

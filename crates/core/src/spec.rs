@@ -150,7 +150,26 @@ impl ToolSpec {
 }
 
 /// The JSON Schema of `A` as a plain object schema (draft 2020-12, inlined subschemas).
+/// Made once per type and process: a one-shot CLI call builds the registry
+/// for its flags and again for its engine, and generating the 34 schemas was
+/// most of the work it did before answering.
 pub fn schema_for<A: schemars::JsonSchema>() -> serde_json::Value {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static MADE: OnceLock<Mutex<HashMap<String, serde_json::Value>>> = OnceLock::new();
+    let made = MADE.get_or_init(Default::default);
+    let id = A::schema_id();
+    if let Some(v) = made.lock().ok().and_then(|m| m.get(id.as_ref()).cloned()) {
+        return v;
+    }
+    let v = make_schema::<A>();
+    if let Ok(mut m) = made.lock() {
+        m.insert(id.into_owned(), v.clone());
+    }
+    v
+}
+
+fn make_schema<A: schemars::JsonSchema>() -> serde_json::Value {
     let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
         s.inline_subschemas = true;
     });

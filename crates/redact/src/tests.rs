@@ -47,7 +47,7 @@ fn every_rule_compiles() {
             rule.re.pattern
         );
     }
-    assert!(!r().inner.keyword_res.is_empty());
+    assert!(r().inner.keyword_ac.is_some() && !r().inner.keywords.is_empty());
     for spec in specs() {
         for k in spec.keywords {
             let common = COMMON_WORDS.iter().any(|c| k.contains(c));
@@ -61,7 +61,7 @@ fn every_rule_compiles() {
         NEUTRAL_WORDS.windows(2).all(|w| w[0] < w[1]),
         "NEUTRAL_WORDS unsorted"
     );
-    assert!(r().inner.common_re.is_some());
+    assert!(r().inner.common_ac.is_some());
     assert!(r().inner.marker_re.get().is_some());
     assert!(r().inner.pem_cont.get().is_some());
     assert!(r().inner.pem_end_at.get().is_some());

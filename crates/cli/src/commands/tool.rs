@@ -21,7 +21,14 @@ const PERSON_GREP_LIMIT: usize = 100_000;
 
 /// One subcommand per tool, sorted by name.
 pub(super) fn commands(reg: &Registry) -> Vec<Command> {
-    let mut cmds: Vec<Command> = reg.tools().map(|t| flags::command_for(t.spec())).collect();
+    // A one-shot tool call parses with its own subcommand only.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let only = wrench_cli::invoked_tool(reg, &args);
+    let mut cmds: Vec<Command> = reg
+        .tools()
+        .filter(|t| only.as_ref().is_none_or(|n| *n == t.spec().name))
+        .map(|t| flags::command_for(t.spec()))
+        .collect();
     cmds.sort_by(|a, b| a.get_name().cmp(b.get_name()));
     cmds
 }

@@ -1,0 +1,355 @@
+//! Printing: the model's text (ripgrep's `path:line:text` lines, the budget
+//! and its trailers), the typed view, and the redaction sources of the lines shown.
+
+use super::query::Query;
+use super::search::{BREAK, FileResult, MATCH, Outcome, push_u64};
+use super::{FileHits, GREP_MAX_COLLECT_BYTES, GREP_TIMEOUT, GrepMode, GrepView, LineHit};
+use crate::scope::{self, Start};
+use std::path::{Path, PathBuf};
+use wrench_core::{RedactionSource, ToolOutput};
+
+/// Model text and typed view, the line ranges shown (content views), and the
+/// lines shown per file.
+pub(super) type Rendered = (ToolOutput, Option<Vec<(u64, u64)>>, Vec<ShownFile>);
+
+/// The lines of one file a content view shows.
+pub(super) struct ShownFile {
+    rel: PathBuf,
+    pieces: Vec<ShownLine>,
+}
+
+/// One shown line: where its text is in the output text (and, for a match, in
+/// `matches[i].text`) and where it is in the file.
+struct ShownLine {
+    text_at: usize,
+    data_match: Option<usize>,
+    offset: u64,
+    len: usize,
+}
+
+/// Declare each shown file as a redaction source (its whole text, read by
+/// `read`; a file that cannot be read again as UTF-8 is left to the plain
+/// scrub), so a secret is found with its context (a PEM body line with its
+/// header) and masked in the lines shown.
+pub(super) fn attach_sources(
+    out: &mut ToolOutput,
+    shown: Vec<ShownFile>,
+    read: impl Fn(&Path) -> Option<String>,
+) {
+    for f in shown {
+        let Some(text) = read(&f.rel) else {
+            continue;
+        };
+        let mut src = RedactionSource::new(text);
+        for p in f.pieces {
+            let Ok(at) = usize::try_from(p.offset) else {
+                continue;
+            };
+            src.text_piece(p.text_at, at, p.len);
+            if let Some(i) = p.data_match {
+                src.data_piece(format!("/matches/{i}/text"), 0, at, p.len);
+            }
+        }
+        out.sources.push(src);
+    }
+}
+
+/// What the look into ignored and hidden files found after a miss.
+#[derive(Default)]
+pub(super) struct Probe {
+    /// Ignored or hidden files that match (at most a few).
+    pub(super) examples: Vec<String>,
+    /// Ignored or hidden files it searched.
+    pub(super) searched: u64,
+    /// Set when the look was cut before it had seen every file: ms spent.
+    pub(super) cut_ms: Option<u128>,
+}
+
+/// The text and typed view as they are built, file by file.
+struct Printer<'a> {
+    q: &'a Query,
+    text: Vec<u8>,
+    files: Vec<FileHits>,
+    matches: Vec<LineHit>,
+    truncated: bool,
+    shown_matches: u64,
+    ranges: Vec<(u64, u64)>,
+    shown_files: Vec<ShownFile>,
+    /// Shown lines with a byte that may start a hidden character: (file, line, text).
+    suspects: Vec<(usize, u64, &'a str)>,
+}
+
+impl<'a> Printer<'a> {
+    /// `path` (files_with_matches) or `path:count` (count) per file, within
+    /// the entry limit and the character budget.
+    fn list(&mut self, results: &[FileResult]) {
+        let count = self.q.mode == GrepMode::Count;
+        for r in results {
+            let p = scope::display_rel(&r.rel);
+            let entry_len = p.len() + 1 + if count { 21 } else { 0 };
+            if self.files.len() >= self.q.limit || self.text.len() + entry_len > self.q.max_chars {
+                self.truncated = true;
+                return;
+            }
+            self.text.extend_from_slice(p.as_bytes());
+            if count {
+                self.text.push(b':');
+                push_u64(&mut self.text, r.count);
+            }
+            self.text.push(b'\n');
+            self.files.push(FileHits {
+                path: p,
+                count: r.count,
+            });
+        }
+    }
+
+    /// ripgrep's content lines, file after file, `--` between groups when
+    /// there is context; false when the budget or the limit ended the output.
+    fn content(&mut self, results: &'a [FileResult]) {
+        for (i, r) in results.iter().enumerate() {
+            if !r.stored || !self.content_file(i, r) {
+                self.truncated = true;
+                return;
+            }
+        }
+    }
+
+    /// One file's content lines; false when the output had to stop in it.
+    fn content_file(&mut self, i: usize, r: &'a FileResult) -> bool {
+        let sep: &[u8] = if i > 0 && self.q.before + self.q.after > 0 {
+            b"--\n"
+        } else {
+            b""
+        };
+        let p = scope::display_rel(&r.rel);
+        let mut start = 0usize;
+        let mut shown_here = 0u64;
+        let mut wrote_sep = false;
+        let mut pieces = Vec::new();
+        let mut complete = true;
+        for m in &r.marks {
+            let end = m.end as usize;
+            let line = &r.chunk[start..end];
+            if (m.kind == MATCH && self.shown_matches >= self.q.limit as u64)
+                || self.text.len() + line.len() + sep.len() > self.q.max_chars
+            {
+                complete = false;
+                break;
+            }
+            if !wrote_sep {
+                self.text.extend_from_slice(sep);
+                wrote_sep = true;
+            }
+            start = end;
+            if m.kind == BREAK {
+                self.text.extend_from_slice(line);
+                continue;
+            }
+            let t = &r.chunk[m.text_start as usize..end - 1];
+            pieces.push(ShownLine {
+                text_at: self.text.len() + (m.text_start as usize - (end - line.len())),
+                data_match: (m.kind == MATCH).then_some(self.matches.len()),
+                offset: m.offset,
+                len: t.len(),
+            });
+            self.text.extend_from_slice(line);
+            // Shown lines keep their bytes; hidden characters in them are
+            // named after the output.
+            if t.iter()
+                .any(|&b| b >= 0x80 || b == 0x7f || (b < 0x20 && b != b'\t'))
+                && let Ok(t) = std::str::from_utf8(t)
+            {
+                self.suspects.push((i, m.line, t));
+            }
+            if m.kind == MATCH {
+                self.shown_matches += 1;
+                shown_here += 1;
+                self.matches.push(LineHit {
+                    path: p.clone(),
+                    line: m.line,
+                    text: String::from_utf8_lossy(t).into_owned(),
+                });
+            }
+            match self.ranges.last_mut() {
+                Some(last) if last.1 + 1 >= m.line => last.1 = last.1.max(m.line),
+                _ => self.ranges.push((m.line, m.line)),
+            }
+        }
+        if !pieces.is_empty() {
+            self.shown_files.push(ShownFile {
+                rel: r.rel.clone(),
+                pieces,
+            });
+        }
+        if shown_here > 0 || wrote_sep {
+            self.files.push(FileHits {
+                path: p,
+                count: r.count,
+            });
+        }
+        complete
+    }
+}
+
+/// `[hidden characters: …]` notes for the shown lines that hold any, a
+/// bounded number of lines.
+fn hidden_notes(text: &mut String, suspects: &[(usize, u64, &str)], results: &[FileResult]) {
+    let mut noted = 0;
+    for group in suspects.chunk_by(|a, b| a.0 == b.0) {
+        if noted >= wrench_core::frame::HIDDEN_NOTES_MAX_LINES {
+            text.push_str("[hidden characters: more in other files]\n");
+            break;
+        }
+        noted += group.len();
+        let p = scope::display_rel(&results[group[0].0].rel);
+        let notes = wrench_core::frame::hidden_char_notes(group.iter().map(|&(_, n, t)| (n, t)));
+        for n in notes {
+            text.push_str(&format!("[hidden characters: {p}: {n}]\n"));
+        }
+    }
+}
+
+/// The lines after the results: what was searched when nothing matched,
+/// what the look into ignored files found, and what was left out and why.
+fn trailers(
+    text: &mut String,
+    q: &Query,
+    starts: &[Start],
+    out: &Outcome,
+    probe: &Probe,
+    shown: (usize, u64, bool),
+) {
+    let (shown_files, shown_matches, truncated) = shown;
+    let total_files = out.results.len();
+    if q.include_ignored {
+        text.push_str("[searched ignored and hidden files too (include_ignored: true)]\n");
+    }
+    if total_files == 0 {
+        text.push_str(&format!(
+            "No matches for {:?} in {} ({} searched{}).\n",
+            q.pattern,
+            describe_scope(q, starts),
+            plural(out.searched as usize, "file"),
+            if q.include_ignored {
+                ", ignored and hidden files included"
+            } else {
+                "; gitignored and hidden files skipped"
+            }
+        ));
+        if !probe.examples.is_empty() {
+            text.push_str(&format!(
+                "Ignored or hidden files do match, e.g. {}. To search them, call grep again with the same arguments and include_ignored: true.\n",
+                probe.examples.join(", ")
+            ));
+        } else if let Some(ms) = probe.cut_ms {
+            text.push_str(&format!(
+                "[the look into ignored and hidden files stopped after {} ({ms} ms, its share of the search time) with no match there; to search them all, pass include_ignored: true]\n",
+                plural(probe.searched as usize, "file")
+            ));
+        }
+    }
+    if truncated {
+        let what = match q.mode {
+            GrepMode::Content => format!(
+                "{shown_matches} of {} matching lines in {}",
+                out.results.iter().map(|r| r.count).sum::<u64>(),
+                plural(total_files, "file")
+            ),
+            _ => format!("{shown_files} of {total_files} files"),
+        };
+        text.push_str(&format!(
+            "[… shown {what}; narrow path/glob/type or the pattern, or raise limit/max_chars (now {}/{})]\n",
+            q.limit, q.max_chars
+        ));
+    }
+    if out.capped {
+        text.push_str(&format!(
+            "[matched text over {GREP_MAX_COLLECT_BYTES} bytes: later files were only counted; narrow the search]\n"
+        ));
+    }
+    if out.timed_out {
+        text.push_str(&format!(
+            "[timed out after {}s having searched {}: the results above are partial; narrow path, glob or type]\n",
+            GREP_TIMEOUT.as_secs(),
+            plural(out.searched as usize, "file")
+        ));
+    }
+}
+
+/// Model text, typed view and (for content views) the line ranges shown per file.
+pub(super) fn render_with_ranges(
+    q: &Query,
+    starts: &[Start],
+    out: Outcome,
+    probe: Probe,
+) -> Rendered {
+    let mut pr = Printer {
+        q,
+        text: Vec::new(),
+        files: Vec::new(),
+        matches: Vec::new(),
+        truncated: false,
+        shown_matches: 0,
+        ranges: Vec::new(),
+        shown_files: Vec::new(),
+        suspects: Vec::new(),
+    };
+    match q.mode {
+        GrepMode::FilesWithMatches | GrepMode::Count => pr.list(&out.results),
+        GrepMode::Content => pr.content(&out.results),
+    }
+    let mut text = String::from_utf8(pr.text)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    hidden_notes(&mut text, &pr.suspects, &out.results);
+    trailers(
+        &mut text,
+        q,
+        starts,
+        &out,
+        &probe,
+        (pr.files.len(), pr.shown_matches, pr.truncated),
+    );
+    let total_matches: u64 = out.results.iter().map(|r| r.count).sum();
+    let view = GrepView {
+        mode: q.mode,
+        files: pr.files,
+        matches: pr.matches,
+        total_files: out.results.len(),
+        total_matches: (q.mode != GrepMode::FilesWithMatches).then_some(total_matches),
+        files_searched: out.searched,
+        truncated: pr.truncated,
+        timed_out: out.timed_out,
+        include_ignored: q.include_ignored,
+        ignored_matches: probe.examples,
+    };
+    let ranges = (q.mode == GrepMode::Content && !pr.truncated).then_some(pr.ranges);
+    (
+        ToolOutput::text(text).with_data(&view),
+        ranges,
+        pr.shown_files,
+    )
+}
+
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+fn describe_scope(q: &Query, starts: &[Start]) -> String {
+    let mut s = starts
+        .iter()
+        .map(|s| scope::display_rel(&s.rel))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if let Some(t) = &q.type_name {
+        s.push_str(&format!(" (type {t})"));
+    }
+    if !q.globs.is_empty() {
+        s.push_str(" (glob filter)");
+    }
+    s
+}

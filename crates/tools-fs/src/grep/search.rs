@@ -1,0 +1,398 @@
+//! Search: the parallel walk, one searcher per worker, and the sinks that
+//! keep what a file matched.
+
+use super::query::Query;
+use super::{GREP_MAX_COLLECT_BYTES, GrepMode};
+use crate::scope::{self, ReadFilter, Start, Visibility};
+use grep_searcher::{Searcher, Sink, SinkContext, SinkMatch};
+use ignore::WalkState;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
+use wrench_permissions::Workspace;
+
+/// What a search found in one file.
+pub(super) struct FileResult {
+    pub(super) rel: PathBuf,
+    pub(super) count: u64,
+    /// Output lines (content mode).
+    pub(super) chunk: Vec<u8>,
+    pub(super) marks: Vec<Mark>,
+    pub(super) stored: bool,
+}
+
+/// One output line of a content chunk.
+#[derive(Clone, Copy)]
+pub(super) struct Mark {
+    /// Offset just past the line's `\n` in the chunk.
+    pub(super) end: u32,
+    /// Where the line's text starts (after `path:N:`).
+    pub(super) text_start: u32,
+    pub(super) line: u64,
+    pub(super) kind: u8,
+    /// Byte offset of the line in the file (where secrets are looked for).
+    pub(super) offset: u64,
+}
+
+pub(super) const MATCH: u8 = b'm';
+const CONTEXT: u8 = b'c';
+pub(super) const BREAK: u8 = b'-';
+
+/// Collects content lines of one file.
+struct ContentSink<'a> {
+    path: &'a [u8],
+    chunk: Vec<u8>,
+    marks: Vec<Mark>,
+    count: u64,
+    itoa: Vec<u8>,
+}
+
+impl ContentSink<'_> {
+    fn line(&mut self, n: u64, sep: u8, text: &[u8], kind: u8, offset: u64) {
+        self.chunk.extend_from_slice(self.path);
+        self.chunk.push(sep);
+        self.itoa.clear();
+        push_u64(&mut self.itoa, n);
+        self.chunk.extend_from_slice(&self.itoa);
+        self.chunk.push(sep);
+        let text_start = self.chunk.len() as u32;
+        let t = text.strip_suffix(b"\n").unwrap_or(text);
+        self.chunk.extend_from_slice(t);
+        self.chunk.push(b'\n');
+        self.marks.push(Mark {
+            end: self.chunk.len() as u32,
+            text_start,
+            line: n,
+            kind,
+            offset,
+        });
+    }
+}
+
+pub(super) fn push_u64(buf: &mut Vec<u8>, mut n: u64) {
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&tmp[i..]);
+}
+
+impl Sink for ContentSink<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _s: &Searcher, m: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
+        let first = m.line_number().unwrap_or(0);
+        let mut offset = m.absolute_byte_offset();
+        for (i, l) in m.lines().enumerate() {
+            self.line(first + i as u64, b':', l, MATCH, offset);
+            offset += l.len() as u64;
+            self.count += 1;
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _s: &Searcher, c: &SinkContext<'_>) -> Result<bool, std::io::Error> {
+        let n = c.line_number().unwrap_or(0);
+        self.line(n, b'-', c.bytes(), CONTEXT, c.absolute_byte_offset());
+        Ok(true)
+    }
+
+    fn context_break(&mut self, _s: &Searcher) -> Result<bool, std::io::Error> {
+        self.chunk.extend_from_slice(b"--\n");
+        self.marks.push(Mark {
+            end: self.chunk.len() as u32,
+            text_start: self.chunk.len() as u32,
+            line: 0,
+            kind: BREAK,
+            offset: 0,
+        });
+        Ok(true)
+    }
+}
+
+/// Counts matching lines; with `first_only`, stops at the first.
+struct CountSink {
+    count: u64,
+    first_only: bool,
+}
+
+impl Sink for CountSink {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _s: &Searcher, m: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
+        self.count += if m.bytes().is_empty() {
+            1
+        } else {
+            m.lines().count() as u64
+        };
+        Ok(!self.first_only)
+    }
+}
+
+/// Shared state of one search.
+struct Shared {
+    results: Mutex<Vec<FileResult>>,
+    searched_inodes: Mutex<Vec<u64>>,
+    searched: AtomicU64,
+    collected: AtomicUsize,
+    timed_out: AtomicBool,
+    capped: AtomicBool,
+}
+
+/// A worker's results, handed over when the worker ends (one lock per
+/// worker, not per file).
+struct Worker<'a> {
+    shared: &'a Shared,
+    results: Vec<FileResult>,
+    inodes: Vec<u64>,
+    searched: u64,
+}
+
+impl Drop for Worker<'_> {
+    fn drop(&mut self) {
+        self.shared
+            .searched
+            .fetch_add(self.searched, Ordering::Relaxed);
+        lock(&self.shared.results).append(&mut self.results);
+        if !self.inodes.is_empty() {
+            lock(&self.shared.searched_inodes).append(&mut self.inodes);
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// How one walk over the tree runs.
+pub(super) struct Pass<'a> {
+    pub(super) vis: Visibility,
+    /// The walk stops here: a timeout for the search, a budget for the probe.
+    pub(super) deadline: Instant,
+    /// ... but not before this many files were searched (keeps a small
+    /// tree's probe whole, so its answer does not depend on the clock).
+    pub(super) min_files: u64,
+    /// Stop after this many files with matches.
+    pub(super) stop_after: Option<usize>,
+    /// Files (by inode) an earlier pass searched already: skipped.
+    pub(super) skip: Option<&'a HashSet<u64>>,
+    /// Keep the inode of every searched file, for a later pass to skip.
+    pub(super) record: bool,
+}
+
+/// Search one open file (or, for the single-file case, its bytes).
+pub(super) fn search_one(
+    q: &Query,
+    searcher: &mut Searcher,
+    rel: &Path,
+    input: Input<'_>,
+    collected: &AtomicUsize,
+    capped: &AtomicBool,
+) -> Option<FileResult> {
+    match q.mode {
+        GrepMode::FilesWithMatches | GrepMode::Count => {
+            let mut sink = CountSink {
+                count: 0,
+                first_only: q.mode == GrepMode::FilesWithMatches,
+            };
+            let r = match input {
+                Input::File(f) => searcher.search_file(&q.matcher, f, &mut sink),
+                Input::Bytes(b) => searcher.search_slice(&q.matcher, b, &mut sink),
+            };
+            if r.is_err() || sink.count == 0 {
+                return None;
+            }
+            Some(FileResult {
+                rel: rel.to_path_buf(),
+                count: if q.mode == GrepMode::Count {
+                    sink.count
+                } else {
+                    0
+                },
+                chunk: Vec::new(),
+                marks: Vec::new(),
+                stored: true,
+            })
+        }
+        GrepMode::Content => {
+            // The `path:N:` prefix quotes the name escaped, like every listing.
+            let shown = scope::display_rel(rel);
+            let mut sink = ContentSink {
+                path: shown.as_bytes(),
+                chunk: Vec::new(),
+                marks: Vec::new(),
+                count: 0,
+                itoa: Vec::with_capacity(20),
+            };
+            let r = match input {
+                Input::File(f) => searcher.search_file(&q.matcher, f, &mut sink),
+                Input::Bytes(b) => searcher.search_slice(&q.matcher, b, &mut sink),
+            };
+            if r.is_err() || sink.count == 0 {
+                return None;
+            }
+            let size = sink.chunk.len();
+            let stored =
+                collected.fetch_add(size, Ordering::Relaxed) + size <= GREP_MAX_COLLECT_BYTES;
+            if !stored {
+                capped.store(true, Ordering::Relaxed);
+            }
+            Some(FileResult {
+                rel: rel.to_path_buf(),
+                count: sink.count,
+                chunk: if stored { sink.chunk } else { Vec::new() },
+                marks: if stored { sink.marks } else { Vec::new() },
+                stored,
+            })
+        }
+    }
+}
+
+pub(super) enum Input<'a> {
+    File(&'a std::fs::File),
+    Bytes(&'a [u8]),
+}
+
+/// Everything a search found.
+pub(super) struct Outcome {
+    pub(super) results: Vec<FileResult>,
+    /// Inodes of the searched files (when the pass recorded them).
+    pub(super) searched_inodes: Vec<u64>,
+    pub(super) searched: u64,
+    pub(super) timed_out: bool,
+    pub(super) capped: bool,
+}
+
+/// Walk `starts` and search every file the rules let through, in parallel,
+/// until the pass's deadline or `stop_after` files with matches.
+pub(super) fn search_tree(
+    ws: &Workspace,
+    starts: &[Start],
+    q: &Query,
+    pass: &Pass<'_>,
+    reads: &ReadFilter,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Outcome {
+    let Pass {
+        deadline,
+        min_files,
+        stop_after,
+        skip,
+        record,
+        ..
+    } = *pass;
+    let shared = Shared {
+        results: Mutex::new(Vec::new()),
+        searched_inodes: Mutex::new(Vec::new()),
+        searched: AtomicU64::new(0),
+        collected: AtomicUsize::new(0),
+        timed_out: AtomicBool::new(false),
+        capped: AtomicBool::new(false),
+    };
+    let found = AtomicUsize::new(0);
+    let counted = AtomicU64::new(0);
+    if let Some(mut b) = scope::walker(starts, pass.vis) {
+        if let Some(t) = &q.types {
+            b.types(t.clone());
+        }
+        let root = ws.root();
+        b.build_parallel().run(|| {
+            let mut w = Worker {
+                shared: &shared,
+                results: Vec::new(),
+                inodes: Vec::new(),
+                searched: 0,
+            };
+            let mut searcher = q.searcher();
+            let (found, counted) = (&found, &counted);
+            Box::new(move |ent| {
+                if cancelled()
+                    || (Instant::now() > deadline
+                        && (min_files == 0 || counted.load(Ordering::Relaxed) >= min_files))
+                {
+                    w.shared.timed_out.store(true, Ordering::Relaxed);
+                    return WalkState::Quit;
+                }
+                let Ok(ent) = ent else {
+                    return WalkState::Continue;
+                };
+                if !ent.file_type().is_some_and(|t| t.is_file()) {
+                    return WalkState::Continue;
+                }
+                let path = ent.path();
+                if !q.globs.is_empty() {
+                    let in_start = starts
+                        .iter()
+                        .find_map(|s| path.strip_prefix(&s.abs).ok())
+                        .filter(|p| !p.as_os_str().is_empty())
+                        .or_else(|| path.file_name().map(Path::new))
+                        .unwrap_or(path);
+                    if !q.glob_allows(in_start) {
+                        return WalkState::Continue;
+                    }
+                }
+                let Some(rel) = scope::rel_of(root, path) else {
+                    return WalkState::Continue;
+                };
+                let ino = ent.ino();
+                if let (Some(skip), Some(ino)) = (skip, ino)
+                    && skip.contains(&ino)
+                {
+                    return WalkState::Continue;
+                }
+                if !reads.allows(path) {
+                    return WalkState::Continue;
+                }
+                let Ok(file) = scope::open_beneath(ws, rel) else {
+                    return WalkState::Continue;
+                };
+                w.searched += 1;
+                if min_files > 0 {
+                    counted.fetch_add(1, Ordering::Relaxed);
+                }
+                if record && let Some(ino) = ino {
+                    w.inodes.push(ino);
+                }
+                if let Some(r) = search_one(
+                    q,
+                    &mut searcher,
+                    rel,
+                    Input::File(&file),
+                    &w.shared.collected,
+                    &w.shared.capped,
+                ) {
+                    w.results.push(r);
+                    if let Some(n) = stop_after
+                        && found.fetch_add(1, Ordering::Relaxed) + 1 >= n
+                    {
+                        return WalkState::Quit;
+                    }
+                }
+                WalkState::Continue
+            })
+        });
+    }
+    let mut results = shared
+        .results
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner());
+    results.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
+    Outcome {
+        results,
+        searched_inodes: shared
+            .searched_inodes
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner()),
+        searched: shared.searched.into_inner(),
+        timed_out: shared.timed_out.into_inner(),
+        capped: shared.capped.into_inner(),
+    }
+}
