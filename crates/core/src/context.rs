@@ -36,6 +36,9 @@ pub struct Context {
     /// Run processes under the OS sandbox unless the config turns it off
     /// (the CLI sets this in `auto` mode, where commands run unasked).
     pub sandbox_by_default: bool,
+    /// Diagnostics before and after each change tool (the warm language
+    /// servers); None: change tools report none.
+    pub change_diagnostics: Option<Arc<dyn crate::diag::ChangeDiagnostics>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -73,7 +76,15 @@ impl Context {
             }),
             content_in_data: true,
             sandbox_by_default: false,
+            change_diagnostics: None,
         }
+    }
+    pub fn with_change_diagnostics(
+        mut self,
+        h: Option<Arc<dyn crate::diag::ChangeDiagnostics>>,
+    ) -> Self {
+        self.change_diagnostics = h;
+        self
     }
     pub fn with_sandbox_by_default(mut self, on: bool) -> Self {
         self.sandbox_by_default = on;

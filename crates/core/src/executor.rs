@@ -134,6 +134,8 @@ struct Prepared {
     error: Option<ToolError>,
     repaired: Vec<String>,
     name: String,
+    /// The change tool's per-call `diagnostics` switch (true unless `false`).
+    diagnostics: bool,
 }
 
 impl Executor {
@@ -180,13 +182,17 @@ impl Executor {
                     error: Some(e),
                     repaired: vec![],
                     name: call.tool.clone(),
+                    diagnostics: true,
                 };
             }
         };
         let name = tool.spec().name.clone();
-        let (parsed, error, repaired) = match tool.parse(&call.args) {
+        let mut args = std::borrow::Cow::Borrowed(&call.args);
+        let diagnostics = crate::diag::is_change_tool(tool.spec())
+            && crate::diag::take_diagnostics_arg(&mut args);
+        let (parsed, error, repaired) = match tool.parse(&args) {
             Ok(p) => (Some(p), None, vec![]),
-            Err(first) => match repair_args(tool.spec(), &call.args) {
+            Err(first) => match repair_args(tool.spec(), &args) {
                 Some((fixed, notes)) => match tool.parse(&fixed) {
                     Ok(p) => (
                         Some(p),
@@ -207,6 +213,7 @@ impl Executor {
             error,
             repaired,
             name,
+            diagnostics,
         }
     }
 
@@ -299,7 +306,10 @@ impl Executor {
         let result = match (p.tool, p.parsed, p.error) {
             (_, _, Some(e)) => Err(e),
             (Some(tool), Some(args), None) => {
-                let ctx = self.call_context(&id, cancel.clone());
+                let mut ctx = self.call_context(&id, cancel.clone());
+                if !p.diagnostics {
+                    ctx.change_diagnostics = None;
+                }
                 tokio::select! {
                     r = run_gated(tool.as_ref(), args, &ctx) => r,
                     _ = cancel.cancelled() => Err(ToolError::timeout("the call was cancelled before it finished")),
@@ -378,7 +388,11 @@ async fn run_gated(tool: &dyn DynTool, args: ParsedArgs, ctx: &Context) -> ToolR
     let plan = tool.plan(&args, ctx).await?;
     let auth = ctx.authorize(plan).await?;
     let plan_copy = auth.plan().clone();
-    let r = tool.run(args, auth, ctx).await;
+    let watch = crate::diag::ChangeWatch::begin(ctx, &plan_copy).await;
+    let mut r = tool.run(args, auth, ctx).await;
+    if let Some(w) = watch {
+        w.finish(ctx, &mut r).await;
+    }
     ctx.gate().after_call(&plan_copy, &r);
     r
 }

@@ -39,7 +39,10 @@ pub mod tool;
 pub use access::{Access, group_count, normalize_lexical, paths_overlap, plan_batches};
 pub use config::Config;
 pub use context::{Context, Progress, context_for};
-pub use diag::{Diagnostic, DiagnosticsSource, Severity};
+pub use diag::{
+    ChangeDiagnostics, ChangeReport, Diagnostic, DiagnosticsSource, Readiness, Severity, Snapshot,
+    SourceState,
+};
 pub use error::{ErrorKind, ToolError, ToolResult};
 pub use executor::{Call, CallResult, Executor};
 pub use gate::{

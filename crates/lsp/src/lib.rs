@@ -42,8 +42,8 @@ pub mod rename;
 mod txn;
 
 pub use diagnostics::{
-    DiagnosticsDelta, LspDiagnostics, diagnostics_delta, diagnostics_source, file_diagnostics,
-    lsp_diagnostics,
+    LspChangeDiagnostics, LspDiagnostics, change_hook, diagnostics_delta, diagnostics_source,
+    file_diagnostics, lsp_diagnostics, lsp_diagnostics_with_states,
 };
 pub use discovery::{Language, LspConfig, ServerSpec};
 pub use pool::{shutdown_all, shutdown_root};
