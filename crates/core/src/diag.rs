@@ -59,9 +59,9 @@ pub trait DiagnosticsSource: Send + Sync {
     }
 }
 
-/// One diagnostic's identity for merging sources: the file, the start
-/// position, and the code (digits only, so `TS2322` and `2322` agree) or,
-/// without codes on both sides, the message's first line.
+/// One diagnostic's identity for merging sources: the file and the start
+/// position, then (see [`same_finding`]) the message's first line and the
+/// code (digits only, so `TS2322` and `2322` agree) when both have one.
 fn merge_key(d: &Diagnostic) -> (PathBuf, u32, u32) {
     (d.path.clone(), d.line, d.column)
 }
@@ -79,12 +79,15 @@ fn first_line(m: &str) -> &str {
     m.lines().next().unwrap_or("").trim()
 }
 
-/// Whether `a` and `b` (same file and start) say the same thing.
+/// Whether `a` and `b` (same file and start) say the same thing: the same
+/// first line of message (a checker prints the first line of what a server
+/// sends whole) and no two different codes.
 fn same_finding(a: &Diagnostic, b: &Diagnostic) -> bool {
-    match (&a.code, &b.code) {
-        (Some(x), Some(y)) => code_digits(x) == code_digits(y),
-        _ => first_line(&a.message) == first_line(&b.message),
-    }
+    first_line(&a.message) == first_line(&b.message)
+        && match (&a.code, &b.code) {
+            (Some(x), Some(y)) => code_digits(x) == code_digits(y),
+            _ => true,
+        }
 }
 
 /// Merge what several sources said: one diagnostic per (file, range,
@@ -607,14 +610,12 @@ mod tests {
         let b = d("a.py", 1, 1, None, "x is not defined", "lsp:pyright");
         let c = d("a.py", 1, 1, Some("E1"), "x is not defined", "cargo");
         let e = d("a.py", 1, 1, Some("E2"), "x is not defined", "lsp:x");
-        let m = merge(vec![a, b, c, e]);
-        assert_eq!(m.len(), 2, "{m:#?}");
-        assert_eq!(
-            m.iter()
-                .filter(|x| x.source.contains("lsp:pyright"))
-                .count(),
-            1
-        );
+        let f = d("a.py", 1, 1, None, "another finding", "lsp:pyright");
+        let m = merge(vec![a, b, c, e, f]);
+        assert_eq!(m.len(), 3, "{m:#?}");
+        let x = m.iter().find(|x| x.code.as_deref() == Some("E1")).unwrap();
+        assert_eq!(x.source, "pyright, lsp:pyright, cargo");
+        assert_eq!(m.iter().filter(|x| x.source == "lsp:x").count(), 1);
         // The same source twice is one name.
         let m = merge(vec![
             d("b.py", 2, 2, None, "m", "lsp:pyright"),

@@ -90,3 +90,8 @@ fn typescript_a_change_with_a_cold_server_says_so_and_starts_none() {
 fn typescript_navigation_after_an_edit_sees_the_new_text() {
     suite::navigation_after_an_edit_sees_the_new_text(&TS);
 }
+
+#[test]
+fn typescript_a_checker_and_server_finding_is_listed_once() {
+    suite::a_checker_and_server_finding_is_listed_once(&TS, "tsc");
+}

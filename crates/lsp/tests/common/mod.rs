@@ -547,6 +547,38 @@ pub mod suite {
         assert_eq!(e.read(name), broken);
     }
 
+    /// `diagnostics` with both the project's checker (`checker`, installed)
+    /// and the language server: the type error is listed once, naming both.
+    pub fn a_checker_and_server_finding_is_listed_once(l: &'static Lang, checker: &str) {
+        if !have(l.program, l.install) || !have(checker, l.install) {
+            return;
+        }
+        let e = lang_env(l);
+        let r = e.call("diagnostics", json!({"path": l.broken.0}));
+        let out = match r.result {
+            Ok(o) => o,
+            Err(err) => panic!("diagnostics failed: {:?}: {}", err.kind, err.message),
+        };
+        let errors: Vec<&serde_json::Value> = out.data["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["severity"] == "error" && d["line"] == l.broken.1)
+            .collect();
+        assert_eq!(errors.len(), 1, "{}\n{:#}", out.text, out.data);
+        let source = errors[0]["source"].as_str().unwrap();
+        assert!(
+            source.contains("lsp:") && source.split(", ").any(|s| s == checker),
+            "{source}"
+        );
+        let lines = out
+            .text
+            .lines()
+            .filter(|t| t.starts_with(&format!("{}:{}:", l.broken.0, l.broken.1)))
+            .count();
+        assert_eq!(lines, 1, "{}", out.text);
+    }
+
     /// A navigation call right after an edit sees the new text (didChange,
     /// then the request at once).
     pub fn navigation_after_an_edit_sees_the_new_text(l: &'static Lang) {
