@@ -18,6 +18,8 @@ struct Project {
     files: &'static [(&'static str, &'static str)],
     /// The file with a use of `greet`, and that line (1-based).
     user: (&'static str, u32),
+    /// The file and line (1-based) where `greet` is defined (renamed there).
+    def: (&'static str, u32),
     /// A clean and a broken version of `user` (one type error).
     broken: &'static str,
     comment: &'static str,
@@ -36,6 +38,7 @@ const PROJECTS: &[Project] = &[
             ("b.py", "from util import greet\nprint(greet(\"b\"))\n"),
         ],
         user: ("a.py", 2),
+        def: ("util.py", 1),
         broken: "from util import greet\nprint(greet(\"a\"))\nx: int = \"one\"\n",
         comment: "#",
     },
@@ -61,6 +64,7 @@ const PROJECTS: &[Project] = &[
             ),
         ],
         user: ("a.ts", 2),
+        def: ("util.ts", 1),
         broken: "import { greet } from \"./util\";\nconsole.log(greet(\"a\"));\nconst x: number = \"one\";\n",
         comment: "//",
     },
@@ -90,6 +94,7 @@ const PROJECTS: &[Project] = &[
             ),
         ],
         user: ("src/a.rs", 2),
+        def: ("src/main.rs", 3),
         broken: "pub fn run() {\n    println!(\"{}\", crate::greet(\"a\"));\n    let x: u32 = \"one\";\n}\n",
         comment: "//",
     },
@@ -112,6 +117,7 @@ const PROJECTS: &[Project] = &[
             ),
         ],
         user: ("a.c", 2),
+        def: ("util.h", 1),
         broken: "#include \"util.h\"\nint a(void) { return greet(1); }\nint c(void) { return nope; }\n",
         comment: "//",
     },
@@ -228,9 +234,9 @@ async fn bench(p: &Project, runs: usize) -> Result<Value, Box<dyn std::error::Er
         for (rel, _) in p.files {
             env.record_read(rel)?;
         }
-        let cur = std::fs::read_to_string(root.join(user))?;
+        let cur = std::fs::read_to_string(root.join(p.def.0))?;
         let from = names[(i + 1) % 2];
-        let args = json!({"path": user, "line": line, "character": col_of(&cur, line, from), "new_name": names[i % 2]});
+        let args = json!({"path": p.def.0, "line": p.def.1, "character": col_of(&cur, p.def.1, from), "new_name": names[i % 2]});
         let t = Instant::now();
         let out = env.call("rename_symbol", args).await?;
         rename.push(ms(t));
@@ -246,8 +252,8 @@ async fn bench(p: &Project, runs: usize) -> Result<Value, Box<dyn std::error::Er
         for (rel, _) in p.files {
             env.record_read(rel)?;
         }
-        let cur = std::fs::read_to_string(root.join(user))?;
-        let args = json!({"path": user, "line": line, "character": col_of(&cur, line, "welcome"), "new_name": "greet"});
+        let cur = std::fs::read_to_string(root.join(p.def.0))?;
+        let args = json!({"path": p.def.0, "line": p.def.1, "character": col_of(&cur, p.def.1, "welcome"), "new_name": "greet"});
         env.call("rename_symbol", args).await?;
     }
     let clean = std::fs::read_to_string(root.join(user))?;
@@ -296,9 +302,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rt = tokio::runtime::Runtime::new()?;
     let mut out = Vec::new();
     for p in PROJECTS {
-        if wrench_lsp::discovery::which(p.program).is_none() {
+        // rustup installs a `rust-analyzer` proxy that fails until the
+        // component is added: ask it for its version.
+        let proxy_without_component = p.server == "rust-analyzer"
+            && !std::process::Command::new(p.program)
+                .arg("--version")
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+        if wrench_lsp::discovery::which(p.program).is_none() || proxy_without_component {
             out.push(
-                json!({"server": p.server, "missing": format!("{} is not on PATH", p.program)}),
+                json!({"server": p.server, "missing": format!("{} is not installed", p.program)}),
             );
             continue;
         }

@@ -676,6 +676,46 @@ impl LspClient {
         })
     }
 
+    /// The diagnostics of `url` as last sent, asked synchronously, from a
+    /// server that can answer that: typescript-language-server, through its
+    /// `typescript.tsserverRequest` command (tsserver's syntactic, semantic
+    /// and suggestion checks, in the order and shape it publishes them). It
+    /// does not publish a file whose diagnostics were empty and stay empty,
+    /// and publishes syntax and semantic results apart, so waiting for a
+    /// publish could neither tell clean from busy nor know when it is whole.
+    /// `None` for other servers or when the answer is not understood.
+    pub async fn diagnostics_now(&self, url: &Url) -> Option<Vec<lsp_types::Diagnostic>> {
+        if self.spec.name != "typescript-language-server" {
+            return None;
+        }
+        let mut all = Vec::new();
+        for kind in [
+            "syntacticDiagnosticsSync",
+            "semanticDiagnosticsSync",
+            "suggestionDiagnosticsSync",
+        ] {
+            let params = lsp_types::ExecuteCommandParams {
+                command: "typescript.tsserverRequest".into(),
+                arguments: vec![
+                    serde_json::json!(kind),
+                    serde_json::json!({"file": url.as_str(), "includeLinePosition": false}),
+                ],
+                work_done_progress_params: Default::default(),
+            };
+            let v = self
+                .request::<lsp_types::request::ExecuteCommand>(params)
+                .await
+                .ok()??;
+            if v["success"] != true {
+                return None;
+            }
+            for d in v["body"].as_array()? {
+                all.push(from_tsserver(d)?);
+            }
+        }
+        Some(all)
+    }
+
     /// Wait until every url of `urls` has diagnostics for its current text
     /// and no publish came for [`DIAGNOSTICS_SETTLE`], or until `deadline`.
     /// Returns the urls that are still pending.
@@ -828,6 +868,38 @@ impl Drop for LspClient {
         crate::pool::untrack_group(self.pgid);
         self.mainloop.abort();
     }
+}
+
+/// One tsserver diagnostic (`{start: {line, offset}, end, text, code,
+/// category}`, 1-based, UTF-16 offsets) as typescript-language-server
+/// publishes it.
+fn from_tsserver(d: &serde_json::Value) -> Option<lsp_types::Diagnostic> {
+    let pos = |p: &serde_json::Value| -> Option<lsp_types::Position> {
+        Some(lsp_types::Position {
+            line: u32::try_from(p["line"].as_u64()?.saturating_sub(1)).ok()?,
+            character: u32::try_from(p["offset"].as_u64()?.saturating_sub(1)).ok()?,
+        })
+    };
+    let severity = match d["category"].as_str()? {
+        "error" => lsp_types::DiagnosticSeverity::ERROR,
+        "warning" => lsp_types::DiagnosticSeverity::WARNING,
+        "suggestion" => lsp_types::DiagnosticSeverity::HINT,
+        _ => lsp_types::DiagnosticSeverity::INFORMATION,
+    };
+    Some(lsp_types::Diagnostic {
+        range: lsp_types::Range {
+            start: pos(&d["start"])?,
+            end: pos(&d["end"])?,
+        },
+        severity: Some(severity),
+        code: d["code"]
+            .as_i64()
+            .and_then(|c| i32::try_from(c).ok())
+            .map(NumberOrString::Number),
+        message: d["text"].as_str()?.to_string(),
+        source: Some("typescript".into()),
+        ..lsp_types::Diagnostic::default()
+    })
 }
 
 /// ContentModified (-32801) and ServerCancelled (-32802): the answer was

@@ -88,11 +88,23 @@ async fn fresh_diagnostics(
             }
         }
     }
-    let just_urls: Vec<_> = urls.iter().map(|(u, _)| u.clone()).collect();
-    let pending_urls = client.wait_fresh(&just_urls, deadline).await;
+    // A server that answers synchronously is asked (no wait); the others'
+    // publishes are waited for, all at once.
     let mut diagnostics = Vec::new();
-    let mut pending = Vec::new();
+    let mut waiting = Vec::new();
     for (url, file) in urls {
+        match client.diagnostics_now(&url).await {
+            Some(d) => {
+                diagnostics.extend(d.iter().map(|d| convert(&client.spec.name, file, d)));
+                ready.push(file.rel.clone());
+            }
+            None => waiting.push((url, file)),
+        }
+    }
+    let just_urls: Vec<_> = waiting.iter().map(|(u, _)| u.clone()).collect();
+    let pending_urls = client.wait_fresh(&just_urls, deadline).await;
+    let mut pending = Vec::new();
+    for (url, file) in waiting {
         if pending_urls.contains(&url) {
             pending.push(file.rel.clone());
             continue;
