@@ -435,6 +435,22 @@ pub fn with_diagnostics_arg(mut spec: crate::spec::ToolSpec) -> crate::spec::Too
             "type": "boolean",
             "description": "Report the diagnostics this change introduced and resolved in the files it touched, from language servers already running (default true; false skips the wait)."
         }));
+        spec = spec
+            .limit(
+                "AFTER_EDIT_WAIT_MS",
+                AFTER_EDIT_WAIT.as_millis(),
+                "ms the diagnostics report waits for running servers, before and after, all files at once ([diagnostics] wait_ms)",
+            )
+            .limit(
+                "AFTER_EDIT_MAX_LISTED",
+                AFTER_EDIT_MAX_LISTED,
+                "introduced/resolved diagnostics listed in the text; data.diagnostics has all",
+            )
+            .limit(
+                "AFTER_EDIT_MAX_FILES",
+                AFTER_EDIT_MAX_FILES,
+                "changed files the diagnostics report looks at",
+            );
     }
     spec
 }
@@ -784,7 +800,8 @@ mod tests {
                 .collect();
             let once = merge(all.clone());
             proptest::prop_assert!(once.len() <= all.len());
-            proptest::prop_assert_eq!(merge(once.clone()), once.clone());
+            let again = merge(once.clone());
+            proptest::prop_assert!(again == once, "{again:?} != {once:?}");
             for x in &all {
                 proptest::prop_assert!(once.iter().any(|m| m.line == x.line && m.column == x.column
                     && m.source.split(", ").any(|s| s == x.source)));

@@ -7,7 +7,6 @@
 //! RUNS; JSON on stdout (for `cargo xtask bench --only lsp`).
 
 use serde_json::{Value, json};
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 use wrench_core::{AllowAll, Call, Executor, ReadEvidence, Registry};

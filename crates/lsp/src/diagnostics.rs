@@ -125,14 +125,14 @@ async fn fresh_diagnostics(
 
 /// A file as it is on disk now: its text, or gone (deleted or unreadable).
 enum FileNow {
-    Text(WsFile),
+    Text(Box<WsFile>),
     Gone(PathBuf, PathBuf),
 }
 
 fn file_now(ws: &Workspace, rel: &Path) -> Option<FileNow> {
     let p = rel.to_str()?;
     match docs::read_file(ws, p) {
-        Ok(f) => Some(FileNow::Text(f)),
+        Ok(f) => Some(FileNow::Text(Box::new(f))),
         Err(e) if e.kind == wrench_core::ErrorKind::NotFound => {
             Some(FileNow::Gone(rel.to_path_buf(), ws.root().join(rel)))
         }

@@ -589,7 +589,7 @@ pub mod suite {
         let main = e.read(l.main);
         let col = col_of(&main, l.use_line, l.def.1, 0);
         let args = json!({"path": l.main, "line": l.use_line, "character": col});
-        e.ok("definition", args.clone());
+        e.ok("definition", args);
         // Two lines pushed above the use: the answer must follow them.
         let moved = format!("{}{}", l.comment_lines, main);
         std::fs::write(e.root.join(l.main), &moved).unwrap();
