@@ -196,8 +196,8 @@ pub trait ChangeDiagnostics: Send + Sync {
     ) -> Snapshot;
 }
 
-/// How long the report after a change waits for the servers, per snapshot,
-/// for all the files of the call at once.
+/// How long the report after a change waits for the servers, for all the
+/// files of the call at once (the baseline before the change does not wait).
 pub const AFTER_EDIT_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 /// Diagnostics listed at most in a change tool's text (errors first); the
 /// typed `data.diagnostics` has them all.
@@ -212,7 +212,7 @@ pub struct DiagnosticsConfig {
     /// Report the diagnostics each change introduced and resolved (default true).
     #[serde(default = "yes")]
     pub after_edit: bool,
-    /// Milliseconds to wait for the servers per snapshot (default 3000).
+    /// Milliseconds to wait for the servers after a change (default 3000).
     #[serde(default = "default_wait_ms")]
     pub wait_ms: u64,
 }
@@ -395,7 +395,7 @@ impl ChangeReport {
                 match x.state {
                     Readiness::Ready => format!("{} ready", x.source),
                     Readiness::NotReady => format!(
-                        "{} not ready for {} (no diagnostics for the new text within the wait; nothing claimed)",
+                        "{} not ready for {} (no diagnostics for its text before or after the change in time; nothing claimed)",
                         x.source,
                         files.join(", ")
                     ),
@@ -439,7 +439,7 @@ pub fn with_diagnostics_arg(mut spec: crate::spec::ToolSpec) -> crate::spec::Too
             .limit(
                 "AFTER_EDIT_WAIT_MS",
                 AFTER_EDIT_WAIT.as_millis(),
-                "ms the diagnostics report waits for running servers, before and after, all files at once ([diagnostics] wait_ms)",
+                "ms the diagnostics report waits for running servers after the change, all files at once ([diagnostics] wait_ms); the baseline before takes what they already know",
             )
             .limit(
                 "AFTER_EDIT_MAX_LISTED",
@@ -532,7 +532,10 @@ impl ChangeWatch {
             return None;
         }
         let budget = std::time::Duration::from_millis(cfg.wait_ms);
-        let before = hook.snapshot(ctx, &files, budget).await;
+        // The baseline is what the servers already know (no wait: the write
+        // is not held up); a file they have no current diagnostics for gets
+        // none, and nothing is claimed about it after.
+        let before = hook.snapshot(ctx, &files, std::time::Duration::ZERO).await;
         if before.states.is_empty() {
             return None;
         }
@@ -547,8 +550,37 @@ impl ChangeWatch {
     /// Append the report to a successful output (text and `data.diagnostics`).
     pub async fn finish(self, ctx: &Context, r: &mut ToolResult<crate::output::ToolOutput>) {
         let Ok(out) = r else { return };
-        let after = self.hook.snapshot(ctx, &self.files, self.budget).await;
-        let report = change_report(&self.before, &after);
+        // Only files with a baseline are waited for.
+        let with_base: Vec<PathBuf> = self
+            .files
+            .iter()
+            .filter(|f| self.before.ready().iter().any(|(_, p)| p == f))
+            .cloned()
+            .collect();
+        let after = if with_base.is_empty() {
+            Snapshot::default()
+        } else {
+            self.hook.snapshot(ctx, &with_base, self.budget).await
+        };
+        let mut report = change_report(&self.before, &after);
+        for s in &self.before.states {
+            let files: Vec<PathBuf> = s
+                .files
+                .iter()
+                .filter(|f| !with_base.contains(f))
+                .cloned()
+                .collect();
+            if !files.is_empty() {
+                report.servers.push(SourceState {
+                    source: s.source.clone(),
+                    state: match s.state {
+                        Readiness::Cold => Readiness::Cold,
+                        _ => Readiness::NotReady,
+                    },
+                    files,
+                });
+            }
+        }
         let text = report.render();
         if text.is_empty() {
             return;

@@ -1,4 +1,4 @@
-//! `cargo run -p wrench-lsp --example bench_lsp -- RUNS`: language-server
+//! `cargo run -p wrench-lsp --example bench_lsp -- RUNS [SERVER]`: language-server
 //! latency through the real Executor on small real projects (three files each,
 //! generated in a temp dir), per installed server: a cold `definition`
 //! (server start included), a warm one, the first `definition` after the file
@@ -81,20 +81,20 @@ const PROJECTS: &[Project] = &[
             ),
             (
                 "src/main.rs",
-                "mod a;\nmod b;\npub fn greet(name: &str) -> String {\n    format!(\"hello {name}\")\n}\nfn main() {\n    a::run();\n    b::run();\n}\n",
+                "mod a;\nmod b;\npub fn greet(name: &str) -> String {\n    format!(\"hello {name}\")\n}\nfn main() {\n    println!(\"{}{}\", a::run(), b::run());\n}\n",
             ),
             (
                 "src/a.rs",
-                "pub fn run() {\n    println!(\"{}\", crate::greet(\"a\"));\n}\n",
+                "pub fn run() -> String {\n    crate::greet(\"a\")\n}\n",
             ),
             (
                 "src/b.rs",
-                "pub fn run() {\n    println!(\"{}\", crate::greet(\"b\"));\n}\n",
+                "pub fn run() -> String {\n    crate::greet(\"b\")\n}\n",
             ),
         ],
         user: ("src/a.rs", 2),
         def: ("src/main.rs", 3),
-        broken: "pub fn run() {\n    println!(\"{}\", crate::greet(\"a\"));\n    let x: u32 = \"one\";\n}\n",
+        broken: "pub fn run() -> String {\n    crate::greet(\"a\")\n}\nconst X: u32 = \"one\";\n",
         comment: "//",
     },
     Project {
@@ -300,7 +300,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .max(1);
     let rt = tokio::runtime::Runtime::new()?;
     let mut out = Vec::new();
-    for p in PROJECTS {
+    // An optional second argument picks the servers whose name contains it.
+    let only = std::env::args().nth(2);
+    for p in PROJECTS
+        .iter()
+        .filter(|p| only.as_deref().is_none_or(|o| p.server.contains(o)))
+    {
         // rustup installs a `rust-analyzer` proxy that fails until the
         // component is added: ask it for its version.
         let proxy_without_component = p.server == "rust-analyzer"
