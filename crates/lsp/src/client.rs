@@ -318,6 +318,7 @@ fn client_capabilities() -> ClientCapabilities {
             "references": {},
             "rename": { "prepareSupport": true },
             "publishDiagnostics": { "relatedInformation": false, "versionSupport": true },
+            "diagnostic": { "dynamicRegistration": false, "relatedDocumentSupport": false },
             "documentSymbol": { "hierarchicalDocumentSymbolSupport": true }
         }
     }))
@@ -645,8 +646,12 @@ impl LspClient {
             Synced::Unchanged => self.docs.lock().await.get(&url).is_some_and(|d| !d.looked),
         };
         if first_look {
-            let deadline = tokio::time::Instant::now() + DIAGNOSTICS_WAIT;
-            self.wait_fresh(std::slice::from_ref(&url), deadline).await;
+            // A server that answers diagnostics on request analyzes the file
+            // for that answer (and, asked to, no longer publishes them).
+            if self.pulled_diagnostics(&url).await.is_none() {
+                let deadline = tokio::time::Instant::now() + DIAGNOSTICS_WAIT;
+                self.wait_fresh(std::slice::from_ref(&url), deadline).await;
+            }
             self.wait_for_quiet().await;
             // Waited for once (a server that publishes nothing for this file
             // costs one bounded wait, not one per call).
@@ -686,7 +691,7 @@ impl LspClient {
     /// `None` for other servers or when the answer is not understood.
     pub async fn diagnostics_now(&self, url: &Url) -> Option<Vec<lsp_types::Diagnostic>> {
         if self.spec.name != "typescript-language-server" {
-            return None;
+            return self.pulled_diagnostics(url).await;
         }
         let mut all = Vec::new();
         for kind in [
@@ -714,6 +719,32 @@ impl LspClient {
             }
         }
         Some(all)
+    }
+
+    /// LSP 3.17 pull diagnostics (`textDocument/diagnostic`) from a server
+    /// that offers them (rust-analyzer): the answer is for the text last
+    /// sent, so no publish has to be waited for (rust-analyzer does not
+    /// re-publish unchanged diagnostics). `None` when not offered or not a
+    /// full report.
+    async fn pulled_diagnostics(&self, url: &Url) -> Option<Vec<lsp_types::Diagnostic>> {
+        self.capabilities.diagnostic_provider.as_ref()?;
+        let params = lsp_types::DocumentDiagnosticParams {
+            text_document: lsp_types::TextDocumentIdentifier { uri: url.clone() },
+            identifier: None,
+            previous_result_id: None,
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        };
+        match self
+            .request::<lsp_types::request::DocumentDiagnosticRequest>(params)
+            .await
+            .ok()?
+        {
+            lsp_types::DocumentDiagnosticReportResult::Report(
+                lsp_types::DocumentDiagnosticReport::Full(r),
+            ) => Some(r.full_document_diagnostic_report.items),
+            _ => None,
+        }
     }
 
     /// Wait until every url of `urls` has diagnostics for its current text
