@@ -11,7 +11,9 @@
 //! `git apply` (goal ≤ 1.0), the cold symbol index versus `ctags -R` (goal
 //! ≤ 1.0) with warm `symbol_search` latency (goal ≤ 20 ms), and 1,000 MCP
 //! reads through `wrench mcp serve` versus server-filesystem (goal ≤ 0.2;
-//! needs `bash .ci/install.sh`). `--only apply_patch|symbols|mcp` picks one.
+//! needs `bash .ci/install.sh`). Then language servers (`--only lsp`, no corpus
+//! or release build needed): see `bench_lsp`. `--only apply_patch|symbols|mcp|lsp`
+//! picks one.
 //!
 //! The one-shot cases time a whole process: `wrench read FILE` versus
 //! `rg -n '' FILE` (a 20-32 KB source file) and `wrench --version` versus
@@ -417,6 +419,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let o = parse(args)?;
     let root = workspace_root();
     let want = |id: &str| o.only.as_ref().is_none_or(|s| id.contains(s.as_str()));
+    if want("lsp") {
+        bench_lsp(&root, o.runs.min(5))?;
+        if o.only.as_deref() == Some("lsp") {
+            return Ok(());
+        }
+    }
     let hf = which(&["hyperfine"]);
     let dir = corpus(&root, &o)?;
     let wrench = build_wrench(&root, &o)?;
@@ -564,18 +572,27 @@ fn run_example(
     example: &str,
     args: &[String],
 ) -> Result<serde_json::Value, String> {
-    eprintln!("bench: cargo run --release -p {pkg} --example {example}");
+    run_example_in(root, pkg, example, args, &["--release"], &[])
+}
+
+/// Run an example with `profile` flags (`--release`, or none for dev).
+fn run_example_in(
+    root: &Path,
+    pkg: &str,
+    example: &str,
+    args: &[String],
+    profile: &[&str],
+    envs: &[(&str, std::ffi::OsString)],
+) -> Result<serde_json::Value, String> {
+    eprintln!(
+        "bench: cargo run {} -p {pkg} --example {example}",
+        profile.join(" ")
+    );
     let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args([
-            "run",
-            "-q",
-            "--release",
-            "-p",
-            pkg,
-            "--example",
-            example,
-            "--",
-        ])
+        .args(["run", "-q"])
+        .args(profile)
+        .args(["-p", pkg, "--example", example, "--"])
+        .envs(envs.iter().map(|(k, v)| (k, v)))
         .args(args)
         .current_dir(root)
         .stderr(Stdio::inherit())
@@ -666,6 +683,53 @@ fn bench_symbols(root: &Path, dir: &Path, hf: Option<&str>, runs: usize) -> Resu
         num(&r, "warm_search_ms"),
         num(&r, "fresh_process_search_ms")
     );
+    Ok(())
+}
+
+/// Language servers on small real projects (three files each), same run,
+/// medians: cold and warm `definition`, the first `definition` after the
+/// file changed (goal ≤ 1.5 s), `rename_symbol` across three files end to end
+/// (goal ≤ 3 s), and a `write` with its diagnostics report. The example runs
+/// in the dev profile: the time is the servers' (and the waits'), not
+/// wrench's code. Servers come from PATH and `target/ci-node`.
+fn bench_lsp(root: &Path, runs: usize) -> Result<(), String> {
+    let ci_node = root.join("target/ci-node/node_modules/.bin");
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
+    if ci_node.is_dir() {
+        dirs.push(ci_node);
+    }
+    let joined = std::env::join_paths(dirs).map_err(|e| format!("PATH: {e}"))?;
+    let r = run_example_in(
+        root,
+        "wrench-lsp",
+        "bench_lsp",
+        &[runs.max(1).to_string()],
+        &[],
+        &[("PATH", joined)],
+    )?;
+    println!();
+    println!(
+        "| server | cold ms | warm ms | first call after an edit ms (≤ 1500) | rename, 3 files ms (≤ 3000) | write + diagnostics report ms | introduced / resolved reported |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---|");
+    for s in r["servers"].as_array().into_iter().flatten() {
+        let name = s["server"].as_str().unwrap_or("?");
+        if let Some(m) = s["missing"].as_str().or(s["error"].as_str()) {
+            println!("| {name} | {m} | | | | | |");
+            continue;
+        }
+        println!(
+            "| {name} | {:.0} | {:.1} | {:.0} | {:.0} | {:.0} | {} / {} |",
+            num(s, "cold_definition_ms"),
+            num(s, "warm_definition_ms"),
+            num(s, "first_definition_after_edit_ms"),
+            num(s, "rename_3_files_ms"),
+            num(s, "write_with_report_ms"),
+            s["introduced_reported"].as_str().unwrap_or("?"),
+            s["resolved_reported"].as_str().unwrap_or("?"),
+        );
+    }
     Ok(())
 }
 

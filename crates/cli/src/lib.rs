@@ -158,6 +158,7 @@ pub fn engine(opts: &Options, asker: Option<Arc<dyn wrench_core::Asker>>) -> Too
     let session = SessionStore::open(&root, &session_name)?;
     let pcfg: PermissionsConfig = config.section("permissions")?;
     wrench_core::executor::ansi_from_config(&config)?;
+    config.section::<wrench_core::diag::DiagnosticsConfig>("diagnostics")?;
     let mode = opts.mode.as_deref().map(Mode::parse).transpose()?;
     let hooks = Policy::hooks_from_config(&config, &root, &session_name)?;
     let policy = Arc::new(
@@ -171,6 +172,7 @@ pub fn engine(opts: &Options, asker: Option<Arc<dyn wrench_core::Asker>>) -> Too
     let advisor = policy.clone();
     let ctx = Context::new(root, session, config.clone(), policy.clone())
         .with_sandbox_by_default(policy.mode == Mode::Auto)
+        .with_change_diagnostics(Some(wrench_lsp::change_hook()))
         .with_asker(asker)
         .with_allow_hint(Arc::new(move |plan| advisor.advice(plan)))
         .with_checkpointer(wrench_checkpoints::Recorder::from_config(&config)?);

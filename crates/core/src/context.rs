@@ -39,6 +39,9 @@ pub struct Context {
     /// Takes a checkpoint around every authorized call that changes files
     /// or spawns a process (see [`crate::checkpoint`]); None: no checkpoints.
     pub checkpointer: Option<Arc<dyn crate::checkpoint::Checkpointer>>,
+    /// Diagnostics before and after each change tool (the warm language
+    /// servers); None: change tools report none.
+    pub change_diagnostics: Option<Arc<dyn crate::diag::ChangeDiagnostics>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -77,6 +80,7 @@ impl Context {
             content_in_data: true,
             sandbox_by_default: false,
             checkpointer: None,
+            change_diagnostics: None,
         }
     }
     pub fn with_checkpointer(
@@ -84,6 +88,13 @@ impl Context {
         c: Option<Arc<dyn crate::checkpoint::Checkpointer>>,
     ) -> Self {
         self.checkpointer = c;
+        self
+    }
+    pub fn with_change_diagnostics(
+        mut self,
+        h: Option<Arc<dyn crate::diag::ChangeDiagnostics>>,
+    ) -> Self {
+        self.change_diagnostics = h;
         self
     }
     pub fn with_sandbox_by_default(mut self, on: bool) -> Self {

@@ -135,6 +135,8 @@ struct Prepared {
     error: Option<ToolError>,
     repaired: Vec<String>,
     name: String,
+    /// The change tool's per-call `diagnostics` switch (true unless `false`).
+    diagnostics: bool,
 }
 
 impl Executor {
@@ -181,13 +183,17 @@ impl Executor {
                     error: Some(e),
                     repaired: vec![],
                     name: call.tool.clone(),
+                    diagnostics: true,
                 };
             }
         };
         let name = tool.spec().name.clone();
-        let (parsed, error, repaired) = match tool.parse(&call.args) {
+        let mut args = std::borrow::Cow::Borrowed(&call.args);
+        let diagnostics = crate::diag::is_change_tool(tool.spec())
+            && crate::diag::take_diagnostics_arg(&mut args);
+        let (parsed, error, repaired) = match tool.parse(&args) {
             Ok(p) => (Some(p), None, vec![]),
-            Err(first) => match repair_args(tool.spec(), &call.args) {
+            Err(first) => match repair_args(tool.spec(), &args) {
                 Some((fixed, notes)) => match tool.parse(&fixed) {
                     Ok(p) => (
                         Some(p),
@@ -208,6 +214,7 @@ impl Executor {
             error,
             repaired,
             name,
+            diagnostics,
         }
     }
 
@@ -300,7 +307,10 @@ impl Executor {
         let result = match (p.tool, p.parsed, p.error) {
             (_, _, Some(e)) => Err(e),
             (Some(tool), Some(args), None) => {
-                let ctx = self.call_context(&id, cancel.clone());
+                let mut ctx = self.call_context(&id, cancel.clone());
+                if !p.diagnostics {
+                    ctx.change_diagnostics = None;
+                }
                 tokio::select! {
                     r = run_gated(tool.as_ref(), args, &ctx) => r,
                     _ = cancel.cancelled() => Err(ToolError::timeout("the call was cancelled before it finished")),
@@ -380,8 +390,12 @@ async fn run_gated(tool: &dyn DynTool, args: ParsedArgs, ctx: &Context) -> ToolR
     let auth = ctx.authorize(plan).await?;
     let plan_copy = auth.plan().clone();
     let checkpoint = crate::checkpoint::before(ctx, &plan_copy);
+    let watch = crate::diag::ChangeWatch::begin(ctx, &plan_copy).await;
     let mut r = tool.run(args, auth, ctx).await;
     crate::checkpoint::after(checkpoint, ctx, &mut r);
+    if let Some(w) = watch {
+        w.finish(ctx, &mut r).await;
+    }
     ctx.gate().after_call(&plan_copy, &r);
     r
 }

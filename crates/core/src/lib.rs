@@ -42,7 +42,10 @@ pub use access::{Access, group_count, normalize_lexical, paths_overlap, plan_bat
 pub use checkpoint::{Checkpointer, PendingCheckpoint};
 pub use config::Config;
 pub use context::{Context, Progress, context_for};
-pub use diag::{Diagnostic, DiagnosticsSource, Severity};
+pub use diag::{
+    ChangeDiagnostics, ChangeReport, Diagnostic, DiagnosticsSource, Readiness, Severity, Snapshot,
+    SourceState,
+};
 pub use error::{ErrorKind, ToolError, ToolResult};
 pub use evidence::ReadEvidence;
 pub use executor::{Call, CallResult, Executor};

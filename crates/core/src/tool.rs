@@ -74,7 +74,7 @@ pub struct Typed<T: Tool> {
 
 impl<T: Tool> Typed<T> {
     pub fn new(tool: T) -> Self {
-        let spec = tool.spec();
+        let spec = crate::diag::with_diagnostics_arg(tool.spec());
         Typed { tool, spec }
     }
 }

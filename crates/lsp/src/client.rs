@@ -31,11 +31,18 @@ use wrench_core::{ToolError, ToolResult};
 pub const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long one request (definition, references, rename...) may take.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-/// After opening or changing a document, how long to wait for the server's
-/// first `publishDiagnostics` for it (the sign it has analyzed the file).
+/// After *opening* a document (a server's first look at it), how long a
+/// navigation call waits for its first `publishDiagnostics` (the sign the
+/// server has analyzed the file). A changed document is never waited for:
+/// the request follows the `didChange` at once.
 pub const DIAGNOSTICS_WAIT: Duration = Duration::from_secs(20);
-/// Diagnostics count as settled when no newer publish came for this long.
-pub const DIAGNOSTICS_SETTLE: Duration = Duration::from_millis(750);
+/// How long `diagnostics` and the report after a change wait, for all the
+/// files of one call at once, for the servers to publish diagnostics of the
+/// current text; a server that did not is reported as not ready.
+pub const DIAGNOSTICS_BATCH_WAIT: Duration = Duration::from_secs(3);
+/// Diagnostics count as settled when no newer publish came for this long
+/// (servers publish syntax, then semantic results).
+pub const DIAGNOSTICS_SETTLE: Duration = Duration::from_millis(300);
 /// How long to wait for running work-done progress (indexing) to end.
 pub const PROGRESS_WAIT: Duration = Duration::from_secs(30);
 /// A quiet window with no progress running that counts as "ready".
@@ -44,8 +51,11 @@ pub const PROGRESS_SETTLE: Duration = Duration::from_millis(300);
 pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long the server may take to exit after `exit` before it is killed.
 pub const EXIT_GRACE: Duration = Duration::from_secs(2);
-/// How many times a request answered with ContentModified is retried.
-pub const CONTENT_MODIFIED_RETRIES: u32 = 5;
+/// How many times a request answered with ContentModified (-32801) or
+/// ServerCancelled (-32802) is retried.
+pub const CONTENT_MODIFIED_RETRIES: u32 = 6;
+/// The first pause before such a retry; it doubles each time (50 ms … 1.6 s).
+pub const CONTENT_MODIFIED_BACKOFF: Duration = Duration::from_millis(50);
 /// How much of the server's stderr is kept for error messages.
 pub const STDERR_TAIL_BYTES: usize = 4096;
 
@@ -81,6 +91,8 @@ pub type LspResult<T> = Result<T, LspError>;
 struct Published {
     /// Latest diagnostics per document, with the sequence number of the publish.
     diagnostics: HashMap<Url, (u64, Option<i32>, Vec<lsp_types::Diagnostic>)>,
+    /// When the latest publishDiagnostics (of any document) arrived.
+    last_publish: Option<std::time::Instant>,
     /// Sequence number of the latest publishDiagnostics.
     seq: u64,
     /// Work-done progress tokens that began and have not ended.
@@ -131,6 +143,34 @@ impl Shared {
 struct OpenDoc {
     version: i32,
     text: String,
+    /// The publish sequence number when this version was sent: a publish
+    /// with a higher number (and, when versioned, this version or later)
+    /// describes this text.
+    sent_at_seq: u64,
+    /// A navigation call has waited for the server's first analysis of it.
+    looked: bool,
+}
+
+/// What [`LspClient::sync_doc`] had to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Synced {
+    /// The server already had this text.
+    Unchanged,
+    /// didChange sent (a new version).
+    Changed,
+    /// didOpen sent (the server had not seen the file).
+    Opened,
+}
+
+/// Whether a server has published diagnostics for the text it was last given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Freshness {
+    /// Published for the current version: these are the diagnostics.
+    Current(Vec<lsp_types::Diagnostic>),
+    /// Not (yet) published for the current version.
+    Pending,
+    /// The document is not open in the server.
+    NotOpen,
 }
 
 /// A started, initialized language server.
@@ -202,6 +242,7 @@ fn build_router(shared: Arc<Shared>) -> Router<Arc<Shared>> {
                 let seq = st.seq;
                 st.diagnostics
                     .insert(p.uri, (seq, p.version, p.diagnostics));
+                st.last_publish = Some(std::time::Instant::now());
             });
             s.changed.notify_waiters();
             ControlFlow::Continue(())
@@ -277,6 +318,7 @@ fn client_capabilities() -> ClientCapabilities {
             "references": {},
             "rename": { "prepareSupport": true },
             "publishDiagnostics": { "relatedInformation": false, "versionSupport": true },
+            "diagnostic": { "dynamicRegistration": false, "relatedDocumentSupport": false },
             "documentSymbol": { "hierarchicalDocumentSymbolSupport": true }
         }
     }))
@@ -503,11 +545,12 @@ impl LspClient {
                 }
                 Ok(Ok(v)) => return Ok(v),
                 Ok(Err(async_lsp::Error::Response(resp)))
-                    if resp.code == async_lsp::ErrorCode::CONTENT_MODIFIED
-                        && attempt < CONTENT_MODIFIED_RETRIES =>
+                    if is_retryable(resp.code) && attempt < CONTENT_MODIFIED_RETRIES =>
                 {
+                    // The server's view moved under the request (an edit,
+                    // indexing): ask again, backing off.
+                    tokio::time::sleep(CONTENT_MODIFIED_BACKOFF * 2u32.pow(attempt)).await;
                     attempt += 1;
-                    tokio::time::sleep(PROGRESS_SETTLE).await;
                 }
                 Ok(Err(async_lsp::Error::Response(resp))) => {
                     return Err(LspError::Tool(ToolError::io(format!(
@@ -539,58 +582,204 @@ impl LspClient {
             .map_err(|e| self.died(&format!("{} failed: {e}", N::METHOD)))
     }
 
-    /// Make the server's copy of `abs` equal `text` (didOpen or didChange), and
-    /// when it was opened or changed wait until the server has analyzed it.
-    /// Returns the URL.
-    pub async fn sync_text(&self, abs: &Path, text: &str) -> LspResult<Url> {
+    /// Make the server's copy of `abs` equal `text` (didOpen or didChange)
+    /// and return at once; says what it sent.
+    pub async fn sync_doc(&self, abs: &Path, text: &str) -> LspResult<(Url, Synced)> {
         let url = url_of(abs)?;
-        let seq_before = self.shared.with(|s| s.seq);
-        let changed = {
-            let mut docs = self.docs.lock().await;
-            match docs.get_mut(&url) {
-                Some(d) if d.text == text => false,
-                Some(d) => {
-                    d.version += 1;
-                    d.text = text.to_string();
-                    self.notify::<DidChangeTextDocument>(lsp_types::DidChangeTextDocumentParams {
-                        text_document: lsp_types::VersionedTextDocumentIdentifier {
-                            uri: url.clone(),
-                            version: d.version,
-                        },
-                        content_changes: vec![lsp_types::TextDocumentContentChangeEvent {
-                            range: None,
-                            range_length: None,
-                            text: text.to_string(),
-                        }],
-                    })?;
-                    true
-                }
-                None => {
-                    let lang = Language::of_path(abs).unwrap_or(Language::C);
-                    self.notify::<DidOpenTextDocument>(lsp_types::DidOpenTextDocumentParams {
-                        text_document: lsp_types::TextDocumentItem {
-                            uri: url.clone(),
-                            language_id: lang.language_id(abs).to_string(),
-                            version: 1,
-                            text: text.to_string(),
-                        },
-                    })?;
-                    docs.insert(
-                        url.clone(),
-                        OpenDoc {
-                            version: 1,
-                            text: text.to_string(),
-                        },
-                    );
-                    true
-                }
+        let seq = self.shared.with(|s| s.seq);
+        let mut docs = self.docs.lock().await;
+        match docs.get_mut(&url) {
+            Some(d) if d.text == text => Ok((url, Synced::Unchanged)),
+            Some(d) => {
+                d.version += 1;
+                d.text = text.to_string();
+                d.sent_at_seq = seq;
+                self.notify::<DidChangeTextDocument>(lsp_types::DidChangeTextDocumentParams {
+                    text_document: lsp_types::VersionedTextDocumentIdentifier {
+                        uri: url.clone(),
+                        version: d.version,
+                    },
+                    content_changes: vec![lsp_types::TextDocumentContentChangeEvent {
+                        range: None,
+                        range_length: None,
+                        text: text.to_string(),
+                    }],
+                })?;
+                Ok((url, Synced::Changed))
             }
+            None => {
+                let lang = Language::of_path(abs).unwrap_or(Language::C);
+                self.notify::<DidOpenTextDocument>(lsp_types::DidOpenTextDocumentParams {
+                    text_document: lsp_types::TextDocumentItem {
+                        uri: url.clone(),
+                        language_id: lang.language_id(abs).to_string(),
+                        version: 1,
+                        text: text.to_string(),
+                    },
+                })?;
+                docs.insert(
+                    url.clone(),
+                    OpenDoc {
+                        version: 1,
+                        text: text.to_string(),
+                        sent_at_seq: seq,
+                        looked: false,
+                    },
+                );
+                Ok((url, Synced::Opened))
+            }
+        }
+    }
+
+    /// Make the server's copy of `abs` equal `text`. A changed document is
+    /// not waited for (the next request follows the didChange at once; a
+    /// server that answers ContentModified is asked again). A document the
+    /// server had not seen is waited for, bounded by [`DIAGNOSTICS_WAIT`]:
+    /// its first analysis is what answers about it. Returns the URL.
+    pub async fn sync_text(&self, abs: &Path, text: &str) -> LspResult<Url> {
+        let (url, synced) = self.sync_doc(abs, text).await?;
+        // A first look is waited for also when another call opened the
+        // document a moment ago and its analysis is still running.
+        let first_look = match synced {
+            Synced::Opened => true,
+            Synced::Changed => false,
+            Synced::Unchanged => self.docs.lock().await.get(&url).is_some_and(|d| !d.looked),
         };
-        if changed {
-            self.wait_for_diagnostics(&url, seq_before).await;
+        if first_look {
+            // A server that answers diagnostics on request analyzes the file
+            // for that answer (and, asked to, no longer publishes them).
+            if self.pulled_diagnostics(&url).await.is_none() {
+                let deadline = tokio::time::Instant::now() + DIAGNOSTICS_WAIT;
+                self.wait_fresh(std::slice::from_ref(&url), deadline).await;
+            }
             self.wait_for_quiet().await;
+            // Waited for once (a server that publishes nothing for this file
+            // costs one bounded wait, not one per call).
+            if let Some(d) = self.docs.lock().await.get_mut(&url) {
+                d.looked = true;
+            }
         }
         Ok(url)
+    }
+
+    /// Whether the latest publish for `url` describes the text last sent.
+    pub async fn freshness(&self, url: &Url) -> Freshness {
+        let Some((version, sent_at)) = self
+            .docs
+            .lock()
+            .await
+            .get(url)
+            .map(|d| (d.version, d.sent_at_seq))
+        else {
+            return Freshness::NotOpen;
+        };
+        self.shared.with(|s| match s.diagnostics.get(url) {
+            Some((seq, v, d)) if *seq > sent_at && v.is_none_or(|v| v >= version) => {
+                Freshness::Current(d.clone())
+            }
+            _ => Freshness::Pending,
+        })
+    }
+
+    /// The diagnostics of `url` as last sent, asked synchronously, from a
+    /// server that can answer that: typescript-language-server, through its
+    /// `typescript.tsserverRequest` command (tsserver's syntactic, semantic
+    /// and suggestion checks, in the order and shape it publishes them). It
+    /// does not publish a file whose diagnostics were empty and stay empty,
+    /// and publishes syntax and semantic results apart, so waiting for a
+    /// publish could neither tell clean from busy nor know when it is whole.
+    /// `None` for other servers or when the answer is not understood.
+    pub async fn diagnostics_now(&self, url: &Url) -> Option<Vec<lsp_types::Diagnostic>> {
+        if self.spec.name != "typescript-language-server" {
+            return self.pulled_diagnostics(url).await;
+        }
+        let mut all = Vec::new();
+        for kind in [
+            "syntacticDiagnosticsSync",
+            "semanticDiagnosticsSync",
+            "suggestionDiagnosticsSync",
+        ] {
+            let params = lsp_types::ExecuteCommandParams {
+                command: "typescript.tsserverRequest".into(),
+                arguments: vec![
+                    serde_json::json!(kind),
+                    serde_json::json!({"file": url.as_str(), "includeLinePosition": false}),
+                ],
+                work_done_progress_params: Default::default(),
+            };
+            let v = self
+                .request::<lsp_types::request::ExecuteCommand>(params)
+                .await
+                .ok()??;
+            if v["success"] != true {
+                return None;
+            }
+            for d in v["body"].as_array()? {
+                all.push(from_tsserver(d)?);
+            }
+        }
+        Some(all)
+    }
+
+    /// LSP 3.17 pull diagnostics (`textDocument/diagnostic`) from a server
+    /// that offers them (rust-analyzer): the answer is for the text last
+    /// sent, so no publish has to be waited for (rust-analyzer does not
+    /// re-publish unchanged diagnostics). `None` when not offered or not a
+    /// full report.
+    async fn pulled_diagnostics(&self, url: &Url) -> Option<Vec<lsp_types::Diagnostic>> {
+        self.capabilities.diagnostic_provider.as_ref()?;
+        let params = lsp_types::DocumentDiagnosticParams {
+            text_document: lsp_types::TextDocumentIdentifier { uri: url.clone() },
+            identifier: None,
+            previous_result_id: None,
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        };
+        match self
+            .request::<lsp_types::request::DocumentDiagnosticRequest>(params)
+            .await
+            .ok()?
+        {
+            lsp_types::DocumentDiagnosticReportResult::Report(
+                lsp_types::DocumentDiagnosticReport::Full(r),
+            ) => Some(r.full_document_diagnostic_report.items),
+            _ => None,
+        }
+    }
+
+    /// Wait until every url of `urls` has diagnostics for its current text
+    /// and no publish came for [`DIAGNOSTICS_SETTLE`], or until `deadline`.
+    /// Returns the urls that are still pending.
+    pub async fn wait_fresh(&self, urls: &[Url], deadline: tokio::time::Instant) -> Vec<Url> {
+        loop {
+            let notified = self.shared.changed.notified();
+            let mut pending = Vec::new();
+            for u in urls {
+                if self.freshness(u).await == Freshness::Pending {
+                    pending.push(u.clone());
+                }
+            }
+            let now = tokio::time::Instant::now();
+            if pending.is_empty() {
+                // All current: let a late second publish (semantic after
+                // syntax) arrive, bounded.
+                let quiet_since = self
+                    .shared
+                    .with(|s| s.last_publish)
+                    .map(|t| t.elapsed())
+                    .unwrap_or(DIAGNOSTICS_SETTLE);
+                if quiet_since >= DIAGNOSTICS_SETTLE || now >= deadline {
+                    return pending;
+                }
+                let until = (now + (DIAGNOSTICS_SETTLE - quiet_since)).min(deadline);
+                let _ = tokio::time::timeout_at(until, notified).await;
+                continue;
+            }
+            if now >= deadline || self.is_dead() {
+                return pending;
+            }
+            let _ = tokio::time::timeout_at(deadline, notified).await;
+        }
     }
 
     /// The version and text of an open document.
@@ -628,69 +817,6 @@ impl LspClient {
                 })
                 .collect(),
         })
-    }
-
-    /// Wait (bounded by [`DIAGNOSTICS_WAIT`]) for a publishDiagnostics of `url`
-    /// newer than `after_seq`.
-    pub async fn wait_for_diagnostics(&self, url: &Url, after_seq: u64) -> bool {
-        let min_version = self.docs.lock().await.get(url).map(|d| d.version);
-        let deadline = tokio::time::Instant::now() + DIAGNOSTICS_WAIT;
-        loop {
-            let notified = self.shared.changed.notified();
-            // A versioned publish must be for the version we sent (or later).
-            let done = self.shared.with(|s| {
-                s.diagnostics.get(url).is_some_and(|(seq, v, _)| {
-                    *seq > after_seq && v.is_none_or(|v| min_version.is_none_or(|m| v >= m))
-                })
-            });
-            if done {
-                return true;
-            }
-            if self.is_dead() {
-                return false;
-            }
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
-                return false;
-            }
-        }
-    }
-
-    /// After a document's first diagnostics arrived, wait until its
-    /// diagnostics stop changing: no newer publish for [`DIAGNOSTICS_SETTLE`]
-    /// and no progress running (servers publish an empty list first, then the
-    /// analysis result). Bounded by [`DIAGNOSTICS_WAIT`].
-    pub async fn settle_diagnostics(&self, url: &Url) {
-        let deadline = tokio::time::Instant::now() + DIAGNOSTICS_WAIT;
-        loop {
-            let seq = self
-                .shared
-                .with(|s| s.diagnostics.get(url).map_or(0, |(q, _, _)| *q));
-            let newer = loop {
-                let notified = self.shared.changed.notified();
-                let now_seq = self
-                    .shared
-                    .with(|s| s.diagnostics.get(url).map_or(0, |(q, _, _)| *q));
-                if now_seq > seq {
-                    break true;
-                }
-                let until = (tokio::time::Instant::now() + DIAGNOSTICS_SETTLE).min(deadline);
-                if tokio::time::timeout_at(until, notified).await.is_err() {
-                    break false;
-                }
-            };
-            if !newer {
-                self.wait_for_quiet().await;
-                let after = self
-                    .shared
-                    .with(|s| s.diagnostics.get(url).map_or(0, |(q, _, _)| *q));
-                if after == seq {
-                    return;
-                }
-            }
-            if tokio::time::Instant::now() >= deadline || self.is_dead() {
-                return;
-            }
-        }
     }
 
     /// Wait (bounded by [`PROGRESS_WAIT`]) until no work-done progress runs
@@ -773,6 +899,44 @@ impl Drop for LspClient {
         crate::pool::untrack_group(self.pgid);
         self.mainloop.abort();
     }
+}
+
+/// One tsserver diagnostic (`{start: {line, offset}, end, text, code,
+/// category}`, 1-based, UTF-16 offsets) as typescript-language-server
+/// publishes it.
+fn from_tsserver(d: &serde_json::Value) -> Option<lsp_types::Diagnostic> {
+    let pos = |p: &serde_json::Value| -> Option<lsp_types::Position> {
+        Some(lsp_types::Position {
+            line: u32::try_from(p["line"].as_u64()?.saturating_sub(1)).ok()?,
+            character: u32::try_from(p["offset"].as_u64()?.saturating_sub(1)).ok()?,
+        })
+    };
+    let severity = match d["category"].as_str()? {
+        "error" => lsp_types::DiagnosticSeverity::ERROR,
+        "warning" => lsp_types::DiagnosticSeverity::WARNING,
+        "suggestion" => lsp_types::DiagnosticSeverity::HINT,
+        _ => lsp_types::DiagnosticSeverity::INFORMATION,
+    };
+    Some(lsp_types::Diagnostic {
+        range: lsp_types::Range {
+            start: pos(&d["start"])?,
+            end: pos(&d["end"])?,
+        },
+        severity: Some(severity),
+        code: d["code"]
+            .as_i64()
+            .and_then(|c| i32::try_from(c).ok())
+            .map(NumberOrString::Number),
+        message: d["text"].as_str()?.to_string(),
+        source: Some("typescript".into()),
+        ..lsp_types::Diagnostic::default()
+    })
+}
+
+/// ContentModified (-32801) and ServerCancelled (-32802): the answer was
+/// dropped because the server's state moved; asking again is correct.
+fn is_retryable(code: async_lsp::ErrorCode) -> bool {
+    code == async_lsp::ErrorCode::CONTENT_MODIFIED || code.0 == -32802
 }
 
 /// Reap a server whose group was killed (blocking wait on a blocking thread).

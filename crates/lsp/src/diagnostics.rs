@@ -2,15 +2,18 @@
 //! servers publish for a file, or for the files under a directory), and the
 //! delta after an edit (new errors introduced).
 
-use crate::client::{LspClient, LspResult};
+use crate::client::{DIAGNOSTICS_BATCH_WAIT, Freshness, LspClient, LspResult};
 use crate::discovery::{self, Language, ServerSpec};
 use crate::docs::{self, WsFile};
 use crate::position;
-use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use wrench_core::{Context, Diagnostic, DiagnosticsSource, Severity, ToolResult};
+use std::time::Duration;
+use wrench_core::{
+    ChangeDiagnostics, Context, Diagnostic, DiagnosticsSource, Readiness, Severity, Snapshot,
+    SourceState, ToolResult,
+};
 use wrench_permissions::Workspace;
 
 /// Most files opened to answer diagnostics for a directory or the workspace.
@@ -53,23 +56,103 @@ pub fn convert(server: &str, file: &WsFile, d: &lsp_types::Diagnostic) -> Diagno
     }
 }
 
-async fn file_diags(
+/// What one server said about some files: their diagnostics (for the files
+/// it had fresh results for) and the files it was not ready for.
+struct ServerAnswer {
+    diagnostics: Vec<Diagnostic>,
+    ready: Vec<PathBuf>,
+    pending: Vec<PathBuf>,
+}
+
+/// Bring `files` up to date in `client` (a vanished file is closed: it has
+/// no diagnostics) and wait, for all of them at once until `deadline`, for
+/// diagnostics of their current text. Never waits per file.
+async fn fresh_diagnostics(
     client: &LspClient,
-    ws: &Workspace,
-    file: &WsFile,
-) -> LspResult<Vec<Diagnostic>> {
-    let url = docs::sync_file(client, ws, file).await?;
-    if client.published(&url).is_none() {
-        // Open and unchanged but nothing published yet: wait once.
-        client.wait_for_diagnostics(&url, 0).await;
+    files: &[FileNow],
+    deadline: tokio::time::Instant,
+) -> LspResult<ServerAnswer> {
+    let mut urls = Vec::new();
+    let mut ready = Vec::new();
+    for f in files {
+        match f {
+            FileNow::Text(file) => {
+                let (url, _) = client.sync_doc(&file.abs, &file.text).await?;
+                urls.push((url, file));
+            }
+            FileNow::Gone(rel, abs) => {
+                if let Ok(url) = crate::client::url_of(abs) {
+                    client.close(&url).await?;
+                }
+                ready.push(rel.clone());
+            }
+        }
     }
-    client.settle_diagnostics(&url).await;
-    Ok(client
-        .published(&url)
-        .unwrap_or_default()
-        .iter()
-        .map(|d| convert(&client.spec.name, file, d))
-        .collect())
+    // A server that answers synchronously is asked (no wait); the others'
+    // publishes are waited for, all at once.
+    let mut diagnostics = Vec::new();
+    let mut waiting = Vec::new();
+    for (url, file) in urls {
+        match client.diagnostics_now(&url).await {
+            Some(d) => {
+                diagnostics.extend(d.iter().map(|d| convert(&client.spec.name, file, d)));
+                ready.push(file.rel.clone());
+            }
+            None => waiting.push((url, file)),
+        }
+    }
+    let just_urls: Vec<_> = waiting.iter().map(|(u, _)| u.clone()).collect();
+    let pending_urls = client.wait_fresh(&just_urls, deadline).await;
+    let mut pending = Vec::new();
+    for (url, file) in waiting {
+        if pending_urls.contains(&url) {
+            pending.push(file.rel.clone());
+            continue;
+        }
+        if let Freshness::Current(d) = client.freshness(&url).await {
+            diagnostics.extend(d.iter().map(|d| convert(&client.spec.name, file, d)));
+            ready.push(file.rel.clone());
+        } else {
+            pending.push(file.rel.clone());
+        }
+    }
+    Ok(ServerAnswer {
+        diagnostics,
+        ready,
+        pending,
+    })
+}
+
+/// A file as it is on disk now: its text, or gone (deleted or unreadable).
+enum FileNow {
+    Text(Box<WsFile>),
+    Gone(PathBuf, PathBuf),
+}
+
+fn file_now(ws: &Workspace, rel: &Path) -> Option<FileNow> {
+    let p = rel.to_str()?;
+    match docs::read_file(ws, p) {
+        Ok(f) => Some(FileNow::Text(Box::new(f))),
+        Err(e) if e.kind == wrench_core::ErrorKind::NotFound => {
+            Some(FileNow::Gone(rel.to_path_buf(), ws.root().join(rel)))
+        }
+        Err(_) => None,
+    }
+}
+
+fn states_of(source: &str, a: &ServerAnswer, out: &mut Vec<SourceState>) {
+    for (state, files) in [
+        (Readiness::Ready, &a.ready),
+        (Readiness::NotReady, &a.pending),
+    ] {
+        if !files.is_empty() {
+            out.push(SourceState {
+                source: source.to_string(),
+                state,
+                files: files.clone(),
+            });
+        }
+    }
 }
 
 /// Source files under `dir` (root-relative, "" for all) with a known language.
@@ -90,9 +173,43 @@ fn files_under(root: &Path, dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The server's diagnostics for the files at or under `path` (None: the workspace).
-/// Files whose language has no server installed are skipped.
-pub async fn lsp_diagnostics(ctx: &Context, path: Option<&Path>) -> ToolResult<Vec<Diagnostic>> {
+/// Root-relative files grouped by the server that handles their language
+/// (files without one are left out).
+fn by_server(ctx: &Context, rels: Vec<PathBuf>) -> BTreeMap<String, (ServerSpec, Vec<PathBuf>)> {
+    let mut out: BTreeMap<String, (ServerSpec, Vec<PathBuf>)> = BTreeMap::new();
+    let mut specs: HashMap<Language, Option<ServerSpec>> = HashMap::new();
+    for rel in rels {
+        let Some(lang) = Language::of_path(&rel) else {
+            continue;
+        };
+        let spec = specs
+            .entry(lang)
+            .or_insert_with(|| discovery::server_for_language(ctx, lang).ok())
+            .clone();
+        let Some(spec) = spec else { continue };
+        out.entry(spec.name.clone())
+            .or_insert_with(|| (spec, Vec::new()))
+            .1
+            .push(rel);
+    }
+    out
+}
+
+/// The name a server's diagnostics carry as their source.
+fn source_name(server: &str) -> String {
+    format!("lsp:{server}")
+}
+
+/// The servers' diagnostics for the files at or under `path` (None: the
+/// workspace), starting servers as needed, with each server's readiness:
+/// all files are synced, then waited for at once — [`DIAGNOSTICS_BATCH_WAIT`]
+/// for a warm server, [`crate::client::DIAGNOSTICS_WAIT`] for one this call
+/// started (its first analysis). Files whose language has no server
+/// installed are skipped.
+pub async fn lsp_diagnostics_with_states(
+    ctx: &Context,
+    path: Option<&Path>,
+) -> ToolResult<(Vec<Diagnostic>, Vec<SourceState>)> {
     let ws = Workspace::open(&ctx.root)?;
     let target = match path {
         Some(p) => ws.resolve(&p.to_string_lossy())?.rel,
@@ -107,45 +224,46 @@ pub async fn lsp_diagnostics(ctx: &Context, path: Option<&Path>) -> ToolResult<V
     } else {
         files_under(&ctx.root, &target)
     };
-    let mut by_server: BTreeMap<String, (ServerSpec, Vec<WsFile>)> = BTreeMap::new();
-    let mut specs: HashMap<Language, Option<ServerSpec>> = HashMap::new();
-    for rel in rels {
-        let Some(lang) = Language::of_path(&rel) else {
-            continue;
-        };
-        let spec = specs
-            .entry(lang)
-            .or_insert_with(|| discovery::server_for_language(ctx, lang).ok())
-            .clone();
-        let Some(spec) = spec else { continue };
-        let Ok(file) = docs::read_file(&ws, &rel.to_string_lossy()) else {
-            continue;
-        };
-        by_server
-            .entry(spec.name.clone())
-            .or_insert_with(|| (spec, Vec::new()))
-            .1
-            .push(file);
-    }
+    let groups = by_server(ctx, rels);
     let mut out = Vec::new();
-    for (_, (spec, files)) in by_server {
-        let got = crate::pool::with_client(ctx, &spec, |c| {
-            let (ws, files) = (&ws, &files);
-            async move {
-                let mut all = Vec::new();
-                for f in files {
-                    all.extend(file_diags(&c, ws, f).await?);
+    let mut states = Vec::new();
+    let answers = groups.into_values().map(|(spec, rels)| {
+        let ws = &ws;
+        async move {
+            let files: Vec<FileNow> = rels.iter().filter_map(|r| file_now(ws, r)).collect();
+            let was_warm = crate::pool::warm(&ctx.root, &spec.name).is_some();
+            let answer = crate::pool::with_client(ctx, &spec, |c| {
+                let files = &files;
+                async move {
+                    let wait = if was_warm {
+                        DIAGNOSTICS_BATCH_WAIT
+                    } else {
+                        crate::client::DIAGNOSTICS_WAIT
+                    };
+                    let deadline = tokio::time::Instant::now() + wait;
+                    fresh_diagnostics(&c, files, deadline).await
                 }
-                Ok(all)
-            }
-        })
-        .await?;
-        out.extend(got);
+            })
+            .await;
+            (spec.name, answer)
+        }
+    });
+    for (server, answer) in futures::future::join_all(answers).await {
+        let a = answer?;
+        states_of(&source_name(&server), &a, &mut states);
+        out.extend(a.diagnostics);
     }
     out.sort_by(|a, b| {
         (&a.path, a.line, a.column, a.severity).cmp(&(&b.path, b.line, b.column, b.severity))
     });
-    Ok(out)
+    Ok((out, states))
+}
+
+/// The servers' diagnostics for the files at or under `path` (None: the
+/// workspace); see [`lsp_diagnostics_with_states`] (files a server was not
+/// ready for are missing here).
+pub async fn lsp_diagnostics(ctx: &Context, path: Option<&Path>) -> ToolResult<Vec<Diagnostic>> {
+    Ok(lsp_diagnostics_with_states(ctx, path).await?.0)
 }
 
 #[async_trait::async_trait]
@@ -157,93 +275,71 @@ impl DiagnosticsSource for LspDiagnostics {
     async fn diagnostics(&self, ctx: &Context, path: Option<&Path>) -> ToolResult<Vec<Diagnostic>> {
         lsp_diagnostics(ctx, path).await
     }
-}
 
-/// What an edit changed in a file's diagnostics.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
-pub struct DiagnosticsDelta {
-    /// Diagnostics present after the edit that were not there before.
-    pub introduced: Vec<Diagnostic>,
-    /// Diagnostics that went away.
-    pub resolved: Vec<Diagnostic>,
-    /// Everything the server reports for the file now.
-    pub after: Vec<Diagnostic>,
-}
-
-impl DiagnosticsDelta {
-    /// New errors only (what an edit tool should surface).
-    pub fn new_errors(&self) -> impl Iterator<Item = &Diagnostic> {
-        self.introduced
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
+    async fn diagnostics_with_states(
+        &self,
+        ctx: &Context,
+        path: Option<&Path>,
+    ) -> ToolResult<(Vec<Diagnostic>, Vec<SourceState>)> {
+        lsp_diagnostics_with_states(ctx, path).await
     }
+}
 
-    /// A short text for a tool result: "" when nothing was introduced.
-    pub fn render(&self) -> String {
-        if self.introduced.is_empty() {
-            return String::new();
+/// The change tools' diagnostics hook: what the *warm* servers say about the
+/// touched files (a server that is not running is reported cold and not
+/// started), waiting at most the budget for all of them at once.
+pub struct LspChangeDiagnostics;
+
+/// The hook the front doors put in the [`Context`].
+pub fn change_hook() -> Arc<dyn ChangeDiagnostics> {
+    Arc::new(LspChangeDiagnostics)
+}
+
+#[async_trait::async_trait]
+impl ChangeDiagnostics for LspChangeDiagnostics {
+    async fn snapshot(&self, ctx: &Context, files: &[PathBuf], budget: Duration) -> Snapshot {
+        let Ok(ws) = Workspace::open(&ctx.root) else {
+            return Snapshot::default();
+        };
+        let deadline = tokio::time::Instant::now() + budget;
+        let mut snap = Snapshot::default();
+        let mut work = Vec::new();
+        for (name, (_, rels)) in by_server(ctx, files.to_vec()) {
+            match crate::pool::warm(&ctx.root, &name) {
+                None => snap.states.push(SourceState {
+                    source: source_name(&name),
+                    state: Readiness::Cold,
+                    files: rels,
+                }),
+                Some(c) => {
+                    let ws = &ws;
+                    work.push(async move {
+                        let now: Vec<FileNow> =
+                            rels.iter().filter_map(|r| file_now(ws, r)).collect();
+                        (name, rels, fresh_diagnostics(&c, &now, deadline).await)
+                    });
+                }
+            }
         }
-        let mut s = format!(
-            "The edit introduced {} new diagnostic(s):\n",
-            self.introduced.len()
-        );
-        for d in &self.introduced {
-            s.push_str(&format!(
-                "{}:{}:{}: {:?}: {}\n",
-                d.path.display(),
-                d.line,
-                d.column,
-                d.severity,
-                d.message
-            ));
+        for (name, rels, answer) in futures::future::join_all(work).await {
+            match answer {
+                Ok(a) => {
+                    states_of(&source_name(&name), &a, &mut snap.states);
+                    snap.diagnostics.extend(a.diagnostics);
+                }
+                // The server died mid-way: nothing is claimed.
+                Err(_) => snap.states.push(SourceState {
+                    source: source_name(&name),
+                    state: Readiness::NotReady,
+                    files: rels,
+                }),
+            }
         }
-        s
+        snap
     }
 }
 
-/// Identity of a diagnostic across an edit: positions shift when lines are
-/// added above, so they are not part of it.
-fn key(d: &Diagnostic) -> (Severity, Option<String>, String, String) {
-    (
-        d.severity,
-        d.code.clone(),
-        d.message.clone(),
-        d.source.clone(),
-    )
-}
-
-/// Compare `before` with `after` as multisets of [`key`]s.
-pub fn delta(before: &[Diagnostic], after: Vec<Diagnostic>) -> DiagnosticsDelta {
-    let mut remaining: HashMap<_, usize> = HashMap::new();
-    for d in before {
-        *remaining.entry(key(d)).or_default() += 1;
-    }
-    let mut introduced = Vec::new();
-    for d in &after {
-        match remaining.get_mut(&key(d)) {
-            Some(n) if *n > 0 => *n -= 1,
-            _ => introduced.push(d.clone()),
-        }
-    }
-    let mut after_left: HashMap<_, usize> = HashMap::new();
-    for d in &after {
-        *after_left.entry(key(d)).or_default() += 1;
-    }
-    let mut resolved = Vec::new();
-    for d in before {
-        match after_left.get_mut(&key(d)) {
-            Some(n) if *n > 0 => *n -= 1,
-            _ => resolved.push(d.clone()),
-        }
-    }
-    DiagnosticsDelta {
-        introduced,
-        resolved,
-        after,
-    }
-}
-
-/// The server's diagnostics for one file now (take this before an edit).
+/// The servers' diagnostics for one file now (take this before an edit).
 /// Empty when no server handles the file.
 pub async fn file_diagnostics(ctx: &Context, path: &Path) -> ToolResult<Vec<Diagnostic>> {
     if Language::of_path(path).is_none() || discovery::server_for_path(ctx, path).is_err() {
@@ -252,52 +348,29 @@ pub async fn file_diagnostics(ctx: &Context, path: &Path) -> ToolResult<Vec<Diag
     lsp_diagnostics(ctx, Some(path)).await
 }
 
-/// After an edit of `path`: sync the new content to the server, wait for its
-/// diagnostics and compare with `before` (from [`file_diagnostics`]).
+/// After an edit of `path`: the servers' diagnostics for its new text
+/// compared with `before` (from [`file_diagnostics`]), as the change tools
+/// report it.
 pub async fn diagnostics_delta(
     ctx: &Context,
     path: &Path,
     before: &[Diagnostic],
-) -> ToolResult<DiagnosticsDelta> {
-    let after = file_diagnostics(ctx, path).await?;
-    Ok(delta(before, after))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn d(line: u32, msg: &str) -> Diagnostic {
-        Diagnostic {
-            path: "a.py".into(),
-            line,
-            column: 1,
-            end_line: line,
-            end_column: 2,
-            severity: Severity::Error,
-            code: None,
-            message: msg.into(),
-            source: "lsp:pyright".into(),
-        }
-    }
-
-    #[test]
-    fn delta_ignores_diagnostics_that_only_moved() {
-        let before = vec![d(3, "x is undefined")];
-        let after = vec![d(5, "x is undefined"), d(9, "y is undefined")];
-        let dl = delta(&before, after);
-        assert_eq!(dl.introduced, vec![d(9, "y is undefined")]);
-        assert!(dl.resolved.is_empty());
-    }
-
-    #[test]
-    fn delta_counts_repeats() {
-        let before = vec![d(1, "m")];
-        let after = vec![d(1, "m"), d(2, "m")];
-        let dl = delta(&before, after);
-        assert_eq!(dl.introduced.len(), 1);
-        let dl = delta(&[d(1, "m"), d(2, "m")], vec![]);
-        assert_eq!(dl.resolved.len(), 2);
-        assert_eq!(dl.render(), "");
-    }
+) -> ToolResult<wrench_core::ChangeReport> {
+    let (after, states) = lsp_diagnostics_with_states(ctx, Some(path)).await?;
+    let ready_before = states
+        .iter()
+        .map(|s| SourceState {
+            state: Readiness::Ready,
+            ..s.clone()
+        })
+        .collect();
+    let before = Snapshot {
+        diagnostics: before.to_vec(),
+        states: ready_before,
+    };
+    let after = Snapshot {
+        diagnostics: after,
+        states,
+    };
+    Ok(wrench_core::diag::change_report(&before, &after))
 }

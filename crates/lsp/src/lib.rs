@@ -13,9 +13,14 @@
 //! - **Client** ([`client`]): the server runs in its own process group (and dies
 //!   with wrench through `PR_SET_PDEATHSIG`); initialize with rootUri and
 //!   workspaceFolders; documents opened and changed from disk content with
-//!   versions; readiness = the server's first publishDiagnostics for a document
-//!   it was just given, then no work-done progress for a settle window, all
-//!   bounded by named timeouts; shutdown + exit, then the group is killed.
+//!   versions; a request after an edit follows the didChange at once
+//!   (ContentModified/ServerCancelled retried); a document's first look waits
+//!   for the server's first analysis; diagnostics are current when published
+//!   for the version sent (or answered on request: pull diagnostics,
+//!   tsserver's sync checks), waited for all files at once, bounded; shutdown
+//!   + exit, then the group is killed.
+//! - **After a change** ([`diagnostics::LspChangeDiagnostics`]): the core
+//!   `ChangeDiagnostics` hook over the warm pooled servers (never starts one).
 //! - **Pool** ([`pool`]): one client per (root, server) per process, restarted
 //!   once when it crashed. Front doors call [`shutdown_all`] before exiting; an
 //!   `atexit` hook kills whatever is left.
@@ -42,8 +47,8 @@ pub mod rename;
 mod txn;
 
 pub use diagnostics::{
-    DiagnosticsDelta, LspDiagnostics, diagnostics_delta, diagnostics_source, file_diagnostics,
-    lsp_diagnostics,
+    LspChangeDiagnostics, LspDiagnostics, change_hook, diagnostics_delta, diagnostics_source,
+    file_diagnostics, lsp_diagnostics, lsp_diagnostics_with_states,
 };
 pub use discovery::{Language, LspConfig, ServerSpec};
 pub use pool::{shutdown_all, shutdown_root};

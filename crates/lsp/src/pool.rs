@@ -108,6 +108,18 @@ async fn get(ctx: &Context, spec: &ServerSpec, force_new: bool) -> ToolResult<Ar
     Ok(c)
 }
 
+/// The running client of `server` for `root`, if one is already up and
+/// alive; never starts one (what reporting after an edit uses: a cold server
+/// is not started just to report).
+pub fn warm(root: &Path, server: &str) -> Option<Arc<LspClient>> {
+    let slot = lock(pool())
+        .get(&(root.to_path_buf(), server.to_string()))
+        .cloned()?;
+    // A slot being (re)started right now is not warm.
+    let g = slot.try_lock().ok()?;
+    g.as_ref().filter(|c| !c.is_dead()).cloned()
+}
+
 /// Run `f` with the client of `spec` for the context's workspace. When the
 /// server died (before or during `f`), it is restarted once and `f` runs again.
 pub async fn with_client<T, F, Fut>(ctx: &Context, spec: &ServerSpec, f: F) -> ToolResult<T>

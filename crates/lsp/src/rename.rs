@@ -403,16 +403,28 @@ impl wrench_core::Tool for RenameSymbol {
         })
         .await
         .map_err(|e| ToolError::io(format!("rename commit task failed: {e}")))??;
-        // Tell the server what changed on disk; open documents resync on next use.
+        // Tell the server what changed on disk, and give it every changed
+        // file's new text (no wait): a server that indexes only what it was
+        // given (clangd) would otherwise keep the old names of files it had
+        // not opened, and a rename back would miss them.
         if !dry_run && let Ok(spec) = crate::discovery::server_for_path(ctx, &p.changes[0].rel) {
             let urls: Vec<Url> = p
                 .changes
                 .iter()
                 .filter_map(|c| Url::from_file_path(&c.abs).ok())
                 .collect();
+            let changes = &p.changes;
             let _ = crate::pool::with_client(ctx, &spec, |c| {
                 let urls = urls.clone();
-                async move { c.files_changed(&urls) }
+                async move {
+                    c.files_changed(&urls)?;
+                    for ch in changes {
+                        if let Ok(text) = std::str::from_utf8(&ch.new) {
+                            c.sync_doc(&ch.abs, text).await?;
+                        }
+                    }
+                    Ok(())
+                }
             })
             .await;
         }

@@ -22,6 +22,7 @@ static C: Lang = Lang {
         "int scratch(void) { return 0; }\n",
         "int scratch(void) { return nope; }\n",
     ),
+    comment_lines: "//\n//\n",
     prepare: compile_commands,
 };
 
@@ -87,4 +88,19 @@ fn clangd_crashed_server_is_restarted_on_the_next_call() {
 #[test]
 fn clangd_definition_and_references_text() {
     suite::navigation_text_snapshots(&C);
+}
+
+#[test]
+fn clangd_a_change_reports_the_errors_it_introduced_and_resolved() {
+    suite::a_change_reports_the_errors_it_introduced_and_resolved(&C);
+}
+
+#[test]
+fn clangd_a_change_with_a_cold_server_says_so_and_starts_none() {
+    suite::a_change_with_a_cold_server_says_so_and_starts_none(&C);
+}
+
+#[test]
+fn clangd_navigation_after_an_edit_sees_the_new_text() {
+    suite::navigation_after_an_edit_sees_the_new_text(&C);
 }

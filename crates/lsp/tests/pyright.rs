@@ -18,6 +18,7 @@ static PY: Lang = Lang {
     hover_words: &["def greet(name: str) -> str", "friendly greeting"],
     broken: ("broken.py", 1),
     scratch: ("scratch.py", "value: int = 1\n", "value: int = \"one\"\n"),
+    comment_lines: "#\n#\n",
     prepare: NO_PREPARE,
 };
 
@@ -69,4 +70,24 @@ fn pyright_crashed_server_is_restarted_on_the_next_call() {
 #[test]
 fn pyright_definition_and_references_text() {
     suite::navigation_text_snapshots(&PY);
+}
+
+#[test]
+fn pyright_a_change_reports_the_errors_it_introduced_and_resolved() {
+    suite::a_change_reports_the_errors_it_introduced_and_resolved(&PY);
+}
+
+#[test]
+fn pyright_a_change_with_a_cold_server_says_so_and_starts_none() {
+    suite::a_change_with_a_cold_server_says_so_and_starts_none(&PY);
+}
+
+#[test]
+fn pyright_navigation_after_an_edit_sees_the_new_text() {
+    suite::navigation_after_an_edit_sees_the_new_text(&PY);
+}
+
+#[test]
+fn pyright_a_checker_and_server_finding_is_listed_once() {
+    suite::a_checker_and_server_finding_is_listed_once(&PY, "pyright");
 }

@@ -22,6 +22,7 @@ static TS: Lang = Lang {
         "export const value: number = 1;\n",
         "export const value: number = \"one\";\n",
     ),
+    comment_lines: "//\n//\n",
     prepare: NO_PREPARE,
 };
 
@@ -73,4 +74,24 @@ fn typescript_crashed_server_is_restarted_on_the_next_call() {
 #[test]
 fn typescript_definition_and_references_text() {
     suite::navigation_text_snapshots(&TS);
+}
+
+#[test]
+fn typescript_a_change_reports_the_errors_it_introduced_and_resolved() {
+    suite::a_change_reports_the_errors_it_introduced_and_resolved(&TS);
+}
+
+#[test]
+fn typescript_a_change_with_a_cold_server_says_so_and_starts_none() {
+    suite::a_change_with_a_cold_server_says_so_and_starts_none(&TS);
+}
+
+#[test]
+fn typescript_navigation_after_an_edit_sees_the_new_text() {
+    suite::navigation_after_an_edit_sees_the_new_text(&TS);
+}
+
+#[test]
+fn typescript_a_checker_and_server_finding_is_listed_once() {
+    suite::a_checker_and_server_finding_is_listed_once(&TS, "tsc");
 }

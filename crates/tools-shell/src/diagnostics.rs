@@ -27,7 +27,8 @@ use std::time::Duration;
 use tokio::io::AsyncReadExt;
 use wrench_core::{
     Access, Action, ActionPlan, Authorized, Context, Diagnostic, DiagnosticsSource, Effect,
-    OutputKind, Registry, Risk, Severity, Tool, ToolError, ToolOutput, ToolResult, ToolSpec,
+    OutputKind, Readiness, Registry, Risk, Severity, Tool, ToolError, ToolOutput, ToolResult,
+    ToolSpec,
 };
 
 /// Time one checker may run.
@@ -457,11 +458,24 @@ impl Tool for DiagnosticsTool {
         };
         let mut all: Vec<Diagnostic> = Vec::new();
         let mut notes = Vec::new();
+        let mut states = Vec::new();
         for s in &self.sources {
-            match s.diagnostics(ctx, filter.as_deref()).await {
-                Ok(mut d) => all.append(&mut d),
+            match s.diagnostics_with_states(ctx, filter.as_deref()).await {
+                Ok((mut d, mut st)) => {
+                    all.append(&mut d);
+                    states.append(&mut st);
+                }
                 Err(e) => notes.push(format!("source {} failed: {}", s.name(), e.message)),
             }
+        }
+        for st in states.iter().filter(|s| s.state != Readiness::Ready) {
+            let files: Vec<String> = st.files.iter().map(|f| f.display().to_string()).collect();
+            notes.push(format!(
+                "{} {} for {}: no diagnostics for their current text within the wait, so nothing is claimed about them (not clean); run diagnostics again shortly",
+                st.source,
+                st.state.as_str(),
+                files.join(", ")
+            ));
         }
         all.retain(|d| {
             filter
@@ -473,31 +487,14 @@ impl Tool for DiagnosticsTool {
                     Kind::Warning => d.severity == Severity::Warning,
                 }
         });
-        all.sort_by(|x, y| {
-            (&x.path, x.line, x.column, &x.message).cmp(&(&y.path, y.line, y.column, &y.message))
-        });
-        all.dedup();
+        // A finding both a checker and a server reported is listed once,
+        // naming both.
+        let all = wrench_core::diag::merge(all);
         let checkers: Vec<&str> = detect(&ctx.root).iter().map(|c| c.name).collect();
         let mut text = String::new();
         for d in all.iter().take(MAX_LISTED) {
-            text.push_str(&format!(
-                "{}:{}:{}: {}{}: {} [{}]\n",
-                d.path.display(),
-                d.line,
-                d.column,
-                match d.severity {
-                    Severity::Error => "error",
-                    Severity::Warning => "warning",
-                    Severity::Information => "info",
-                    Severity::Hint => "hint",
-                },
-                d.code
-                    .as_ref()
-                    .map(|c| format!("[{c}]"))
-                    .unwrap_or_default(),
-                d.message,
-                d.source
-            ));
+            text.push_str(&wrench_core::diag::render_line(d));
+            text.push('\n');
         }
         if all.len() > MAX_LISTED {
             text.push_str(&wrench_core::trailer(
@@ -525,7 +522,7 @@ impl Tool for DiagnosticsTool {
             text.push_str(&format!("\n[note: {n}]"));
         }
         let mut out = ToolOutput::new(OutputKind::Text, text)
-            .with_data(&serde_json::json!({"diagnostics": all, "errors": errors, "warnings": warnings, "checkers": checkers}));
+            .with_data(&serde_json::json!({"diagnostics": all, "errors": errors, "warnings": warnings, "checkers": checkers, "servers": states}));
         for n in notes {
             out = out.with_note(n);
         }

@@ -18,9 +18,35 @@ pub fn rt() -> &'static tokio::runtime::Runtime {
     })
 }
 
-/// True when `program` is on PATH. When it is missing the test fails, unless
-/// WRENCH_TEST_ALLOW_MISSING=1, which skips with a printed message.
+/// Put the project-local language servers (`target/ci-node`, installed by
+/// `.ci/install.sh`) on PATH after what is already there, once.
+pub fn ci_node_on_path() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let bin = ws.join("target/ci-node/node_modules/.bin");
+        let Ok(bin) = std::fs::canonicalize(bin) else {
+            return;
+        };
+        let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect())
+            .unwrap_or_default();
+        if !dirs.contains(&bin) {
+            dirs.push(bin);
+            if let Ok(p) = std::env::join_paths(dirs) {
+                // SAFETY: called once, before any server or thread of the test
+                // reads the environment (every test asks `have` first).
+                unsafe { std::env::set_var("PATH", p) };
+            }
+        }
+    });
+}
+
+/// True when `program` is on PATH (or in `target/ci-node`). When it is
+/// missing the test fails, unless WRENCH_TEST_ALLOW_MISSING=1, which skips
+/// with a printed message.
 pub fn have(program: &str, install: &str) -> bool {
+    ci_node_on_path();
     if wrench_lsp::discovery::which(program).is_some() {
         return true;
     }
@@ -67,9 +93,14 @@ pub fn env(name: &str) -> Env {
     let root = std::fs::canonicalize(&root).unwrap();
     let state = dir.path().join("state");
     std::fs::create_dir_all(&state).unwrap();
-    let ctx = wrench_core::context_for(&root, &state, Arc::new(AllowAll)).unwrap();
+    let ctx = wrench_core::context_for(&root, &state, Arc::new(AllowAll))
+        .unwrap()
+        .with_change_diagnostics(Some(wrench_lsp::change_hook()));
     let mut reg = Registry::new();
     wrench_lsp::register(&mut reg).unwrap();
+    wrench_tools_edit::register(&mut reg).unwrap();
+    wrench_tools_shell::register_with_sources(&mut reg, vec![wrench_lsp::diagnostics_source()])
+        .unwrap();
     let exec = Executor::new(Arc::new(reg), ctx.clone());
     Env {
         _dir: dir,
@@ -197,6 +228,8 @@ pub struct Lang {
     pub broken: (&'static str, u32),
     /// A scratch file's clean and broken contents (diagnostics delta).
     pub scratch: (&'static str, &'static str, &'static str),
+    /// Two comment lines in the language (pushed above a use).
+    pub comment_lines: &'static str,
     /// Extra setup (clangd's compile_commands.json).
     pub prepare: fn(&Env),
 }
@@ -417,8 +450,175 @@ pub mod suite {
                 &before,
             ))
             .unwrap();
-        assert_eq!(delta.new_errors().count(), 1, "{delta:#?}");
+        let errors = delta
+            .introduced
+            .iter()
+            .filter(|d| d.severity == wrench_core::Severity::Error)
+            .count();
+        assert_eq!(errors, 1, "{delta:#?}");
         assert!(delta.render().contains(name), "{}", delta.render());
+    }
+
+    fn write(
+        e: &Env,
+        path: &str,
+        content: &str,
+        extra: serde_json::Value,
+    ) -> wrench_core::ToolOutput {
+        let mut args = json!({"path": path, "content": content});
+        if let (Some(a), Some(x)) = (args.as_object_mut(), extra.as_object()) {
+            a.extend(x.clone());
+        }
+        let r = e.call("write", args);
+        match r.result {
+            Ok(o) => o,
+            Err(err) => panic!("write {path} failed: {:?}: {}", err.kind, err.message),
+        }
+    }
+
+    fn errors_in<'a>(out: &'a wrench_core::ToolOutput, list: &str) -> Vec<&'a serde_json::Value> {
+        out.data["diagnostics"][list]
+            .as_array()
+            .map(|v| v.iter().filter(|d| d["severity"] == "error").collect())
+            .unwrap_or_default()
+    }
+
+    /// With the server warm, a write that breaks the file reports the error
+    /// it introduced, and the write that fixes it reports it resolved, each
+    /// with the server ready; `diagnostics: false` reports nothing.
+    pub fn a_change_reports_the_errors_it_introduced_and_resolved(l: &'static Lang) {
+        if !have(l.program, l.install) {
+            return;
+        }
+        let e = lang_env(l);
+        let (name, clean, broken) = l.scratch;
+        std::fs::write(e.root.join(name), clean).unwrap();
+        // Warm the server on the project (opens the scratch file).
+        rt().block_on(wrench_lsp::lsp_diagnostics(&e.ctx, Some(Path::new(name))))
+            .unwrap();
+        e.record_read(name);
+        let t = std::time::Instant::now();
+        let out = write(&e, name, broken, json!({}));
+        let took = t.elapsed();
+        let introduced = errors_in(&out, "introduced");
+        assert_eq!(introduced.len(), 1, "{}\n{:#}", out.text, out.data);
+        assert_eq!(introduced[0]["path"], name, "{:#}", out.data);
+        assert!(
+            out.text.contains("diagnostics introduced by this change:")
+                && out.text.contains(&format!("{name}:1:")),
+            "{}",
+            out.text
+        );
+        let servers = out.data["diagnostics"]["servers"].as_array().unwrap();
+        assert!(
+            servers.iter().any(|s| s["state"] == "ready"),
+            "{:#}",
+            out.data
+        );
+        assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+        // The fix: the same error reported resolved, nothing introduced.
+        let out = write(&e, name, clean, json!({}));
+        assert_eq!(
+            errors_in(&out, "resolved").len(),
+            1,
+            "{}\n{:#}",
+            out.text,
+            out.data
+        );
+        assert!(errors_in(&out, "introduced").is_empty(), "{}", out.text);
+        assert!(
+            out.text.contains("diagnostics resolved by this change:"),
+            "{}",
+            out.text
+        );
+        // Off per call: no report, no wait.
+        let out = write(&e, name, broken, json!({"diagnostics": false}));
+        assert!(out.data.get("diagnostics").is_none(), "{:#}", out.data);
+        assert!(!out.text.contains("[diagnostics:"), "{}", out.text);
+    }
+
+    /// No server running for the workspace: the write is not held up by a
+    /// server start; the report says the server is cold, claims nothing,
+    /// and starts nothing.
+    pub fn a_change_with_a_cold_server_says_so_and_starts_none(l: &'static Lang) {
+        if !have(l.program, l.install) {
+            return;
+        }
+        let e = lang_env(l);
+        let (name, _, broken) = l.scratch;
+        let out = write(&e, name, broken, json!({}));
+        assert!(out.text.contains("cold"), "{}", out.text);
+        let servers = out.data["diagnostics"]["servers"].as_array().unwrap();
+        assert!(
+            servers.iter().all(|s| s["state"] == "cold"),
+            "{:#}",
+            out.data
+        );
+        assert!(errors_in(&out, "introduced").is_empty(), "{:#}", out.data);
+        assert!(
+            wrench_lsp::pool::groups_of(&e.root).is_empty(),
+            "a server was started"
+        );
+        assert_eq!(e.read(name), broken);
+    }
+
+    /// `diagnostics` with both the project's checker (`checker`, installed)
+    /// and the language server: the type error is listed once, naming both.
+    pub fn a_checker_and_server_finding_is_listed_once(l: &'static Lang, checker: &str) {
+        if !have(l.program, l.install) || !have(checker, l.install) {
+            return;
+        }
+        let e = lang_env(l);
+        let r = e.call("diagnostics", json!({"path": l.broken.0}));
+        let out = match r.result {
+            Ok(o) => o,
+            Err(err) => panic!("diagnostics failed: {:?}: {}", err.kind, err.message),
+        };
+        let errors: Vec<&serde_json::Value> = out.data["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["severity"] == "error" && d["line"] == l.broken.1)
+            .collect();
+        assert_eq!(errors.len(), 1, "{}\n{:#}", out.text, out.data);
+        let source = errors[0]["source"].as_str().unwrap();
+        assert!(
+            source.contains("lsp:") && source.split(", ").any(|s| s == checker),
+            "{source}"
+        );
+        let lines = out
+            .text
+            .lines()
+            .filter(|t| t.starts_with(&format!("{}:{}:", l.broken.0, l.broken.1)))
+            .count();
+        assert_eq!(lines, 1, "{}", out.text);
+    }
+
+    /// A navigation call right after an edit sees the new text (didChange,
+    /// then the request at once).
+    pub fn navigation_after_an_edit_sees_the_new_text(l: &'static Lang) {
+        if !have(l.program, l.install) {
+            return;
+        }
+        let e = lang_env(l);
+        let main = e.read(l.main);
+        let col = col_of(&main, l.use_line, l.def.1, 0);
+        let args = json!({"path": l.main, "line": l.use_line, "character": col});
+        e.ok("definition", args);
+        // Two lines pushed above the use: the answer must follow them.
+        let moved = format!("{}{}", l.comment_lines, main);
+        std::fs::write(e.root.join(l.main), &moved).unwrap();
+        let moved_args = json!({"path": l.main, "line": l.use_line + 2, "character": col});
+        let t = std::time::Instant::now();
+        let text = e.ok("definition", moved_args);
+        let took = t.elapsed();
+        assert!(
+            l.def_files
+                .iter()
+                .any(|f| text.starts_with(&format!("{f}:"))),
+            "{text}"
+        );
+        assert!(took < std::time::Duration::from_secs(5), "{took:?}");
     }
 
     pub fn servers_are_gone_after_shutdown(l: &'static Lang) {
