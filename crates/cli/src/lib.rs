@@ -5,6 +5,7 @@
 //! the [`Executor`], and offers the three front doors (one-shot tool commands,
 //! `call`/`batch`, `mcp serve`). `main.rs` is the clap glue.
 
+pub mod daemon;
 pub mod explain;
 pub mod flags;
 pub mod render;

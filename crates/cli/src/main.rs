@@ -7,6 +7,10 @@ use std::sync::Arc;
 use wrench_cli::{Engine, Options, exit, exit_code_for, flags, render};
 use wrench_core::{ActionPlan, Call, ToolError};
 
+mod commands {
+    pub mod daemon;
+}
+
 /// The permission mode flag. It is not a clap-global flag, because `grep`
 /// has an argument of its own called `mode`: every subcommand gets it, except
 /// a tool whose schema has a `mode` property, where it must come before the
@@ -85,6 +89,13 @@ fn global_args(cmd: Command) -> Command {
             .help("Print the structured JSON result"),
     )
     .arg(
+        Arg::new("no-daemon")
+            .long("no-daemon")
+            .global(true)
+            .action(ArgAction::SetTrue)
+            .help("Run in this process; do not use (or start) the workspace daemon"),
+    )
+    .arg(
         Arg::new("explain")
             .long("explain")
             .global(true)
@@ -157,6 +168,7 @@ fn build_cli(reg: &wrench_core::Registry) -> Command {
                 .arg(Arg::new("shell").required(true).value_parser(clap::value_parser!(clap_complete::Shell))),
         )
         .subcommand(Command::new("man").about("Print the man page (roff)"))
+        .subcommand(commands::daemon::command())
         .subcommand(Command::new("__pty-holder").hide(true).arg(Arg::new("args").num_args(0..).trailing_var_arg(true).allow_hyphen_values(true)));
     let mut tool_cmds: Vec<Command> = reg.tools().map(|t| flags::command_for(t.spec())).collect();
     tool_cmds.sort_by(|a, b| a.get_name().cmp(b.get_name()));
@@ -436,6 +448,7 @@ async fn run(m: ArgMatches, reg_for_cli: Arc<wrench_core::Registry>) -> ExitCode
                 _ => code(exit::USAGE),
             }
         }
+        "daemon" => commands::daemon::run(&opts, sm, json).await,
         "policy" => match sm.subcommand() {
             Some(("check", cm)) => policy_check(&opts, cm, json).await,
             _ => code(exit::USAGE),
@@ -453,7 +466,21 @@ async fn run(m: ArgMatches, reg_for_cli: Arc<wrench_core::Registry>) -> ExitCode
             if m.get_flag("explain") {
                 return explain_call(&engine, Call::new("1", tool, args), true).await;
             }
-            let r = engine.executor.run_one(Call::new("1", tool, args)).await;
+            let call = Call::new("1", tool, args);
+            let door = wrench_daemon::Door::Call;
+            let no_daemon = m.get_flag("no-daemon");
+            if let Some(p) = wrench_cli::daemon::forward(
+                &opts,
+                &engine,
+                door,
+                std::slice::from_ref(&call),
+                no_daemon,
+            )
+            .await
+            {
+                return commands::daemon::emit(p);
+            }
+            let r = engine.executor.run_one(call).await;
             println!("{}", render::json_line(&r, false));
             match &r.result {
                 Ok(_) => code(exit::OK),
@@ -466,7 +493,13 @@ async fn run(m: ArgMatches, reg_for_cli: Arc<wrench_core::Registry>) -> ExitCode
                 Ok(e) => e,
                 Err(e) => return fail(&e, true),
             };
-            batch(&engine, sm.get_one::<String>("file")).await
+            batch(
+                &opts,
+                &engine,
+                sm.get_one::<String>("file"),
+                m.get_flag("no-daemon"),
+            )
+            .await
         }
         tool => {
             let engine = match wrench_cli::engine(&opts, asker) {
@@ -484,6 +517,19 @@ async fn run(m: ArgMatches, reg_for_cli: Arc<wrench_core::Registry>) -> ExitCode
             let call = Call::new("1", spec.name.clone(), args);
             if m.get_flag("explain") {
                 return explain_call(&engine, call, json).await;
+            }
+            let door = wrench_daemon::Door::Tool { json };
+            let no_daemon = m.get_flag("no-daemon");
+            if let Some(p) = wrench_cli::daemon::forward(
+                &opts,
+                &engine,
+                door,
+                std::slice::from_ref(&call),
+                no_daemon,
+            )
+            .await
+            {
+                return commands::daemon::emit(p);
             }
             let r = engine.executor.run_one(call).await;
             print_result(&r, json)
@@ -507,7 +553,12 @@ fn print_result(r: &wrench_core::CallResult, json: bool) -> ExitCode {
     }
 }
 
-async fn batch(engine: &Engine, file: Option<&String>) -> ExitCode {
+async fn batch(
+    opts: &Options,
+    engine: &Engine,
+    file: Option<&String>,
+    no_daemon: bool,
+) -> ExitCode {
     let input = match read_input(file) {
         Ok(s) => s,
         Err(e) => return fail(&e, true),
@@ -535,6 +586,10 @@ async fn batch(engine: &Engine, file: Option<&String>) -> ExitCode {
                 );
             }
         }
+    }
+    let door = wrench_daemon::Door::Batch;
+    if let Some(p) = wrench_cli::daemon::forward(opts, engine, door, &calls, no_daemon).await {
+        return commands::daemon::emit(p);
     }
     let results = engine.executor.run_batch(calls).await;
     let mut stdout = std::io::stdout().lock();
