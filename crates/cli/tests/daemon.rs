@@ -74,7 +74,10 @@ impl Env {
         let o = self.run_in(root, &["daemon", "status", "--json"]);
         let v: Value =
             serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("status: {}", text(&o)));
-        v["running"].as_bool().unwrap().then(|| v["status"].clone())
+        let running = v["running"]
+            .as_bool()
+            .unwrap_or_else(|| panic!("status: {v}"));
+        running.then(|| v["status"].clone())
     }
 
     fn status(&self) -> Option<Value> {
@@ -293,7 +296,8 @@ fn a_new_build_of_the_binary_replaces_the_running_daemon() {
     assert!(e.run(&["symbol_search", "hello"]).status.success());
     let old = e.status().unwrap()["pid"].as_i64().unwrap();
     // Another build: the file's mtime moved (as a rebuild or upgrade does).
-    let f = std::fs::File::options().write(true).open(&copy).unwrap();
+    // (Opened read-only: a running executable cannot be opened for writing.)
+    let f = std::fs::File::open(&copy).unwrap();
     f.set_modified(std::time::SystemTime::now() + Duration::from_secs(5))
         .unwrap();
     drop(f);
@@ -377,7 +381,8 @@ fn a_connection_from_another_uid_is_refused_even_past_the_file_modes() {
         std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o711)).unwrap();
     }
     std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o666)).unwrap();
-    let client = "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\ns.sendall(b'{}\\n')\nprint(s.makefile().readline())";
+    // The daemon checks the peer on accept and answers before any request.
+    let client = "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\nprint(s.makefile().readline())";
     let o = Command::new("python3")
         .args(["-c", client, &sock])
         .uid(65534)
@@ -393,6 +398,15 @@ fn a_connection_from_another_uid_is_refused_even_past_the_file_modes() {
         "{}",
         text(&o)
     );
+    // While the socket dir is open to others, this user's own client
+    // refuses it too.
+    let o = e.run(&["daemon", "status"]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("chmod 700"),
+        "{}",
+        text(&o)
+    );
+    std::fs::set_permissions(e.socket_dir(), std::fs::Permissions::from_mode(0o700)).unwrap();
     assert_eq!(e.status().unwrap()["served"], 0);
 }
 
