@@ -211,7 +211,7 @@ pub(crate) fn pending(cache_dir: &Path) -> Option<BTreeSet<String>> {
 }
 
 /// After a refresh: watch the directories the index now holds (new ones are
-/// listed once more by the next query), forget the ones it lost.
+/// listed once more by the next query).
 pub(crate) fn after_refresh(cache_dir: &Path, idx: &Index) {
     let Some(inner) = lock(lives()).get(cache_dir).cloned() else {
         return;
@@ -240,9 +240,10 @@ pub(crate) fn after_refresh(cache_dir: &Path, idx: &Index) {
                 }
             }
         }
-        for d in watched.difference(&now) {
-            let _ = w.unwatch(&inner.root.join(d));
-        }
+        // Directories the index lost are not unwatched: inotify drops the
+        // watch of a deleted one itself, and a renamed one keeps its watch
+        // (the same descriptor, now added again under its new path), which
+        // an unwatch by the old path would remove.
     }
     *watched = now;
     let mut st = lock(&inner.state);
