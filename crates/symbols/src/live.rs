@@ -147,11 +147,17 @@ fn on_event(weak: &Weak<Inner>, res: notify::Result<Event>) {
                 ev.kind,
                 EventKind::Access(AccessKind::Close(AccessMode::Write))
             );
+            // Opening or reading a file changes nothing (and the walk itself
+            // reads the ignore files); a write is seen as a modify event.
+            let read_only = matches!(ev.kind, EventKind::Access(_)) && !close_write;
             for p in &ev.paths {
                 if *p == inner.barrier {
                     if close_write {
                         st.barriers += 1;
                     }
+                    continue;
+                }
+                if read_only {
                     continue;
                 }
                 let Some(rel) = p.strip_prefix(&inner.root).ok().and_then(Path::to_str) else {
