@@ -20,7 +20,7 @@
 //!   `.git/info/exclude`), which make the next query walk the tree again.
 
 use crate::index::{self, Index};
-use notify::event::{AccessKind, AccessMode};
+use notify::event::{AccessKind, AccessMode, ModifyKind};
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -46,6 +46,9 @@ struct State {
     broken: Option<String>,
     /// Barrier writes seen (one close-after-write event each).
     barriers: u64,
+    /// Paths renamed or removed: notify drops the watches under them after
+    /// the batch of events, so they are watched again once that is done.
+    moved: Vec<String>,
 }
 
 struct Inner {
@@ -169,6 +172,13 @@ fn on_event(weak: &Weak<Inner>, res: notify::Result<Event>) {
                 if matches!(ev.kind, EventKind::Create(_)) && p.is_dir() {
                     st.resync = true;
                 }
+                if matches!(
+                    ev.kind,
+                    EventKind::Modify(ModifyKind::Name(_)) | EventKind::Remove(_)
+                ) {
+                    st.moved.push(rel.to_string());
+                    st.resync = true;
+                }
                 st.dirty.insert(rel.to_string());
             }
             if st.dirty.len() > MAX_PENDING {
@@ -187,33 +197,48 @@ fn on_event(weak: &Weak<Inner>, res: notify::Result<Event>) {
 /// barrier that did not come back).
 pub(crate) fn pending(cache_dir: &Path) -> Option<BTreeSet<String>> {
     let inner = lock(lives()).get(cache_dir).cloned()?;
-    let before = {
-        let st = lock(&inner.state);
-        if st.broken.is_some() {
-            return None;
-        }
-        st.barriers
-    };
-    let wrote = std::fs::write(&inner.barrier, b"b").is_ok();
-    let mut st = lock(&inner.state);
-    if wrote {
-        let deadline = std::time::Instant::now() + BARRIER_WAIT;
-        while st.barriers <= before {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            if left.is_zero() {
-                break;
-            }
-            st = match inner.seen.wait_timeout(st, left) {
-                Ok((g, _)) => g,
-                Err(p) => p.into_inner().0,
-            };
-        }
+    if lock(&inner.state).broken.is_some() {
+        return None;
     }
+    let mut ok = barrier(&inner);
+    let moved = std::mem::take(&mut lock(&inner.state).moved);
+    if ok && !moved.is_empty() {
+        // notify removes the watches under a renamed or removed directory
+        // after the batch of events that held the barrier; one more barrier
+        // comes in a later batch, so that removal is done before the
+        // refresh watches these directories again.
+        ok = barrier(&inner);
+        let mut w = lock(&inner.watched);
+        w.retain(|d| d.is_empty() || !moved.iter().any(|m| index::is_under(d, m)));
+    }
+    let mut st = lock(&inner.state);
     let changed = std::mem::take(&mut st.dirty);
-    if !wrote || st.barriers <= before || std::mem::take(&mut st.rescan) {
+    if !ok || std::mem::take(&mut st.rescan) {
         return None;
     }
     Some(changed)
+}
+
+/// Write the barrier file and wait for its event: every change made
+/// before has then been delivered. False when it did not come back.
+fn barrier(inner: &Inner) -> bool {
+    let before = lock(&inner.state).barriers;
+    if std::fs::write(&inner.barrier, b"b").is_err() {
+        return false;
+    }
+    let deadline = std::time::Instant::now() + BARRIER_WAIT;
+    let mut st = lock(&inner.state);
+    while st.barriers <= before {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        st = match inner.seen.wait_timeout(st, left) {
+            Ok((g, _)) => g,
+            Err(p) => p.into_inner().0,
+        };
+    }
+    true
 }
 
 /// After a refresh: watch the directories the index now holds (new ones are
