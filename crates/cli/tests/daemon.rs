@@ -291,6 +291,11 @@ fn a_new_build_of_the_binary_replaces_the_running_daemon() {
     let e = Env::new();
     let copy = e.dir.path().join("wrench-copy");
     std::fs::copy(&e.exe, &copy).unwrap();
+    // Another test thread's fork may hold the copy's write descriptor for a
+    // moment (until its exec): running it fails with ETXTBSY until then.
+    assert!(wait_until(Duration::from_secs(10), || {
+        Command::new(&copy).arg("--version").output().is_ok()
+    }));
     let mut e = e;
     e.exe = copy.clone();
     assert!(e.run(&["symbol_search", "hello"]).status.success());
