@@ -374,6 +374,21 @@ pub async fn run_daemon(root: &Path, idle: Duration) -> ToolResult<i32> {
     let root = std::fs::canonicalize(root)
         .map_err(|e| ToolError::from_io(format!("--root {}", root.display()), &e))?;
     let ep = Endpoint::new(&root)?;
+    let cfg = wrench_daemon::ServerConfig {
+        hello: ep.hello.clone(),
+        socket: ep.socket.clone(),
+        idle,
+    };
+    // The lock first: a second starter leaves before warming anything.
+    let Some(bound) =
+        wrench_daemon::bind(cfg).map_err(|e| ToolError::io(format!("wrench daemon: {e}")))?
+    else {
+        eprintln!(
+            "wrench daemon: a daemon already serves {} (wrench daemon status)",
+            root.display()
+        );
+        return Ok(exit::OK);
+    };
     let session = wrench_core::SessionStore::open(&root, wrench_core::session::DEFAULT_SESSION)?;
     let cache = wrench_symbols::live::index_dir(&session);
     let live = match wrench_symbols::live::start(&root, &cache) {
@@ -399,12 +414,7 @@ pub async fn run_daemon(root: &Path, idle: Duration) -> ToolResult<i32> {
         live: Mutex::new(live),
         sandbox: Mutex::new(None),
     });
-    let cfg = wrench_daemon::ServerConfig {
-        hello: ep.hello.clone(),
-        socket: ep.socket.clone(),
-        idle,
-    };
-    match wrench_daemon::serve(cfg, handler).await {
+    match wrench_daemon::run(bound, handler).await {
         Ok(_) => Ok(exit::OK),
         Err(e) => Err(ToolError::io(format!("wrench daemon: {e}"))),
     }

@@ -574,3 +574,22 @@ fn a_second_one_shot_definition_is_answered_by_the_warm_language_server() {
     assert_eq!(s2["served"], 2, "{s2}");
     assert_eq!(s2["servers"], serde_json::json!(["pyright"]));
 }
+
+#[test]
+fn a_second_daemon_for_the_same_root_leaves_at_once() {
+    let e = Env::new();
+    assert!(e.run(&["daemon", "start"]).status.success());
+    let pid = e.status().unwrap()["pid"].clone();
+    let o = e.run(&["daemon", "run", "--idle-timeout", "1m"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("already serves"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(
+        e.status().unwrap()["pid"],
+        pid,
+        "the first one still serves"
+    );
+}

@@ -18,4 +18,4 @@ pub mod server;
 
 pub use client::{ClientError, Endpoint};
 pub use protocol::{Door, Op, PROTOCOL_VERSION, Reply, RunOptions, RunRequest, Status};
-pub use server::{Exit, Handler, ServerConfig, serve};
+pub use server::{Bound, Exit, Handler, ServerConfig, bind, run, serve};

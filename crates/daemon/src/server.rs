@@ -71,8 +71,16 @@ pub fn lock_path(socket: &std::path::Path) -> PathBuf {
     socket.with_extension("lock")
 }
 
-/// Serve until idle, stopped, or told of a mismatch.
-pub async fn serve(cfg: ServerConfig, handler: Arc<dyn Handler>) -> Result<Exit, String> {
+/// A daemon's claim on its socket: the lock held and the socket bound.
+pub struct Bound {
+    cfg: ServerConfig,
+    _lock: Flock<std::fs::File>,
+    listener: std::os::unix::net::UnixListener,
+    ino: u64,
+}
+
+/// Take the socket's lock and bind it; None when another daemon holds it.
+pub fn bind(cfg: ServerConfig) -> Result<Option<Bound>, String> {
     let lock_file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -86,20 +94,42 @@ pub async fn serve(cfg: ServerConfig, handler: Arc<dyn Handler>) -> Result<Exit,
                 lock_path(&cfg.socket).display()
             )
         })?;
-    let _lock = match Flock::lock(lock_file, FlockArg::LockExclusiveNonblock) {
+    let lock = match Flock::lock(lock_file, FlockArg::LockExclusiveNonblock) {
         Ok(l) => l,
-        Err((_, nix::errno::Errno::EWOULDBLOCK)) => return Ok(Exit::AlreadyRunning),
+        Err((_, nix::errno::Errno::EWOULDBLOCK)) => return Ok(None),
         Err((_, e)) => return Err(format!("cannot lock {}: {e}", cfg.socket.display())),
     };
     // Holding the lock: a socket file here is a dead daemon's.
     let _ = std::fs::remove_file(&cfg.socket);
-    let std_listener = wrench_process::sockdir::bind_private(&cfg.socket)
+    let listener = wrench_process::sockdir::bind_private(&cfg.socket)
         .map_err(|e| format!("cannot listen on {}: {e}", cfg.socket.display()))?;
-    std_listener
-        .set_nonblocking(true)
-        .map_err(|e| e.to_string())?;
+    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
     let ino = std::fs::metadata(&cfg.socket).map(|m| m.ino()).unwrap_or(0);
-    let listener = tokio::net::UnixListener::from_std(std_listener).map_err(|e| e.to_string())?;
+    Ok(Some(Bound {
+        cfg,
+        _lock: lock,
+        listener,
+        ino,
+    }))
+}
+
+/// [`bind`] then [`run`].
+pub async fn serve(cfg: ServerConfig, handler: Arc<dyn Handler>) -> Result<Exit, String> {
+    match bind(cfg)? {
+        None => Ok(Exit::AlreadyRunning),
+        Some(b) => run(b, handler).await,
+    }
+}
+
+/// Serve until idle, stopped, told of a mismatch, or the root is gone.
+pub async fn run(bound: Bound, handler: Arc<dyn Handler>) -> Result<Exit, String> {
+    let Bound {
+        cfg,
+        _lock,
+        listener,
+        ino,
+    } = bound;
+    let listener = tokio::net::UnixListener::from_std(listener).map_err(|e| e.to_string())?;
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| e.to_string())?;
     let tick = cfg
