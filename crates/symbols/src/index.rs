@@ -535,7 +535,23 @@ impl Index {
         let mut st = RefreshStats::default();
         let root = ws.root().to_path_buf();
         let mut listed: BTreeSet<String> = BTreeSet::new();
+        let base = open_root(&root);
         for rel in changed {
+            // A known file still in place: re-parse it when it changed, no
+            // listing (the common edit). Anything else: list its directory.
+            if let Some(old) = self.get(rel) {
+                let now = base.as_ref().and_then(|b| file_stat(b, rel));
+                if let Some((mt, sz)) = now {
+                    if mt != old.mtime_ns || sz != old.size {
+                        let e = parse_file(ws, rel, old.lang);
+                        st.parsed += 1;
+                        self.insert(e);
+                    } else {
+                        st.reused += 1;
+                    }
+                    continue;
+                }
+            }
             listed.insert(parent_rel(rel).to_string());
             if self.dirs.contains_key(rel) {
                 listed.insert(rel.clone());
