@@ -210,7 +210,6 @@ pub async fn forward(
             return None;
         }
     }
-    ensure(engine, None).await.ok()?;
     let ep = Endpoint::new(&engine.executor.context().root).ok()?;
     let req = RunRequest {
         options: RunOptions {
@@ -227,10 +226,21 @@ pub async fn forward(
             .map(|c| serde_json::to_value(c).unwrap_or_default())
             .collect(),
     };
-    let reply = tokio::task::spawn_blocking(move || ep.request(Op::Run(req), None))
-        .await
-        .ok()?
-        .ok()?;
+    // Straight to the daemon; start one (or replace one of another build)
+    // only when that fails.
+    let send = |ep: Endpoint, req: RunRequest| async move {
+        tokio::task::spawn_blocking(move || ep.request(Op::Run(req), None))
+            .await
+            .map_err(|e| wrench_daemon::ClientError::Failed(e.to_string()))?
+    };
+    let reply = match send(ep.clone(), req.clone()).await {
+        Ok(r) if !r.mismatch => r,
+        Ok(_) | Err(wrench_daemon::ClientError::NotRunning) => {
+            ensure(engine, None).await.ok()?;
+            send(ep, req).await.ok()?
+        }
+        Err(_) => return None,
+    };
     if !reply.ok || reply.declined {
         return None;
     }
