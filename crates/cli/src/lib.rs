@@ -6,6 +6,7 @@
 //! `call`/`batch`, `mcp serve`). `main.rs` is the clap glue.
 
 pub mod color;
+pub mod daemon;
 pub mod explain;
 pub mod flags;
 pub mod out;

@@ -332,6 +332,9 @@ fn auto_mode_runs_language_servers_in_the_sandbox() {
             "1",
         ],
     )
+    // The probe's settings reach the server through wrench's environment,
+    // which a daemon (started with an explicit one) would not pass on.
+    .env("WRENCH_NO_DAEMON", "1")
     .env("WRENCH_TEST_PROBE", probe(&e, port))
     .env("WRENCH_TEST_PORT", port.to_string())
     .output()

@@ -31,10 +31,10 @@
 //! with `examples/cold_start.rs` on the fixture projects (2 cores, load ~9):
 //! a cold pyright `definition` takes ~5.4 s (4.3 s of it pyright's first
 //! analysis), typescript-language-server ~11.5 s (tsserver's project load),
-//! a warm one 2–18 ms. Per-call start is what ships; a detached
-//! per-workspace holder (like the shell crate's PTY holder) is the planned
-//! next step for one-shot use — `batch` and `mcp serve` already keep servers
-//! warm in the pool.
+//! a warm one 2–18 ms. One-shot CLI calls are handed to the workspace
+//! daemon (`wrench daemon`, crates/daemon), whose pool keeps the servers
+//! warm across calls; `--no-daemon` starts the server per call. `batch` and
+//! `mcp serve` keep servers warm in their own pool.
 //!
 pub mod client;
 pub mod diagnostics;

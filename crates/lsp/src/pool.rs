@@ -79,6 +79,22 @@ pub fn groups_of(root: &Path) -> Vec<i32> {
         .collect()
 }
 
+/// Names of the servers running for `root` (for `wrench daemon status`).
+pub fn servers_of(root: &Path) -> Vec<String> {
+    let mut v: Vec<String> = lock(pool())
+        .iter()
+        .filter(|((r, _), slot)| {
+            r == root
+                && slot
+                    .try_lock()
+                    .is_ok_and(|g| g.as_ref().is_some_and(|c| !c.is_dead()))
+        })
+        .map(|((_, name), _)| name.clone())
+        .collect();
+    v.sort();
+    v
+}
+
 fn slot(root: &Path, server: &str) -> Slot {
     lock(pool())
         .entry((root.to_path_buf(), server.to_string()))

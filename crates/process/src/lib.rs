@@ -13,12 +13,15 @@
 //! - [`sandbox`]: the Landlock `workspace-write` ruleset.
 //! - [`decide`]: whether a call's process is sandboxed (config, mode).
 //! - [`proc`]: reading `/proc`.
+//! - [`sockdir`]: the short private directory for unix sockets, and the
+//!   peer check (uid, `no_new_privs`) on each connection.
 
 pub mod cgroup;
 pub mod decide;
 pub mod group;
 pub mod proc;
 pub mod sandbox;
+pub mod sockdir;
 
 pub use group::{
     Group, GroupChild, KILL_GRACE, Lifetime, Options, kill_all_now, shut_down, spawn,

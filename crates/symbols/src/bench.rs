@@ -25,6 +25,9 @@ pub struct BenchReport {
     pub warm_search_ms: f64,
     /// symbol_search in the same process right after one file's mtime moved (median).
     pub warm_search_after_change_ms: f64,
+    /// symbol_search in the same process with a live watcher (as in the
+    /// workspace daemon) right after one file's mtime moved (median).
+    pub live_search_after_change_ms: f64,
     /// symbol_search from a fresh process state: load the cache from disk,
     /// check freshness, search (median).
     pub fresh_process_search_ms: f64,
@@ -77,6 +80,7 @@ pub(crate) fn run(root: &Path, state_dir: &Path) -> ToolResult<BenchReport> {
 
     // Move one file's mtime (content untouched), search, put the mtime back.
     let mut after = Vec::new();
+    let mut live_after = Vec::new();
     if let Some(rel) = first {
         let p = ws.root().join(&rel);
         let orig = std::fs::metadata(&p)
@@ -94,6 +98,20 @@ pub(crate) fn run(root: &Path, state_dir: &Path) -> ToolResult<BenchReport> {
             search(&ws, &cache, &args, &ReadFilter::unrestricted(), &stop)?;
             after.push(ms(t));
         }
+        // The same with the file watcher the daemon runs.
+        let live = crate::live::start(ws.root(), &cache).map_err(ToolError::io)?;
+        for _ in 0..2 {
+            search(&ws, &cache, &args, &ReadFilter::unrestricted(), &stop)?;
+        }
+        for i in 0..BENCH_WARM_RUNS {
+            let when = SystemTime::now() + std::time::Duration::from_secs(i as u64 + 100);
+            f.set_modified(when)
+                .map_err(|e| ToolError::from_io(&rel, &e))?;
+            let t = Instant::now();
+            search(&ws, &cache, &args, &ReadFilter::unrestricted(), &stop)?;
+            live_after.push(ms(t));
+        }
+        drop(live);
         f.set_modified(orig)
             .map_err(|e| ToolError::from_io(&rel, &e))?;
     }
@@ -120,6 +138,7 @@ pub(crate) fn run(root: &Path, state_dir: &Path) -> ToolResult<BenchReport> {
         cold_index_ms,
         warm_search_ms: median(warm),
         warm_search_after_change_ms: median(after),
+        live_search_after_change_ms: median(live_after),
         fresh_process_search_ms: median(fresh),
         cache_bytes,
     })

@@ -505,6 +505,129 @@ impl Index {
         }
     }
 
+    /// Directories the index walked (relative, "" = the root): what a file
+    /// watcher must watch to see every change the walk would see.
+    pub fn dirs(&self) -> impl Iterator<Item = &str> {
+        self.dirs.keys().map(String::as_str)
+    }
+
+    /// Bring the index up to date for `changed` paths only (relative to the
+    /// root), as reported by a file watcher ([`crate::live`]): each path's
+    /// directory is listed again (ignore rules applied as in the full walk),
+    /// changed files re-parsed, new directories walked, gone ones dropped. A
+    /// changed ignore file, or an index never walked, means a full refresh.
+    pub fn refresh_paths(
+        &mut self,
+        ws: &Workspace,
+        changed: &BTreeSet<String>,
+        cancel: &AtomicBool,
+    ) -> RefreshStats {
+        let is_ignore_file = |r: &str| {
+            r == ".git/info/exclude"
+                || IGNORE_NAMES
+                    .iter()
+                    .any(|n| r.rsplit('/').next() == Some(*n))
+        };
+        if self.dirs.is_empty() || changed.iter().any(|r| is_ignore_file(r)) {
+            self.dirs.clear();
+            return self.refresh(ws, cancel);
+        }
+        let mut st = RefreshStats::default();
+        let root = ws.root().to_path_buf();
+        let mut listed: BTreeSet<String> = BTreeSet::new();
+        let base = open_root(&root);
+        for rel in changed {
+            // A known file still in place: re-parse it when it changed, no
+            // listing (the common edit). Anything else: list its directory.
+            if let Some(old) = self.get(rel) {
+                let now = base.as_ref().and_then(|b| file_stat(b, rel));
+                if let Some((mt, sz)) = now {
+                    if mt != old.mtime_ns || sz != old.size {
+                        let e = parse_file(ws, rel, old.lang);
+                        st.parsed += 1;
+                        self.insert(e);
+                    } else {
+                        st.reused += 1;
+                    }
+                    continue;
+                }
+            }
+            listed.insert(parent_rel(rel).to_string());
+            if self.dirs.contains_key(rel) {
+                listed.insert(rel.clone());
+            }
+        }
+        for d in listed {
+            // Only directories the walk knows: a new one is found by
+            // listing its parent, an ignored one never.
+            if !self.dirs.contains_key(&d) {
+                continue;
+            }
+            if !root.join(&d).is_dir() {
+                self.drop_dir(&d, &mut st);
+                continue;
+            }
+            let found = walk(ws, &[root.join(&d)], Some(1), self, cancel);
+            let mut new_dirs = Vec::new();
+            for (rel, mt) in &found.dirs {
+                if !self.dirs.contains_key(rel) {
+                    new_dirs.push(root.join(rel));
+                }
+                self.dirs.insert(rel.clone(), *mt);
+            }
+            let gone_subdirs: Vec<String> = self
+                .dirs
+                .keys()
+                .filter(|k| k.as_str() != d && parent_rel(k) == d && !found.dirs.contains_key(*k))
+                .cloned()
+                .collect();
+            for g in gone_subdirs {
+                self.drop_dir(&g, &mut st);
+            }
+            let present: BTreeSet<&str> =
+                found.files.iter().map(|f| f.entry.rel.as_str()).collect();
+            let gone_files: Vec<String> = self
+                .files_under(&d)
+                .filter(|f| parent_rel(&f.rel) == d && !present.contains(f.rel.as_str()))
+                .map(|f| f.rel.clone())
+                .collect();
+            for g in gone_files {
+                if self.remove(&g) {
+                    st.removed += 1;
+                }
+            }
+            for f in found.files {
+                if f.reused {
+                    st.reused += 1;
+                } else {
+                    st.parsed += 1;
+                    self.insert(f.entry);
+                }
+            }
+            if !new_dirs.is_empty() {
+                let sub = walk(ws, &new_dirs, None, self, cancel);
+                let mut seen = BTreeSet::new();
+                self.apply_walk(sub, &mut st, &mut seen);
+            }
+            self.meta_dirty = true;
+        }
+        self.counts(&mut st);
+        st
+    }
+
+    /// Forget directory `d` and everything under it.
+    fn drop_dir(&mut self, d: &str, st: &mut RefreshStats) {
+        self.dirs.retain(|k, _| !is_under(k, d));
+        self.ignores.retain(|k, _| !is_under(k, d));
+        let doomed: Vec<String> = self.files_under(d).map(|f| f.rel.clone()).collect();
+        for k in doomed {
+            if self.remove(&k) {
+                st.removed += 1;
+            }
+        }
+        self.meta_dirty = true;
+    }
+
     /// Load the on-disk cache in `dir`; anything unreadable starts empty.
     pub fn load(dir: &Path) -> Index {
         let mut idx = Index::empty();
@@ -996,10 +1119,19 @@ pub fn with_index<R>(
         loaded_now = idx.loaded;
         idx.loaded = true;
     }
-    let mut st = idx.refresh(ws, cancel);
+    // A live watcher (the daemon) names what changed; otherwise every known
+    // file and directory is checked.
+    let (mut st, save) = match crate::live::pending(cache_dir) {
+        Some(changed) => (idx.refresh_paths(ws, &changed, cancel), false),
+        None => (idx.refresh(ws, cancel), true),
+    };
     st.loaded_from_disk = loaded_now;
-    // A cache that cannot be written costs speed, never the answer.
-    let _ = idx.save(cache_dir);
+    // A cache that cannot be written costs speed, never the answer. A live
+    // index is saved when its watcher stops.
+    if save {
+        let _ = idx.save(cache_dir);
+    }
+    crate::live::after_refresh(cache_dir, &idx);
     f(&idx, &st)
 }
 

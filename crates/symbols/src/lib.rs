@@ -3,7 +3,8 @@
 //! Tree-sitter code intelligence for Rust, Python, Go, TypeScript/TSX and
 //! JavaScript: extractors driven by one table of definition rules per
 //! language (the `.scm` queries in `queries/` are their spec, checked by a
-//! test), a symbol index cached per workspace ([`index`]), and the
+//! test), a symbol index cached per workspace ([`index`]) and kept fresh
+//! by a file watcher in a long-lived process ([`live`]), and the
 //! tools `symbol_search`, `read_symbol`, `code_index` and `delete_symbol`.
 //!
 //! ```
@@ -20,6 +21,7 @@ pub mod delete_symbol;
 pub mod extract;
 pub mod index;
 pub mod lang;
+pub mod live;
 pub mod read_symbol;
 mod rules;
 pub mod search;

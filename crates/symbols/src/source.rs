@@ -66,7 +66,7 @@ pub fn read_source(ws: &Workspace, path: &str) -> ToolResult<Source> {
 
 /// Where this workspace's symbol index is cached.
 pub fn cache_dir(ctx: &Context) -> PathBuf {
-    ctx.session.workspace_dir().join("symbols")
+    crate::live::index_dir(&ctx.session)
 }
 
 /// Run CPU-bound or blocking work on tokio's blocking pool.

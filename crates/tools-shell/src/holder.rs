@@ -1,6 +1,6 @@
 //! The PTY holder: a small detached process per terminal that owns the PTY
 //! master, keeps a scrollback ring, and serves one-line JSON requests on a unix
-//! socket in the session dir. It lets one-shot `wrench terminal ...` calls,
+//! socket in the short private socket dir (`wrench_process::sockdir`). It lets one-shot `wrench terminal ...` calls,
 //! `batch` and MCP sessions all drive the same terminal.
 //!
 //! Run as `wrench __pty-holder ARGS` (the CLI's hidden subcommand) or as the
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -318,8 +318,8 @@ fn run(args: &[String]) -> Result<(), String> {
         .map_err(|e| format!("cannot start {}: {e}", a.program[0]))?;
     drop(slave);
     let _ = std::fs::remove_file(&a.socket);
-    let listener =
-        UnixListener::bind(&a.socket).map_err(|e| format!("bind {}: {e}", a.socket.display()))?;
+    let listener = wrench_process::sockdir::bind_private(&a.socket)
+        .map_err(|e| format!("bind {}: {e}", a.socket.display()))?;
     listener.set_nonblocking(true).map_err(|e| e.to_string())?;
     let mut h = Holder {
         master: pty.master,
@@ -372,6 +372,10 @@ fn run(args: &[String]) -> Result<(), String> {
 
 /// Serve one connection (one request); true when the holder should exit.
 fn serve(h: &mut Holder, stream: UnixStream) -> bool {
+    if let Err(e) = wrench_process::sockdir::verify_peer(&stream) {
+        eprintln!("wrench-pty-holder: {e}");
+        return false;
+    }
     let _ = stream.set_nonblocking(false);
     let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
     let mut line = String::new();
@@ -405,6 +409,8 @@ fn serve(h: &mut Holder, stream: UnixStream) -> bool {
 /// Send one request to a holder and read its answer.
 pub fn request(socket: &std::path::Path, req: &Request) -> std::io::Result<Response> {
     let mut s = UnixStream::connect(socket)?;
+    // The socket dir is private, but the holder is checked anyway.
+    wrench_process::sockdir::verify_peer(&s).map_err(std::io::Error::other)?;
     s.set_read_timeout(Some(Duration::from_secs(10)))?;
     let mut line = serde_json::to_string(req).map_err(std::io::Error::other)?;
     line.push('\n');

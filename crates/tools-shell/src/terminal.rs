@@ -31,8 +31,6 @@ pub const DEFAULT_ROWS: u16 = 24;
 pub const DEFAULT_COLS: u16 = 120;
 /// How long to wait for a new holder's socket.
 const HOLDER_START: Duration = Duration::from_secs(10);
-/// Longest unix socket path the kernel accepts (sun_path less the NUL).
-const MAX_SOCKET_PATH: usize = 107;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TerminalRecord {
@@ -286,14 +284,17 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
             Ok(d.next)
         })?;
     let id = format!("pty-{n}");
-    let dir = ctx.session.subdir("terms")?;
-    let socket = dir.join(format!("{id}.sock"));
-    if socket.as_os_str().len() > MAX_SOCKET_PATH {
-        return Err(ToolError::unsupported(format!(
-            "the terminal socket path {} is longer than the kernel allows ({MAX_SOCKET_PATH}); set WRENCH_STATE_DIR to a shorter directory",
-            socket.display()
-        )));
-    }
+    // In the short private socket dir, not the state dir: a long state dir
+    // path must not make the socket path too long for the kernel.
+    let socket = wrench_process::sockdir::socket_path(
+        "t",
+        &[
+            ctx.session.dir().as_os_str().as_encoded_bytes(),
+            id.as_bytes(),
+            &now_ms().to_le_bytes(),
+            &std::process::id().to_le_bytes(),
+        ],
+    )?;
     let _ = std::fs::remove_file(&socket);
     let mut cmd = tokio::process::Command::new(&prog);
     cmd.args(&lead)

@@ -71,6 +71,21 @@ pub(super) async fn run(mut cx: Ctx, sm: &ArgMatches) -> ExitCode {
             Err(e) => lines.push(Line::Bad(Box::new(bad_line(i + 1, &e)))),
         }
     }
+    // A batch of warm tools, every line well-formed, printed as JSON Lines:
+    // the daemon runs it whole.
+    if format == Format::Jsonl
+        && lines.iter().all(|l| matches!(l, Line::Call))
+        && let Some(p) = wrench_cli::daemon::forward(
+            &cx.opts,
+            &engine,
+            wrench_daemon::Door::Batch,
+            &calls,
+            cx.m.get_flag("no-daemon"),
+        )
+        .await
+    {
+        return super::daemon::emit(p);
+    }
     let mut ran = engine.executor.run_batch(calls).await.into_iter();
     let results: Vec<CallResult> = lines
         .into_iter()

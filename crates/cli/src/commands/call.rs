@@ -30,7 +30,21 @@ pub(super) async fn run(cx: Ctx, sm: &ArgMatches) -> ExitCode {
     if cx.m.get_flag("explain") {
         return explain_call(&engine, Call::new("1", tool, args), json_errors).await;
     }
-    let r = engine.executor.run_one(Call::new("1", tool, args)).await;
+    let call = Call::new("1", tool, args);
+    // The daemon prints SPEC §1's JSON line; other formats run here.
+    if format == Format::Jsonl
+        && let Some(p) = wrench_cli::daemon::forward(
+            &cx.opts,
+            &engine,
+            wrench_daemon::Door::Call,
+            std::slice::from_ref(&call),
+            cx.m.get_flag("no-daemon"),
+        )
+        .await
+    {
+        return super::daemon::emit(p);
+    }
+    let r = engine.executor.run_one(call).await;
     match format {
         Format::Jsonl => out::line(render::json_line(&r, false)),
         Format::Json => {

@@ -5,6 +5,7 @@
 mod batch;
 mod call;
 mod completions;
+pub mod daemon;
 mod man;
 mod mcp;
 mod policy;
@@ -113,6 +114,13 @@ fn global_args(cmd: Command) -> Command {
             .help("Print the structured JSON result"),
     )
     .arg(
+        Arg::new("no-daemon")
+            .long("no-daemon")
+            .global(true)
+            .action(ArgAction::SetTrue)
+            .help("Run in this process; do not use (or start) the workspace daemon"),
+    )
+    .arg(
         Arg::new("color")
             .long("color")
             .global(true)
@@ -151,6 +159,7 @@ pub fn build_cli(reg: &Registry) -> Command {
         root::command(),
         completions::command(),
         man::command(),
+        daemon::command(),
     ];
     let tools = tool::commands(reg);
     let mut cmd = Command::new("wrench")
@@ -302,6 +311,7 @@ pub async fn run(m: ArgMatches, reg: Arc<Registry>) -> ExitCode {
         "policy" => policy::run(&cx, &sm).await,
         "call" => call::run(cx, &sm).await,
         "batch" => batch::run(cx, &sm).await,
+        "daemon" => daemon::run(&cx.opts, &sm, cx.json).await,
         name => tool::run(cx, name, &sm).await,
     }
 }

@@ -108,11 +108,47 @@ pub(super) async fn run(mut cx: Ctx, tool: &str, sm: &ArgMatches) -> ExitCode {
     if cx.m.get_flag("explain") {
         return explain_call(&engine, call, cx.json).await;
     }
+    let door = wrench_daemon::Door::Tool { json: cx.json };
+    let no_daemon = cx.m.get_flag("no-daemon");
+    if let Some(p) = wrench_cli::daemon::forward(
+        &cx.opts,
+        &engine,
+        door,
+        std::slice::from_ref(&call),
+        no_daemon,
+    )
+    .await
+    {
+        if cx.json {
+            return super::daemon::emit(p);
+        }
+        let code = ExitCode::from(u8::try_from(p.code).unwrap_or(1));
+        return show(&cx, &spec.name, &args, p.stdout, p.stderr, code);
+    }
     let r = engine.executor.run_one(call).await;
     if cx.json {
         return print_result(&r, true);
     }
-    let (mut text, mut notes) = render::human(&r);
+    let (text, notes) = render::human(&r);
+    show(
+        &cx,
+        &spec.name,
+        &args,
+        text,
+        notes,
+        code(human_exit_code(&r)),
+    )
+}
+
+/// Print a person's result: `--max-lines`, colour on a terminal.
+fn show(
+    cx: &Ctx,
+    tool: &str,
+    args: &Value,
+    mut text: String,
+    mut notes: String,
+    exit: ExitCode,
+) -> ExitCode {
     if let Some(max) = cx.m.get_one::<u64>("max-lines") {
         let (kept, note) = cap_lines(&text, *max);
         text = kept;
@@ -125,9 +161,9 @@ pub(super) async fn run(mut cx: Ctx, tool: &str, sm: &ArgMatches) -> ExitCode {
             .and_then(|w| color::When::parse(w))
             .unwrap_or(color::When::Auto);
     if when.enabled(std::io::stdout().is_terminal()) {
-        text = color::paint(&spec.name, &args, &text);
+        text = color::paint(tool, args, &text);
     }
     out::stdout(text);
     out::stderr(notes);
-    code(human_exit_code(&r))
+    exit
 }
