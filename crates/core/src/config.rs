@@ -124,6 +124,14 @@ pub const SECTIONS: &[Section] = &[
             "exclude",
         ],
     },
+    Section {
+        name: "diagnostics",
+        keys: &["after_edit", "wait_ms"],
+    },
+    Section {
+        name: "daemon",
+        keys: &["enabled", "idle_timeout"],
+    },
 ];
 
 /// The nearest of `known` to `name`, when it is near enough to be a typo.
