@@ -194,12 +194,14 @@ pub async fn forward(
         return None;
     }
     // The daemon resolves relative paths against the root; a person's call
-    // from a subdirectory resolves them against that directory: in-process.
+    // from a directory inside the root resolves them against that
+    // directory: in-process.
+    let root = &engine.executor.context().root;
     if opts.relative_to_cwd
         && std::env::current_dir()
             .ok()
             .and_then(|d| d.canonicalize().ok())
-            .is_none_or(|d| d != engine.executor.context().root)
+            .is_none_or(|d| d != *root && d.starts_with(root))
     {
         return None;
     }
