@@ -593,3 +593,26 @@ fn a_second_daemon_for_the_same_root_leaves_at_once() {
         "the first one still serves"
     );
 }
+
+#[test]
+fn a_call_from_a_subdirectory_resolves_its_paths_there_in_this_process() {
+    let e = Env::new();
+    // `a.py` is `src/a.py` from `src/`: the daemon (which resolves paths
+    // against the root) must not get this call.
+    let o = e
+        .cmd_in(&e.root, &["read_symbol", "a.py", "hello"])
+        .current_dir(e.root.join("src"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("def hello"),
+        "{}",
+        text(&o)
+    );
+    assert!(e.status().is_none(), "no daemon was started for it");
+    // The same call from the root goes to the daemon.
+    let o = e.run(&["read_symbol", "src/a.py", "hello"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(e.status().expect("started")["served"], 1);
+}
