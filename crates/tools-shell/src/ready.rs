@@ -214,44 +214,35 @@ pub async fn wait_ready(ctx: &Context, job: &JobRecord, probe: &Probe) -> (Readi
         pending: Vec::new(),
     };
     let ms = |s: Instant| u64::try_from(s.elapsed().as_millis()).unwrap_or(u64::MAX);
+    // A line of output that matches, as the reason it is ready.
+    let matched = |scan: &mut OutputScan| -> Option<String> {
+        let re = probe.regex.as_ref()?;
+        scan.matches(&out, re)
+            .then(|| format!("output matched /{}/", re.as_str()))
+    };
+    let ready = |by: String, st: JobStatus| {
+        (
+            Readiness::Ready {
+                by,
+                after_ms: ms(start),
+            },
+            st,
+        )
+    };
     loop {
-        if let Some(re) = &probe.regex
-            && scan.matches(&out, re)
-        {
-            let by = format!("output matched /{}/", re.as_str());
-            return (
-                Readiness::Ready {
-                    by,
-                    after_ms: ms(start),
-                },
-                status_of(job),
-            );
+        if let Some(by) = matched(&mut scan) {
+            return ready(by, status_of(job));
         }
         if let Some(p) = probe.port
             && port_open(p).await
         {
-            return (
-                Readiness::Ready {
-                    by: format!("port {p} accepts connections"),
-                    after_ms: ms(start),
-                },
-                status_of(job),
-            );
+            return ready(format!("port {p} accepts connections"), status_of(job));
         }
         let st = status_of(job);
         if st.status != JobState::Running {
             // Its last words may carry the match: one more scan.
-            if let Some(re) = &probe.regex
-                && scan.matches(&out, re)
-            {
-                let by = format!("output matched /{}/", re.as_str());
-                return (
-                    Readiness::Ready {
-                        by,
-                        after_ms: ms(start),
-                    },
-                    st,
-                );
+            if let Some(by) = matched(&mut scan) {
+                return ready(by, st);
             }
             return (
                 Readiness::Exited {
