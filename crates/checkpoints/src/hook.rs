@@ -80,10 +80,6 @@ fn leaves_running(plan: &ActionPlan) -> bool {
 
 impl Checkpointer for Recorder {
     fn before(&self, ctx: &Context, plan: &ActionPlan) -> Option<Box<dyn PendingCheckpoint>> {
-        // A dry run writes nothing: no checkpoint.
-        if plan.args.get("dry_run").and_then(|v| v.as_bool()) == Some(true) {
-            return None;
-        }
         // A process that may write, or a tool of an MCP server that is not
         // read-only (a local server may change files): the tree is watched.
         // A command whose every program only reads (low risk: `git status`,
@@ -110,7 +106,11 @@ impl Checkpointer for Recorder {
                 _ => None,
             })
             .collect();
-        if !spawn && rels.is_empty() {
+        // A change tool's dry run writes nothing: no checkpoint. Only for
+        // plans that spawn nothing: an MCP tool's or a command's arguments
+        // named `dry_run` are not wrench's promise.
+        let dry_run = plan.args.get("dry_run").and_then(|v| v.as_bool()) == Some(true);
+        if !spawn && (rels.is_empty() || dry_run) {
             return None;
         }
         rels.sort();

@@ -608,3 +608,22 @@ fn a_command_that_only_reads_takes_no_tree_checkpoint_but_its_redirection_is_rec
     let v = ok(&e, "undo", json!({}));
     assert!(!e.root.join("y.txt").exists(), "{v:#}");
 }
+
+#[test]
+fn a_dry_run_of_a_change_tool_takes_no_checkpoint() {
+    let e = Env::new();
+    start(&e);
+    ok(&e, "read", json!({"path": "a.txt"}));
+    ok(
+        &e,
+        "edit",
+        json!({"path": "a.txt", "old_string": "two", "new_string": "TWO", "dry_run": true}),
+    );
+    assert!(ids(&e).is_empty(), "nothing was written, nothing recorded");
+    ok(
+        &e,
+        "edit",
+        json!({"path": "a.txt", "old_string": "two", "new_string": "TWO"}),
+    );
+    assert_eq!(ids(&e).len(), 1);
+}
