@@ -242,8 +242,12 @@ pub fn sweep_stale(parent: &Path) {
         let Some(name) = name.to_str() else { continue };
         if name == JOBS_DIR {
             for j in std::fs::read_dir(e.path()).into_iter().flatten().flatten() {
-                if j.path().is_dir() && !populated(&j.path()) {
-                    let _ = std::fs::remove_dir(j.path());
+                let leaf = j.path();
+                // A leaf another wrench process made moments ago is empty
+                // until its child joins it: removing it then fails that
+                // child's start (ENODEV). Only settled leaves are swept.
+                if leaf.is_dir() && !young(&leaf) && !populated(&leaf) {
+                    let _ = std::fs::remove_dir(&leaf);
                 }
             }
             continue;
@@ -265,6 +269,28 @@ pub fn sweep_stale(parent: &Path) {
             }
         }
         let _ = std::fs::remove_dir(&dir);
+    }
+}
+
+/// How long a new job leaf is left alone by [`sweep_stale`]: far longer than
+/// the moment between its `mkdir` and its child's joining.
+pub const SETTLE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// True when the job leaf at `leaf` was made less than [`SETTLE`] ago: by the
+/// creation time its name ends with (`…-<unix nanos>`, see `group`), else by
+/// its modification time. Unknown age counts as young (kept).
+pub fn young(leaf: &Path) -> bool {
+    let now = std::time::SystemTime::now();
+    let from_name = leaf
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.rsplit('-').next())
+        .and_then(|t| t.parse::<u64>().ok())
+        .map(|nanos| std::time::UNIX_EPOCH + std::time::Duration::from_nanos(nanos));
+    let made = from_name.or_else(|| std::fs::metadata(leaf).and_then(|m| m.modified()).ok());
+    match made {
+        Some(t) => now.duration_since(t).map_or(true, |age| age < SETTLE),
+        None => true,
     }
 }
 

@@ -144,3 +144,39 @@ fn kill_9_of_the_parent_ends_the_whole_call_tree() {
         "survived kill -9 of their parent: {left:?}"
     );
 }
+
+/// Another wrench process's start-up sweep runs while a job leaf is new and
+/// still empty (its child has not joined yet): the leaf must survive, or the
+/// child's start fails with ENODEV. A settled empty leaf is swept.
+#[test]
+fn the_sweep_leaves_a_new_empty_job_leaf_alone_and_removes_a_settled_one() {
+    let Some(base) = wrench_process::cgroup::base() else {
+        eprintln!(
+            "SKIP: no writable cgroup v2 here ({})",
+            wrench_process::cgroup::unavailable_reason()
+        );
+        return;
+    };
+    let nanos = |t: std::time::SystemTime| {
+        t.duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+            .to_string()
+    };
+    let now = std::time::SystemTime::now();
+    let fresh = base.jobs.join(format!("bg-1-1-1-{}", nanos(now)));
+    let settled = base.jobs.join(format!(
+        "bg-2-1-1-{}",
+        nanos(now - wrench_process::cgroup::SETTLE - Duration::from_secs(5))
+    ));
+    std::fs::create_dir(&fresh).unwrap();
+    std::fs::create_dir(&settled).unwrap();
+    let parent = base.jobs.parent().unwrap();
+    wrench_process::cgroup::sweep_stale(parent);
+    let fresh_kept = fresh.is_dir();
+    let settled_kept = settled.is_dir();
+    let _ = std::fs::remove_dir(&fresh);
+    let _ = std::fs::remove_dir(&settled);
+    assert!(fresh_kept, "a new empty job leaf was swept");
+    assert!(!settled_kept, "a settled empty job leaf was kept");
+}
