@@ -27,7 +27,9 @@ use url::{Host, Url};
 pub enum NetHost {
     /// An ASCII (punycode) lowercase name without a trailing dot.
     Name(String),
+    /// An IPv4 address literal, in any spelling the URL parser accepts.
     V4(Ipv4Addr),
+    /// An IPv6 address literal (brackets removed).
     V6(Ipv6Addr),
 }
 

@@ -61,8 +61,12 @@ pub struct HookSpec {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HooksConfig {
+    /// Hooks run before a matching call; exit status 2 or a block decision
+    /// on stdout blocks it, and a hook that fails or times out blocks it too.
     #[serde(default)]
     pub pre: Vec<HookSpec>,
+    /// Hooks run after a matching call with its result; they cannot block and
+    /// their failures are ignored.
     #[serde(default)]
     pub post: Vec<HookSpec>,
 }
@@ -140,6 +144,7 @@ impl Hooks {
         })
     }
 
+    /// True when no hook is configured (nothing to run, nothing to serialize).
     pub fn is_empty(&self) -> bool {
         self.pre.is_empty() && self.post.is_empty()
     }

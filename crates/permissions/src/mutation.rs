@@ -19,8 +19,8 @@
 //!   ones already done are rolled back. Evidence is updated after, so the next
 //!   edit in this session needs no new read.
 //!
-//! Two files: [`guard`] (the read-before-write guard: the lock, coverage by
-//! the authorized plan, freshness) and [`transaction`] (staged changes, temp
+//! Two files: `guard.rs` (the read-before-write guard: the lock, coverage by
+//! the authorized plan, freshness) and `transaction.rs` (staged changes, temp
 //! files, the atomic switch, rollback).
 
 mod guard;

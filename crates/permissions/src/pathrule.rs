@@ -153,6 +153,8 @@ pub struct ReadFilter {
 }
 
 impl ReadFilter {
+    /// The filter of the call `auth` authorizes: its tool's deny and ask read
+    /// rules decide each file.
     pub fn new(auth: &Authorized) -> Self {
         ReadFilter {
             auth: Some(auth.clone()),

@@ -29,6 +29,8 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// Parse a mode name (`read-only`, `ask`, `auto`, `yolo`; case and `_`/`-`
+    /// ignored). An unknown name is `invalid_args` listing the valid ones.
     pub fn parse(s: &str) -> ToolResult<Mode> {
         match s.to_ascii_lowercase().replace('_', "-").as_str() {
             "read-only" | "readonly" => Ok(Mode::ReadOnly),
@@ -40,6 +42,7 @@ impl Mode {
             ))),
         }
     }
+    /// The canonical (kebab-case) name, as [`Mode::parse`] accepts it.
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::ReadOnly => "read-only",
@@ -53,7 +56,9 @@ impl Mode {
 /// Where a rule came from, for the message that names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleOrigin {
+    /// Given on the command line (`--allow`, `--deny`, `--ask`).
     Flag,
+    /// Read from the `[permissions]` section of a config file.
     Config,
 }
 
@@ -78,7 +83,9 @@ enum Spec {
 /// `webfetch(domain:docs.rs)`, `mcp__github__*`.
 #[derive(Debug, Clone)]
 pub struct Rule {
+    /// The rule as written, for messages.
     pub text: String,
+    /// Where it came from, so a denial names the flag or config entry to change.
     pub origin: RuleOrigin,
     tool: String,
     tool_prefix: bool,
@@ -399,11 +406,15 @@ fn fetch_subjects(plan: &ActionPlan) -> Vec<Option<NetHost>> {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PermissionsConfig {
+    /// The mode name (see [`Mode::parse`]); absent: `ask`.
     pub mode: Option<String>,
+    /// Rules whose calls run without asking (in modes that would ask).
     #[serde(default)]
     pub allow: Vec<String>,
+    /// Rules whose calls are refused in every mode, yolo included.
     #[serde(default)]
     pub deny: Vec<String>,
+    /// Rules whose calls are asked even when the mode would allow them.
     #[serde(default)]
     pub ask: Vec<String>,
 }
@@ -411,6 +422,7 @@ pub struct PermissionsConfig {
 /// The permission engine.
 #[derive(Debug, Clone)]
 pub struct Policy {
+    /// How much runs without asking when no rule decides.
     pub mode: Mode,
     root: PathBuf,
     allow: Vec<Rule>,
@@ -432,6 +444,7 @@ impl Clone for ReadRulesCache {
 }
 
 impl Policy {
+    /// A policy for the workspace at `root` with no rules and no hooks.
     pub fn new(mode: Mode, root: &Path) -> Self {
         Policy {
             mode,
@@ -498,14 +511,18 @@ impl Policy {
         Ok(p)
     }
 
+    /// Add an allow rule (as `--allow` would). A rule that does not parse is
+    /// `invalid_args` saying what is wrong with it.
     pub fn allow(mut self, rule: &str) -> ToolResult<Self> {
         self.allow.push(Rule::parse(rule, RuleOrigin::Flag)?);
         Ok(self)
     }
+    /// Add a deny rule (as `--deny` would); same errors as [`Policy::allow`].
     pub fn deny(mut self, rule: &str) -> ToolResult<Self> {
         self.deny.push(Rule::parse(rule, RuleOrigin::Flag)?);
         Ok(self)
     }
+    /// Add an ask rule (as `--ask` would); same errors as [`Policy::allow`].
     pub fn ask_rule(mut self, rule: &str) -> ToolResult<Self> {
         self.ask.push(Rule::parse(rule, RuleOrigin::Flag)?);
         Ok(self)
@@ -888,13 +905,17 @@ pub struct RuleCheck {
 /// whether it matched, the decision and what would change it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Explanation {
+    /// The canonical tool name the plan is for.
     pub tool: String,
+    /// The tool's effect class (`read_only`, `local_state`, `self_authorized`, `delegated`).
     pub effect: &'static str,
     /// The plan's worst risk (`low` or `high`).
     pub risk: &'static str,
     /// One line per planned effect (`write src/a.rs`, `run rm -rf x`).
     pub effects: Vec<String>,
+    /// Every configured rule, with whether it matched this plan.
     pub rules: Vec<RuleCheck>,
+    /// The mode in force (`read-only`, `ask`, `auto`, `yolo`).
     pub mode: &'static str,
     /// `allow`, `ask` or `deny`.
     pub decision: &'static str,

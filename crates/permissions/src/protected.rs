@@ -54,7 +54,9 @@ pub enum Shape {
 /// One protected name.
 #[derive(Debug, Clone, Copy)]
 pub struct Protected {
+    /// Which paths the entry matches.
     pub shape: Shape,
+    /// What happens to a change of a matching path.
     pub guard: Guard,
     /// Who runs it, for the message and the contract.
     pub why: &'static str,

@@ -17,6 +17,7 @@ pub use crate::command::MAX_COMMAND_BYTES;
 /// The verdict on one command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Classification {
+    /// `High` when any finding was met (or the text could not be parsed), else `Low`.
     pub risk: Risk,
     /// The first high-risk finding, or a note that every part only reads.
     pub reason: String,

@@ -124,6 +124,7 @@ impl Workspace {
         })
     }
 
+    /// The canonical (symlink-free, absolute) root directory.
     pub fn root(&self) -> &Path {
         &self.root
     }

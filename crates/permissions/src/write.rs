@@ -181,13 +181,18 @@ fn is_kind(st: &libc::stat, kind: libc::mode_t) -> bool {
 /// replace a file that changed since (another program wrote it meanwhile).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileStamp {
+    /// Device number (`st_dev`).
     pub dev: u64,
+    /// Inode number (`st_ino`).
     pub ino: u64,
+    /// Size in bytes.
     pub len: u64,
+    /// Modification time in nanoseconds since the Unix epoch.
     pub mtime_ns: i128,
 }
 
 impl FileStamp {
+    /// The stamp of a file from its metadata.
     pub fn of_meta(m: &Metadata) -> Self {
         FileStamp {
             dev: m.dev(),
@@ -216,6 +221,8 @@ pub struct WriteDir {
 }
 
 impl WriteDir {
+    /// The raw descriptor of the directory, for `*at` calls; valid only while
+    /// `self` lives.
     pub fn raw_fd(&self) -> i32 {
         self.fd.as_raw_fd()
     }

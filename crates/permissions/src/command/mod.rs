@@ -66,6 +66,7 @@ const HARMLESS_TARGETS: &[&str] = &[
 /// The verdict on one command, before paths are resolved.
 #[derive(Debug, Clone)]
 pub struct Analysis {
+    /// `High` when any finding was met (or the text could not be parsed), else `Low`.
     pub risk: Risk,
     /// The first high-risk finding, or a note that every part only reads.
     pub reason: String,
@@ -74,6 +75,7 @@ pub struct Analysis {
     /// Findings no command allow rule may cover (computed words, risky
     /// environment, flags that make a reader execute or write...).
     pub escapes: Vec<String>,
+    /// Every program the command runs, wrappers and nested shells looked through.
     pub invocations: Vec<Inv>,
 }
 

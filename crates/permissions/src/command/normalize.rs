@@ -77,6 +77,8 @@ pub struct Inv {
     pub wrappers: Vec<String>,
     /// Redirections of its segment (only on the outermost invocation).
     pub redirects: Vec<Redirect>,
+    /// The kind of the simple command it came from (kept through wrappers);
+    /// `None` when it did not come from one segment.
     pub kind: Option<Kind>,
     /// Extra write targets a wrapper adds (`time -o F`, `flock F`).
     pub extra_writes: Vec<String>,
@@ -85,6 +87,8 @@ pub struct Inv {
 }
 
 impl Inv {
+    /// The program (normalized: `/bin/rm` → `rm`), or `None` when it is
+    /// computed at run time.
     pub fn program(&self) -> Option<&str> {
         self.args.first().map(String::as_str)
     }
@@ -134,7 +138,9 @@ impl Frame {
 /// Everything one command text runs, with the findings met on the way.
 #[derive(Debug, Clone, Default)]
 pub struct Normalized {
+    /// Every program the text runs, outermost first.
     pub invocations: Vec<Inv>,
+    /// High-risk findings met on the way (each one makes the command `High`).
     pub findings: Vec<String>,
 }
 

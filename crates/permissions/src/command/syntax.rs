@@ -11,6 +11,8 @@ use tree_sitter::{Node, Parser};
 /// at run time (`$X`, `$(..)`, `~`, brace expansion, arithmetic).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Word {
+    /// The value after quote removal, or `None` when bash computes it at run
+    /// time (`$X`, `$(..)`, `~`, brace expansion, arithmetic).
     pub value: Option<String>,
     /// The word as written.
     pub raw: String,
@@ -20,6 +22,7 @@ pub struct Word {
 }
 
 impl Word {
+    /// A literal word whose value and text are both `s` (no glob).
     pub fn lit(s: &str) -> Word {
         Word {
             value: Some(s.to_string()),
@@ -42,6 +45,7 @@ impl Word {
 pub struct Redirect {
     /// `>`, `>>`, `<`, `&>`, `>&`, `<>`, `>|`...
     pub op: String,
+    /// The file (or descriptor number, for `>&`) redirected to or from.
     pub target: Word,
 }
 
@@ -81,18 +85,23 @@ pub enum Kind {
 /// One simple command as the walk found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Segment {
+    /// Command, declaration, assignments only, or redirections only.
     pub kind: Kind,
     /// The text as written (with its redirections).
     pub text: String,
     /// `NAME=VALUE` prefixes: name and value.
     pub assigns: Vec<(String, Word)>,
+    /// The program then its arguments, in order, after the assignment prefixes.
     pub words: Vec<Word>,
+    /// Its redirections, in the order written.
     pub redirects: Vec<Redirect>,
 }
 
 /// The parse of one command text.
 #[derive(Debug, Clone, Default)]
 pub struct Parsed {
+    /// Every simple command of the text, in source order, nested ones
+    /// (command substitutions, subshells, pipelines) included.
     pub segments: Vec<Segment>,
     /// Structural high-risk findings (invalid shell, arithmetic, functions...).
     pub findings: Vec<String>,

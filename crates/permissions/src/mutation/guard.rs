@@ -17,9 +17,13 @@ pub const REDACTION_MARKER: &str = "[REDACTED:";
 /// A file as it is on disk now, read under the write lock.
 #[derive(Debug, Clone)]
 pub struct Current {
+    /// The validated target (named and real path, parent directory handle).
     pub target: WriteTarget,
+    /// The file's whole content.
     pub bytes: Vec<u8>,
+    /// Its metadata (mode, owner) as read, so a replacement can keep them.
     pub meta: Metadata,
+    /// Its identity and version as read; the commit refuses if it moved on.
     pub stamp: FileStamp,
 }
 
@@ -87,6 +91,7 @@ impl<'a> MutationGuard<'a> {
         })
     }
 
+    /// The confined workspace the guard writes in.
     pub fn workspace(&self) -> &Workspace {
         self.ws
     }

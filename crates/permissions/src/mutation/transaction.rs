@@ -17,22 +17,33 @@ pub enum Change {
     /// Create (`expect: None`: must not exist) or replace (`expect`: the file
     /// as validated) a file with `bytes`.
     Write {
+        /// The file to create or replace.
         target: WriteTarget,
+        /// Its new content, whole.
         bytes: Vec<u8>,
+        /// `None`: the file must not exist; `Some`: it must still have this stamp.
         expect: Option<FileStamp>,
     },
     /// Delete a file that is still as validated.
     Delete {
+        /// The file to delete.
         target: WriteTarget,
+        /// The stamp it must still have.
         expect: FileStamp,
     },
     /// Move a file; `bytes` replaces its content on the way (apply_patch's
     /// Update + Move); `expect_to: Some` overwrites that destination file.
     Move {
+        /// The file to move.
         from: WriteTarget,
+        /// The stamp the source must still have.
         expect_from: FileStamp,
+        /// Where it goes.
         to: WriteTarget,
+        /// New content for the moved file; `None` keeps its bytes.
         bytes: Option<Vec<u8>>,
+        /// `None`: the destination must not exist; `Some`: the file there, with
+        /// this stamp, is replaced.
         expect_to: Option<FileStamp>,
     },
 }
@@ -40,6 +51,7 @@ pub enum Change {
 /// A set of changes committed all or nothing.
 #[derive(Debug, Clone, Default)]
 pub struct Transaction {
+    /// The changes, applied in order and rolled back together.
     pub changes: Vec<Change>,
     /// Permission bits a `Write` or `Move` at this index of `changes` gets
     /// instead of the replaced file's (`undo` restores a file's mode).
@@ -47,12 +59,15 @@ pub struct Transaction {
 }
 
 impl Transaction {
+    /// An empty transaction.
     pub fn new() -> Self {
         Self::default()
     }
+    /// Add a change; a written file keeps the replaced file's permission bits.
     pub fn push(&mut self, c: Change) {
         self.changes.push(c);
     }
+    /// True when no change was added (committing it writes nothing).
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()
     }

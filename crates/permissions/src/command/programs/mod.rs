@@ -309,6 +309,7 @@ pub fn matching_words(args: &[String]) -> Vec<String> {
 /// One high-risk finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verdict {
+    /// The finding, in words for the person asked (`runs as another user (sudo)`).
     pub why: String,
     /// True when no command allow rule may cover it: a flag that makes a
     /// reader execute or write, a risky environment variable, a builtin that
