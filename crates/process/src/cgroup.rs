@@ -117,6 +117,7 @@ fn mkdir(p: &Path) -> std::io::Result<()> {
 /// itself in before exec with one `write(2)`.
 #[derive(Debug)]
 pub struct Leaf {
+    /// The leaf's directory under the cgroup v2 mount (removed when empty).
     pub path: PathBuf,
     procs: OwnedFd,
 }

@@ -37,7 +37,10 @@ pub struct SandboxConfig {
 /// Whether the sandbox applies to this call, and with network or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Decision {
+    /// True when the call's process runs under the Landlock sandbox.
     pub on: bool,
+    /// True when the sandboxed process may connect and bind TCP sockets
+    /// (meaningless when `on` is false).
     pub network: bool,
     /// True when it is on only because of the mode (not asked for in the config).
     pub by_default: bool,

@@ -54,6 +54,7 @@ pub enum Lifetime {
 
 /// How to start a process.
 pub struct Options {
+    /// Whether the process dies with the call or outlives it as a job.
     pub lifetime: Lifetime,
     /// The Landlock sandbox to apply before exec.
     pub sandbox: Option<Prepared>,
@@ -88,7 +89,10 @@ pub struct Group {
 
 /// An async child and its group.
 pub struct GroupChild {
+    /// The child, for its pipes and exit status.
     pub child: tokio::process::Child,
+    /// Its process group (and cgroup leaf); kills the whole tree when dropped
+    /// armed.
     pub group: Group,
 }
 

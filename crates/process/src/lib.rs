@@ -15,6 +15,16 @@
 //! - [`proc`]: reading `/proc`.
 //! - [`sockdir`]: the short private directory for unix sockets, and the
 //!   peer check (uid, `no_new_privs`) on each connection.
+//!
+//! ```
+//! use wrench_process::{Options, spawn_blocking};
+//! let cmd = std::process::Command::new("true");
+//! let (mut child, group) = spawn_blocking(cmd, Options::call(None)).unwrap();
+//! assert!(child.wait().unwrap().success());
+//! drop(group); // kills whatever the child left in its group
+//! ```
+
+#![warn(missing_docs)]
 
 pub mod cgroup;
 pub mod decide;

@@ -7,9 +7,15 @@ use nix::unistd::Pid;
 /// Fields of `/proc/PID/stat` we use: state, process group, start time (ticks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcStat {
+    /// State letter (`R`, `S`, `D`, `Z`, `T`...); `Z` is a zombie waiting to be
+    /// reaped.
     pub state: char,
+    /// Parent process id.
     pub ppid: i32,
+    /// Process group id.
     pub pgrp: i32,
+    /// Start time in clock ticks since boot; with the pid it identifies a
+    /// process across pid reuse.
     pub start_ticks: u64,
 }
 

@@ -183,6 +183,7 @@ impl Spec {
 /// A Landlock ruleset built in the parent, applied in the child before exec.
 pub struct Prepared {
     ruleset: Option<RulesetCreated>,
+    /// What the ruleset allows, in words, for messages and `Debug`.
     pub description: String,
 }
 

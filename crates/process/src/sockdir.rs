@@ -114,7 +114,10 @@ pub fn bind_private(path: &Path) -> std::io::Result<UnixListener> {
 /// Who is at the other end of a unix socket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Peer {
+    /// The peer's process id, as the kernel reported it at connect time
+    /// (`SO_PEERCRED`).
     pub pid: i32,
+    /// The peer's user id; [`check_peer`] refuses any but this process's own.
     pub uid: u32,
     /// The peer runs under `no_new_privs` (every Landlock sandbox does).
     pub no_new_privs: bool,
