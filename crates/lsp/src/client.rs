@@ -63,7 +63,11 @@ pub const STDERR_TAIL_BYTES: usize = 4096;
 /// ordinary tool error.
 #[derive(Debug)]
 pub enum LspError {
+    /// The server process exited or its connection closed; the message says
+    /// how (exit status, stderr tail).
     Died(String),
+    /// Any other failure (timeout, refused request, bad answer), already in
+    /// the tool's error shape.
     Tool(ToolError),
 }
 
@@ -74,6 +78,8 @@ impl From<ToolError> for LspError {
 }
 
 impl LspError {
+    /// The error for the tool result; `Died` becomes an `io` error naming
+    /// `server` and saying what to check.
     pub fn into_tool(self, server: &str) -> ToolError {
         match self {
             LspError::Tool(e) => e,
@@ -84,6 +90,7 @@ impl LspError {
     }
 }
 
+/// What a request to a server returns.
 pub type LspResult<T> = Result<T, LspError>;
 
 /// What the server told us, shared with the router.
@@ -175,11 +182,14 @@ pub enum Freshness {
 
 /// A started, initialized language server.
 pub struct LspClient {
+    /// The server this client runs.
     pub spec: ServerSpec,
+    /// The workspace root sent as `rootUri` and the single workspace folder.
     pub root: PathBuf,
     socket: ServerSocket,
     shared: Arc<Shared>,
     docs: tokio::sync::Mutex<HashMap<Url, OpenDoc>>,
+    /// What the server announced in its `initialize` answer.
     pub capabilities: ServerCapabilities,
     pgid: i32,
     child: tokio::sync::Mutex<Option<std::process::Child>>,

@@ -18,12 +18,19 @@ use wrench_core::{Context, ToolError, ToolResult};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Language {
+    /// `.py`, `.pyi`.
     Python,
+    /// `.ts`, `.tsx`, `.mts`, `.cts`.
     TypeScript,
+    /// `.js`, `.jsx`, `.mjs`, `.cjs`.
     JavaScript,
+    /// `.c`, and `.h` (taken as C).
     C,
+    /// C++: `.cc`, `.cpp`, `.cxx`, `.c++`, `.hpp`, `.hh`, `.hxx`.
     Cpp,
+    /// `.rs`.
     Rust,
+    /// `.go`.
     Go,
 }
 
@@ -107,6 +114,7 @@ pub struct ServerSpec {
     pub name: String,
     /// argv; the first element is looked up on PATH unless it contains a `/`.
     pub command: Vec<String>,
+    /// The languages it serves; the first server on PATH for a language wins.
     pub languages: Vec<Language>,
     /// `initializationOptions` sent in `initialize`.
     pub initialization_options: Option<serde_json::Value>,
@@ -185,10 +193,16 @@ pub struct LspConfig {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerConfig {
+    /// argv; the first element is looked up on PATH unless it contains a `/`.
+    /// Empty: no server (a table named like a built-in with no command turns it off).
     #[serde(default)]
     pub command: Vec<String>,
+    /// Language names it serves (`python`, `typescript`, `rust`...); an
+    /// unknown name is an error naming the valid ones. Empty: the languages of
+    /// the built-in server of the same name.
     #[serde(default)]
     pub languages: Vec<String>,
+    /// `initializationOptions` sent in `initialize`, as given.
     #[serde(default)]
     pub initialization_options: Option<serde_json::Value>,
     /// `false` turns a built-in server off.
@@ -251,7 +265,7 @@ pub fn candidates(cfg: &LspConfig, lang: Language) -> ToolResult<Vec<ServerSpec>
 }
 
 /// The `initializationOptions` sent in `initialize`: the configured ones, or
-/// those [`prepare`] chose (the global TypeScript, rust-analyzer's safe
+/// those `prepare` chose (the global TypeScript, rust-analyzer's safe
 /// settings). With `trust_workspace`, typescript-language-server finds the
 /// workspace's TypeScript itself and falls back to the global one.
 pub fn default_initialization_options(spec: &ServerSpec, root: &Path) -> Option<serde_json::Value> {

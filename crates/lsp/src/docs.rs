@@ -20,10 +20,15 @@ pub const CONTEXT_MAX_CHARS: usize = 200;
 /// path, decoded text and raw bytes.
 #[derive(Debug, Clone)]
 pub struct WsFile {
+    /// Real path relative to the workspace root.
     pub rel: PathBuf,
+    /// Absolute real path (what the server is told, as a `file://` URI).
     pub abs: PathBuf,
+    /// The content, decoded losslessly (see `encoding`).
     pub text: String,
+    /// The content as on disk.
     pub bytes: Vec<u8>,
+    /// Metadata as read (for freshness checks and to keep the mode on write).
     pub meta: std::fs::Metadata,
     /// The encoding the text was decoded from (writes re-encode with it).
     pub encoding: wrench_core::text::Encoding,
@@ -68,11 +73,14 @@ pub fn read_file(ws: &Workspace, p: &str) -> ToolResult<WsFile> {
 /// Where a location points: inside the workspace (root-relative) or outside.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Place {
+    /// Inside the workspace: the root-relative path.
     Inside(PathBuf),
+    /// Outside it (a library, the standard library): the absolute path.
     Outside(PathBuf),
 }
 
 impl Place {
+    /// The path as shown: root-relative inside, absolute outside.
     pub fn display(&self) -> String {
         match self {
             Place::Inside(p) => p.display().to_string(),
@@ -105,6 +113,7 @@ pub struct Texts<'a> {
 }
 
 impl<'a> Texts<'a> {
+    /// An empty cache over `ws`.
     pub fn new(ws: &'a Workspace) -> Self {
         Texts {
             ws,

@@ -36,6 +36,19 @@
 //! warm across calls; `--no-daemon` starts the server per call. `batch` and
 //! `mcp serve` keep servers warm in their own pool.
 //!
+//! Entry points: [`register`] adds the tools to a registry; a file's
+//! server is found with [`discovery::Language::of_path`] then
+//! [`discovery::candidates`]:
+//!
+//! ```
+//! use std::path::Path;
+//! use wrench_lsp::discovery::Language;
+//! assert_eq!(Language::of_path(Path::new("web/app.tsx")), Some(Language::TypeScript));
+//! assert_eq!(Language::of_path(Path::new("README")), None);
+//! ```
+
+#![warn(missing_docs)]
+
 pub mod client;
 pub mod diagnostics;
 pub mod discovery;

@@ -69,18 +69,27 @@ pub struct WorkspaceSymbolArgs {
 pub struct LocationOut {
     /// Root-relative inside the workspace, absolute outside.
     pub path: String,
+    /// False for a location outside the workspace (a library definition).
     pub in_workspace: bool,
+    /// 1-based line of the start.
     pub line: u32,
+    /// 1-based column of the start, in characters (Unicode scalar values).
     pub column: u32,
+    /// 1-based line of the end.
     pub end_line: u32,
+    /// 1-based column just past the end, in characters.
     pub end_column: u32,
+    /// The start line's text, cut at [`crate::docs::CONTEXT_MAX_CHARS`];
+    /// `None` when the file cannot be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
     /// workspace_symbol only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// workspace_symbol only: the symbol kind (`function`, `class`, `method`...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// workspace_symbol only: the enclosing symbol's name, when the server gave one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub container: Option<String>,
 }
