@@ -18,8 +18,13 @@ use wrench_core::{ErrorKind, ToolError, ToolResult};
 
 /// A live connection to one server, with the tool list it gave at start.
 pub struct Conn {
+    /// The server's name as configured (`[mcp.servers.NAME]`).
     pub name: String,
+    /// [`ServerDef::fingerprint`] of the definition it was started from; a
+    /// changed definition starts a fresh process.
     pub fingerprint: String,
+    /// The tools its tools/list offered and wrench accepted (names checked,
+    /// texts escaped, schemas bounded).
     pub tools: Vec<RemoteTool>,
     /// tools/list entries refused, each with the reason (see [`config::accept_tools`]).
     pub refused: Vec<String>,
@@ -210,6 +215,7 @@ async fn start(name: &str, def: &ServerDef) -> ToolResult<Conn> {
 }
 
 impl Conn {
+    /// The accepted remote tool with this exact name, if any.
     pub fn tool(&self, name: &str) -> Option<&RemoteTool> {
         self.tools.iter().find(|t| t.name == name)
     }

@@ -29,6 +29,8 @@ pub const CALL_TIMEOUT_SECS: u64 = 300;
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct McpConfig {
+    /// `[mcp.servers.NAME]` tables by name; each becomes `mcp__NAME__TOOL`
+    /// proxies once `wrench mcp list` has cached its tools.
     #[serde(default)]
     pub servers: BTreeMap<String, ServerDef>,
     /// `[mcp.http]`: how `wrench mcp serve --http` admits clients.
@@ -40,15 +42,22 @@ pub struct McpConfig {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerDef {
+    /// Program to spawn for a stdio server (looked up on PATH); set this or
+    /// `url`, not both.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// Arguments passed to `command`, as given (no shell).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
+    /// Variables set for the spawned server, on top of [`BASE_ENV`] and
+    /// the variables named in `inherit_env`; nothing else of wrench's environment is passed.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
     /// Working directory of the spawned server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<PathBuf>,
+    /// `http://` or `https://` URL of a streamable-HTTP server; set this or
+    /// `command`, not both.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// Per-call timeout in seconds (default [`CALL_TIMEOUT_SECS`]).
@@ -107,6 +116,9 @@ impl ServerDef {
         sha256_hex(&bytes)[..16].to_string()
     }
 
+    /// Refuse an inconsistent definition (both or neither of `command` and
+    /// `url`, a URL that is not http(s), a bearer token for a stdio server):
+    /// `invalid_args` naming `[mcp.servers.NAME]` and what to change.
     pub fn check(&self, name: &str) -> ToolResult<()> {
         match (&self.command, &self.url) {
             (Some(_), Some(_)) => Err(ToolError::invalid_args(format!(
@@ -163,12 +175,19 @@ pub fn load(config: &Config) -> ToolResult<McpConfig> {
 /// The part of a remote tool wrench keeps: what tools/list said.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RemoteTool {
+    /// The tool's name on its server (checked against MCP's alphabet).
     pub name: String,
+    /// Its title (from `title` or `annotations.title`), escaped and bounded.
     #[serde(default)]
     pub title: Option<String>,
+    /// Its description, escaped and cut at [`MAX_DESCRIPTION_CHARS`]; the
+    /// server controls it, so it is untrusted text.
     #[serde(default)]
     pub description: String,
+    /// Its JSON Schema (an object schema at most [`MAX_SCHEMA_BYTES`]), with
+    /// every `description` and `title` inside escaped.
     pub input_schema: serde_json::Value,
+    /// The hints it declared; they decide batching and risk, never trust.
     #[serde(default)]
     pub annotations: Annotations,
 }
@@ -176,12 +195,16 @@ pub struct RemoteTool {
 /// The hints of a remote tool (absent means undeclared).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Annotations {
+    /// `readOnlyHint`: `Some(true)` makes calls low risk and batchable.
     #[serde(default)]
     pub read_only: Option<bool>,
+    /// `destructiveHint`.
     #[serde(default)]
     pub destructive: Option<bool>,
+    /// `idempotentHint`.
     #[serde(default)]
     pub idempotent: Option<bool>,
+    /// `openWorldHint`.
     #[serde(default)]
     pub open_world: Option<bool>,
 }
@@ -354,10 +377,14 @@ pub fn accept_tools(listed: &[serde_json::Value]) -> (Vec<RemoteTool>, Vec<Strin
 /// What the cache file holds for one server.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CachedTools {
+    /// The server's configured name.
     pub server: String,
+    /// [`ServerDef::fingerprint`] of the definition the list came from; a cache
+    /// whose fingerprint no longer matches is ignored.
     pub fingerprint: String,
     /// Seconds since the Unix epoch when the list was fetched.
     pub fetched_at: u64,
+    /// The accepted tools, as [`RemoteTool::from_json`] built them.
     pub tools: Vec<RemoteTool>,
 }
 

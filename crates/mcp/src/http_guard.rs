@@ -49,7 +49,9 @@ pub struct HttpConfig {
 /// Why a request was refused: the status and a message for the client.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
+    /// 401 for a missing or wrong token, 403 for a refused Host or Origin.
     pub status: StatusCode,
+    /// What the client is told (never the expected token).
     pub message: String,
 }
 
@@ -79,6 +81,9 @@ fn digest(s: &[u8]) -> [u8; 32] {
 }
 
 impl HttpGuard {
+    /// A guard for `token` (kept only as its sha256 digest) and the extra
+    /// origins of `cfg`. An entry of `allowed_origins` that is not
+    /// `scheme://host[:port]` or `null` is `invalid_args`.
     pub fn new(token: &str, cfg: &HttpConfig) -> ToolResult<Self> {
         for o in &cfg.allowed_origins {
             if o != "null" && parse_origin(o).is_none() {
@@ -217,7 +222,9 @@ pub fn new_token() -> ToolResult<String> {
 pub enum TokenSource {
     /// Generated now and written to this file (removed when the server stops).
     Generated(PathBuf),
+    /// Read from this file (`--token-file`, mode 0600 or stricter).
     File(PathBuf),
+    /// Taken from the [`TOKEN_ENV`] environment variable.
     Env,
 }
 

@@ -10,12 +10,32 @@
 //!   `notifications/cancelled` cancels the call, client roots inside the
 //!   workspace narrow it, and permission asks become form elicitation when
 //!   the client supports it (denials otherwise).
-//! - **Client** ([`register_proxies`], [`list`], [`call`]): servers in
+//! - **Client** ([`register_proxies`], [`list`], [`callable`]): servers in
 //!   `[mcp.servers.NAME]` appear as `mcp__NAME__TOOL` tools plus the
 //!   `use_capability` proxy. Discovery is explicit: `wrench mcp list` starts
 //!   each server, caches its tools/list, and from then on the proxies exist
 //!   without starting anything; a server starts only when the gate allowed a
 //!   call to it. Results are always untrusted and capped.
+//!
+//! A server's tools/list is untrusted input: [`RemoteTool::from_json`]
+//! accepts an entry only with a name in MCP's alphabet and an object input
+//! schema within bounds, and keeps its texts escaped.
+//!
+//! ```
+//! use serde_json::json;
+//! use wrench_mcp::{RemoteTool, proxy_name};
+//! let t = RemoteTool::from_json(&json!({
+//!     "name": "search",
+//!     "inputSchema": {"type": "object"},
+//!     "annotations": {"readOnlyHint": true},
+//! }))
+//! .unwrap();
+//! assert!(t.is_read_only());
+//! assert_eq!(proxy_name("github", &t.name), "mcp__github__search");
+//! assert!(RemoteTool::from_json(&json!({"name": "x", "inputSchema": {"type": "string"}})).is_err());
+//! ```
+
+#![warn(missing_docs)]
 
 pub mod client;
 pub mod config;
@@ -33,6 +53,7 @@ use wrench_core::{Config, Executor, Profile, Redactor, Registry, ToolError, Tool
 /// How `wrench mcp serve` runs.
 #[derive(Debug, Clone, Default)]
 pub struct ServeOptions {
+    /// Which tools the server offers (`--profile`).
     pub profile: Profile,
     /// Streamable HTTP on this loopback address instead of stdio.
     pub http: Option<std::net::SocketAddr>,

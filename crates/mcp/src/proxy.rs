@@ -65,6 +65,8 @@ pub struct McpProxy {
 }
 
 impl McpProxy {
+    /// The proxy `mcp__SERVER__TOOL` of `tool` from the cached list of
+    /// `server` (defined by `def`); it starts nothing until a call is allowed.
     pub fn new(server: &str, def: &ServerDef, tool: RemoteTool) -> Self {
         let name = proxy_name(server, &tool.name);
         let mut description = if tool.description.is_empty() {
@@ -356,6 +358,7 @@ pub fn register(reg: &mut Registry, cfg: &McpConfig) -> ToolResult<()> {
 
 // ---------------------------------------------------------------- use_capability
 
+/// What `use_capability` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CapabilityAction {
@@ -563,6 +566,7 @@ pub struct RememberingAsker {
 }
 
 impl RememberingAsker {
+    /// Ask through `inner` and remember yes answers in `session`.
     pub fn new(inner: Arc<dyn Asker>, session: SessionStore) -> Self {
         RememberingAsker { inner, session }
     }

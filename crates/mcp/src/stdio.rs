@@ -54,6 +54,7 @@ pub fn stdio() -> LineTransport<StdioReader, StdioWriter> {
 }
 
 impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
+    /// A transport reading JSON-RPC lines from `read` and writing to `write`.
     pub fn new(read: R, write: W) -> Self {
         LineTransport {
             read: BufReader::with_capacity(64 * 1024, read),
