@@ -20,6 +20,7 @@ pub const MAX_PATCH_BYTES: usize = 32 * 1024 * 1024;
 /// A patch touching more paths than this is planned as GlobalWrite.
 pub const GLOBAL_WRITE_PATHS: usize = 32;
 
+/// Arguments of `apply_patch`.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 pub struct ApplyPatchArgs {
     /// The patch text: V4A (from `*** Begin Patch` to `*** End Patch`) or a unified diff (`git diff`, `diff -u`).
@@ -33,6 +34,8 @@ pub struct ApplyPatchArgs {
     pub dry_run: bool,
 }
 
+/// The `apply_patch` tool: a V4A or unified-diff patch over many files,
+/// all or nothing.
 pub struct ApplyPatch;
 
 fn parse(args: &ApplyPatchArgs) -> ToolResult<patch::Patch<'_>> {

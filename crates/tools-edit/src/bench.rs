@@ -16,10 +16,15 @@ const HUNK_SPACING: usize = 12;
 /// Figures of one benchmark run.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct BenchReport {
+    /// Hunks in the patch.
     pub hunks: usize,
+    /// Files the patch touches.
     pub files: usize,
+    /// Runs of each side; the times are their medians.
     pub runs: usize,
+    /// Median wall time of wrench's `apply_patch`, in milliseconds.
     pub wrench_ms: f64,
+    /// Median wall time of `git apply` on the same change, in milliseconds.
     pub git_apply_ms: f64,
     /// wrench / git apply (goal: at most 1.0).
     pub ratio: f64,

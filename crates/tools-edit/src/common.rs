@@ -19,9 +19,11 @@ pub use crate::diff::DIFF_CONTEXT_LINES;
 /// The typed data of an Edit output.
 #[derive(Debug, Clone, Serialize)]
 pub struct EditData {
+    /// One line saying what changed ("edited src/a.rs: replaced 1 occurrence").
     pub summary: String,
     /// Unified diff of every changed file (cut at [`MAX_DIFF_CHARS`]).
     pub diff: String,
+    /// Root-relative paths of the files changed (or that would be, on a dry run).
     pub paths: Vec<String>,
     /// The most lenient matching tier used, when matching was involved.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -176,9 +178,11 @@ pub fn decode(bytes: &[u8], shown: &str) -> ToolResult<Decoded> {
 
 /// What a single-file text change computed.
 pub struct TextChange {
+    /// The whole new text of the file.
     pub text: String,
     /// What was done, for the summary ("replaced 1 occurrence").
     pub detail: String,
+    /// The most lenient matching tier used; `None` when no matching was involved.
     pub tier: Option<Tier>,
     /// What a recovery tier adapted to the file (empty for exact matches).
     pub adapted: Vec<String>,

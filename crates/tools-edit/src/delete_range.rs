@@ -11,6 +11,7 @@ use wrench_core::{
     ToolSpec,
 };
 
+/// Arguments of `delete_range`.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 pub struct DeleteRangeArgs {
     /// File to change, relative to the workspace root.
@@ -106,6 +107,7 @@ pub fn delete_range(text: &str, start: &str, end: &str, shown: &str) -> ToolResu
     })
 }
 
+/// The `delete_range` tool: delete the lines between two anchors.
 pub struct DeleteRange;
 
 #[async_trait::async_trait]

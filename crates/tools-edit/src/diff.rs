@@ -19,8 +19,11 @@ pub const DIFF_CONTEXT_LINES: usize = 3;
 /// The unified diff of one file and its line counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileDiff {
+    /// The unified diff (`---`/`+++` headers and hunks); empty when equal.
     pub text: String,
+    /// Lines added.
     pub added: usize,
+    /// Lines removed.
     pub removed: usize,
 }
 

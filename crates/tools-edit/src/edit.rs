@@ -26,6 +26,7 @@ pub struct EditOp {
     pub replace_all: bool,
 }
 
+/// Arguments of `edit`.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 pub struct EditArgs {
     /// File to change, relative to the workspace root.
@@ -130,6 +131,7 @@ pub fn apply_ops(text: &str, ops: &[EditOp], shown: &str) -> ToolResult<TextChan
     })
 }
 
+/// The `edit` tool: replace one string (or every occurrence) in a file.
 pub struct Edit;
 
 #[async_trait::async_trait]

@@ -1,6 +1,6 @@
 //! # wrench-tools-edit
 //!
-//! The change tools of wrench — [`write`], [`edit`], [`multi_edit`],
+//! The change tools of wrench — [`write`](mod@write), [`edit`], [`multi_edit`],
 //! [`apply_patch`] (V4A, multi-file, all or nothing), [`move_file`],
 //! [`delete_range`] and [`notebook_edit`] — on one edit engine ([`engine`]:
 //! exact → line endings → trailing whitespace → indentation (shift, tabs ↔
@@ -18,6 +18,8 @@
 //! wrench_tools_edit::register(&mut reg).unwrap();
 //! assert!(reg.resolve("MultiEdit").is_ok());
 //! ```
+
+#![warn(missing_docs)]
 
 pub mod apply_patch;
 pub mod bench;

@@ -11,6 +11,7 @@ use wrench_core::{
 };
 use wrench_permissions::mutation::{Change, MutationGuard, Transaction};
 
+/// Arguments of `move_file`.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 pub struct MoveFileArgs {
     /// The file to move, relative to the workspace root.
@@ -27,6 +28,7 @@ pub struct MoveFileArgs {
     pub dry_run: bool,
 }
 
+/// The `move_file` tool: move or rename a file inside the workspace.
 pub struct MoveFile;
 
 #[async_trait::async_trait]

@@ -9,6 +9,7 @@ use wrench_core::{
     ToolSpec,
 };
 
+/// Arguments of `multi_edit`.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 pub struct MultiEditArgs {
     /// File to change, relative to the workspace root.
@@ -24,6 +25,8 @@ pub struct MultiEditArgs {
     pub dry_run: bool,
 }
 
+/// The `multi_edit` tool: several replacements in one file, applied in
+/// order, all or nothing.
 pub struct MultiEdit;
 
 #[async_trait::async_trait]

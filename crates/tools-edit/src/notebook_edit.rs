@@ -12,6 +12,11 @@ use wrench_core::{
     ToolSpec,
 };
 
+/// Which change `notebook_edit` makes: `replace` the cell's source (the
+/// default), `insert` a new cell, or `delete` the cell.
+// Variants have no doc comments on purpose: schemars would turn the
+// schema's `enum` of names into a `oneOf` of described constants.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum EditMode {
@@ -21,6 +26,10 @@ pub enum EditMode {
     Delete,
 }
 
+/// A Jupyter cell type: `code`, `markdown` or `raw`.
+// Variants have no doc comments on purpose: schemars would turn the
+// schema's `enum` of names into a `oneOf` of described constants.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CellType {
@@ -39,6 +48,7 @@ impl CellType {
     }
 }
 
+/// Arguments of `notebook_edit`.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 pub struct NotebookEditArgs {
     /// The .ipynb file, relative to the workspace root.
@@ -303,6 +313,8 @@ fn strip_magics(src: &str) -> String {
         .collect()
 }
 
+/// The `notebook_edit` tool: replace, insert or delete one cell of a
+/// Jupyter notebook.
 pub struct NotebookEdit;
 
 #[async_trait::async_trait]

@@ -44,30 +44,42 @@ use wrench_core::{ToolError, ToolResult};
 /// a unified diff's C-quoted path is unescaped into an owned string).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Patch<'a> {
+    /// The file operations, in the order written.
     pub ops: Vec<Op<'a>>,
 }
 
 /// One file operation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op<'a> {
+    /// Create a file (`*** Add File`, or a diff from `/dev/null`).
     Add {
+        /// Workspace path of the new file, as written in the patch.
         path: Cow<'a, str>,
+        /// Its lines, without endings.
         lines: Vec<&'a str>,
         /// The new file ends with a newline (a unified diff's `\ No newline
         /// at end of file` after its last line says it does not).
         final_newline: bool,
     },
+    /// Delete a file (`*** Delete File`, or a diff to `/dev/null`).
     Delete {
+        /// Workspace path of the file, as written in the patch.
         path: Cow<'a, str>,
     },
+    /// Change a file's lines, and optionally move it (`*** Update File`,
+    /// `*** Move to`; a unified diff's hunks and rename).
     Update {
+        /// Workspace path of the file, as written in the patch.
         path: Cow<'a, str>,
+        /// Where the file moves to, if it does.
         move_to: Option<Cow<'a, str>>,
+        /// The hunks, in file order.
         chunks: Vec<Chunk<'a>>,
     },
 }
 
 impl Op<'_> {
+    /// The path the operation reads or creates (a move's source).
     pub fn path(&self) -> &str {
         match self {
             Op::Add { path, .. } | Op::Delete { path } | Op::Update { path, .. } => path,
@@ -80,6 +92,7 @@ impl Op<'_> {
 pub struct Chunk<'a> {
     /// `@@ text` headers, outermost first.
     pub anchors: Vec<&'a str>,
+    /// The hunk's lines: context, removed and added, in order.
     pub lines: Vec<HunkLine<'a>>,
     /// `*** End of File`: the hunk ends at the end of the file.
     pub eof: bool,
@@ -93,10 +106,14 @@ pub struct Chunk<'a> {
     pub final_newline: Option<bool>,
 }
 
+/// One line of a hunk, without its prefix character or line ending.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HunkLine<'a> {
+    /// ` ` line: must be in the file, kept.
     Context(&'a str),
+    /// `-` line: must be in the file, removed.
     Remove(&'a str),
+    /// `+` line: inserted.
     Add(&'a str),
 }
 
@@ -493,6 +510,7 @@ fn hunk_steps(hunk: &[HunkLine]) -> Vec<Step> {
 /// What applying an Update's hunks did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpdateResult {
+    /// The whole new text of the file.
     pub text: String,
     /// The most lenient tier any hunk needed.
     pub tier: Tier,

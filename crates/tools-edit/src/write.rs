@@ -15,6 +15,7 @@ use wrench_permissions::mutation::{Change, MutationGuard, Transaction, check_red
 /// Largest content accepted, in bytes.
 pub const MAX_WRITE_BYTES: usize = 16 * 1024 * 1024;
 
+/// Arguments of `write`.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 pub struct WriteArgs {
     /// File to create or overwrite, relative to the workspace root.
@@ -30,6 +31,7 @@ pub struct WriteArgs {
     pub dry_run: bool,
 }
 
+/// The `write` tool: create a file or replace its whole content.
 pub struct Write;
 
 /// Give LF-only content the file's CRLF endings when the file used CRLF throughout.

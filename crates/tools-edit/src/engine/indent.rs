@@ -7,7 +7,9 @@ use super::lines::{Line, plain_indent};
 /// An indentation unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
+    /// One tab per level.
     Tab,
+    /// This many spaces per level.
     Spaces(usize),
 }
 
@@ -36,6 +38,7 @@ impl Unit {
         }
     }
 
+    /// The unit in words ("tabs", "4 spaces"), for the adapted note.
     pub fn describe(self) -> String {
         match self {
             Unit::Tab => "tabs".into(),
@@ -86,6 +89,7 @@ pub fn detect<'a>(lines: impl Iterator<Item = &'a str>) -> Unit {
 /// How a model line's indentation becomes the file's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IndentMap {
+    /// The file indents exactly as the model wrote.
     Same,
     /// The file has this much more indentation.
     Add(String),
@@ -95,9 +99,13 @@ pub enum IndentMap {
     /// deeper, and the model's alignment spaces have `extra` more (a block
     /// both converted and shifted by less than a unit).
     Convert {
+        /// The model's unit.
         model: Unit,
+        /// The file's unit.
         file: Unit,
+        /// Levels the file is deeper (negative: shallower).
         delta: isize,
+        /// Alignment spaces the file has more (negative: fewer).
         extra: isize,
     },
 }

@@ -6,7 +6,10 @@ use std::borrow::Cow;
 /// A line of a file: content without its ending, and the ending.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Line<'a> {
+    /// The content, without its line ending.
     pub text: &'a str,
+    /// The ending as in the file (`"\n"`, `"\r\n"`, `"\r"`), empty on a last
+    /// line without one.
     pub eol: &'a str,
     /// Byte offset of the line start in the file.
     pub start: usize,

@@ -10,7 +10,7 @@
 //! `\uXXXX` escapes for the file's non-ASCII characters, is accepted.
 //!
 //! When a recovery tier located the text, the copied-lines rule of
-//! [`render`] decides what is written: lines `new_string` copies keep the
+//! `render` decides what is written: lines `new_string` copies keep the
 //! file's bytes, changed and inserted lines are adapted to the file; the
 //! result says which tier fired and what was adapted. A file without a
 //! final newline does not gain one from an `old_string` ending in `\n`.
@@ -28,11 +28,19 @@ pub const AMBIGUOUS_LIST: usize = 20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tier {
+    /// Byte-for-byte.
     Exact,
+    /// After making the line endings the same (CRLF ↔ LF).
     LineEndings,
+    /// Ignoring whitespace at the ends of lines.
     TrailingWhitespace,
+    /// With the block's indentation shifted, or written in another unit
+    /// (tabs ↔ spaces, 2 ↔ 4 spaces).
     Indentation,
+    /// Ignoring whitespace at both ends of each line.
     AllWhitespace,
+    /// After folding Unicode look-alikes (smart quotes, dashes, non-breaking
+    /// spaces) to ASCII.
     Unicode,
 }
 
@@ -76,11 +84,14 @@ pub fn line_eq(tier: Tier, f: &str, p: &str) -> bool {
 /// The indentation units of the model's text and of the file.
 #[derive(Debug, Clone, Copy)]
 pub struct Units {
+    /// The unit the model's text indents in.
     pub model: Unit,
+    /// The unit the file indents in (new lines are written in it).
     pub file: Unit,
 }
 
 impl Units {
+    /// Detect both units: the model's from its texts, the file's from its lines.
     pub fn of(model_text: &[&str], file: &[Line<'_>]) -> Units {
         Units {
             model: indent::detect(model_text.iter().flat_map(|t| t.split('\n'))),
@@ -194,7 +205,9 @@ fn eols_in(s: &str) -> Vec<&str> {
 /// One applied replacement.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Applied {
+    /// The whole new text.
     pub text: String,
+    /// The tier that matched (the most lenient one, over several places).
     pub tier: Tier,
     /// How many places were replaced.
     pub count: usize,

@@ -101,7 +101,10 @@ pub fn drift(region: &[&str], old: &[&str]) -> Drift {
 
 /// Adapts the model's lines to the file.
 pub struct Adapter<'m> {
+    /// How the model's indentation becomes the file's.
     pub map: &'m IndentMap,
+    /// How the matched region differs from the model's old lines otherwise
+    /// (trailing whitespace, look-alikes), so new lines follow the file.
     pub drift: Drift,
     /// Look-alike characters written as the file has them.
     pub folded: usize,
