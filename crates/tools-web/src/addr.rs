@@ -195,6 +195,7 @@ fn refused_name(name: &str) -> Option<&'static str> {
 pub struct AllowHosts(BTreeSet<String>);
 
 impl AllowHosts {
+    /// The set of `hosts`, each normalized (see [`normalize_host`]).
     pub fn new<I: IntoIterator<Item = S>, S: AsRef<str>>(hosts: I) -> Self {
         AllowHosts(
             hosts
@@ -203,9 +204,12 @@ impl AllowHosts {
                 .collect(),
         )
     }
+    /// True when `host` (in any case, with or without a trailing dot or IPv6
+    /// brackets) is in the set.
     pub fn contains(&self, host: &str) -> bool {
         self.0.contains(&normalize_host(host))
     }
+    /// Add `host`, normalized.
     pub fn insert(&mut self, host: &str) {
         self.0.insert(normalize_host(host));
     }

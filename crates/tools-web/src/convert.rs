@@ -7,6 +7,7 @@ use url::Url;
 /// What a body is, by its declared type and, when undeclared, its bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BodyKind {
+    /// HTML or XHTML: converted to Markdown.
     Html,
     /// Text, JSON, XML, Markdown, source code: passed through.
     Text,
@@ -238,7 +239,10 @@ const CHROME_TAGS: &[&str] = &["header", "footer", "aside"];
 /// A converted page.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Page {
+    /// The page's `<title>`, whitespace collapsed; `None` when it has none.
     pub title: Option<String>,
+    /// The converted region as Markdown (scripts, styles, navigation and page
+    /// chrome dropped); the HTML as it came when it could not be parsed.
     pub markdown: String,
     /// `main`, `article` or `body`: which part of the page was converted.
     pub region: &'static str,

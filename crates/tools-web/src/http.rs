@@ -76,11 +76,19 @@ pub fn fetch_action(url: &Url) -> wrench_core::Action {
 /// Everything a guarded request needs, built from the config for one call.
 #[derive(Clone)]
 pub struct Guard {
+    /// The HTTP client: no environment proxies, no automatic redirects, DNS
+    /// through the guarded resolver.
     pub client: reqwest::Client,
+    /// Private hosts the config allows (`[webfetch] allow_hosts`, plus the
+    /// call's extra ones); the target check uses it, never the proxy's name.
     pub allow: AllowHosts,
+    /// The resolver each hop's host is checked with before it is requested.
     pub resolver: GuardedResolver,
+    /// The operator's proxy (`[webfetch] proxy`), trusted by configuration.
     pub proxy: Option<Url>,
+    /// Time cap of one whole request, body included.
     pub timeout: Duration,
+    /// Time cap of the TCP (and TLS) connect.
     pub connect_timeout: Duration,
 }
 
@@ -219,6 +227,8 @@ pub enum Cut {
 }
 
 impl Cut {
+    /// The line appended to a body cut short, saying why and after how many
+    /// `bytes`.
     pub fn marker(&self, bytes: usize) -> String {
         match self {
             Cut::Size => format!(

@@ -8,6 +8,21 @@
 //! is reqwest's DNS resolver, so the addresses it checked are the only ones a
 //! connection can use. Redirects are followed by hand, each hop re-checked and
 //! re-authorized by the gate. Environment proxies are never used.
+//!
+//! ```
+//! use url::Url;
+//! use wrench_tools_web::addr::{AllowHosts, check_url};
+//! let none = AllowHosts::default();
+//! assert!(check_url(&Url::parse("https://docs.rs/serde").unwrap(), &none).is_ok());
+//! // Loopback in a spelling `inet_aton` accepts, and cloud metadata: refused.
+//! assert!(check_url(&Url::parse("http://0x7f.1/").unwrap(), &none).is_err());
+//! assert!(check_url(&Url::parse("http://169.254.169.254/latest/").unwrap(), &none).is_err());
+//! // A private host the config names is let through.
+//! let lan = AllowHosts::new(["192.168.1.10"]);
+//! assert!(check_url(&Url::parse("http://192.168.1.10/").unwrap(), &lan).is_ok());
+//! ```
+
+#![warn(missing_docs)]
 
 pub mod addr;
 pub mod convert;

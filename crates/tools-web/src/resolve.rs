@@ -13,6 +13,8 @@ use wrench_core::{ToolError, ToolResult};
 /// (`getaddrinfo`); tests inject one that answers fixed addresses.
 #[async_trait::async_trait]
 pub trait HostResolver: Send + Sync + 'static {
+    /// Every address `host` resolves to (IPv4 and IPv6); an error when the name
+    /// does not resolve. The guard refuses the name if any answer is private.
     async fn lookup(&self, host: &str) -> std::io::Result<Vec<IpAddr>>;
 }
 
@@ -49,6 +51,8 @@ pub struct GuardedResolver {
 }
 
 impl GuardedResolver {
+    /// A resolver over `inner` that lets the private addresses of the names in
+    /// `allow` through and refuses every other private answer.
     pub fn new(inner: Arc<dyn HostResolver>, allow: AllowHosts) -> Self {
         GuardedResolver { inner, allow }
     }

@@ -192,10 +192,14 @@ impl WebSearch {
 /// One search result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SearchResult {
+    /// The result's title, as the provider gave it (untrusted).
     pub title: String,
+    /// The result's URL (not fetched).
     pub url: String,
+    /// The publication date, when the provider gave one, as given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
+    /// The provider's snippet, tags stripped, cut at [`MAX_SNIPPET_CHARS`].
     pub snippet: String,
 }
 
