@@ -83,17 +83,28 @@ pub struct BashArgs {
 /// The structured result of a foreground command.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CommandResult {
+    /// The command as given.
     pub command: String,
+    /// Its exit status; `None` when a signal ended it (or it was killed on
+    /// timeout).
     pub exit_code: Option<i32>,
+    /// The signal that ended it, if one did.
     pub signal: Option<i32>,
+    /// True when the call's timeout passed and its process group was killed.
     pub timed_out: bool,
+    /// Wall time from start to exit, in milliseconds.
     pub duration_ms: u64,
     /// Total bytes the command wrote (stdout + stderr).
     pub bytes: u64,
     /// Merged output as shown (head and tail when cut).
     pub output: String,
+    /// Standard output as shown (head and tail when over
+    /// [`crate::capture::STREAM_BUDGET_BYTES`]).
     pub stdout: String,
+    /// Standard error as shown, cut the same way.
     pub stderr: String,
+    /// True when the merged output was over the preview budget; `spool` then
+    /// holds it.
     pub truncated: bool,
     /// Full output (up to the cap) when it was over the preview budget.
     pub spool: Option<PathBuf>,
@@ -109,6 +120,8 @@ pub struct CommandResult {
     pub sandbox: Option<String>,
 }
 
+/// The `bash` tool: one command in the session's persistent shell state, in
+/// the foreground (bounded), in the background (a job) or in a terminal.
 pub struct BashTool;
 
 /// The timeout of a call, validated.
@@ -143,12 +156,21 @@ pub fn background_timeout_of(t: Option<u64>) -> ToolResult<Option<Duration>> {
 
 /// The environment and start directory a command of this session gets.
 pub struct Prepared {
+    /// The pinned bash binary (an absolute path, not looked up per call).
     pub bash: PathBuf,
+    /// The directory the command starts in (the session's cwd, or `workdir`).
     pub cwd: PathBuf,
+    /// The command's whole environment: the base plus the session's changes.
     pub env: std::collections::BTreeMap<String, String>,
+    /// The environment before the session's changes; what the command's final
+    /// environment is diffed against to record the next state.
     pub base: std::collections::BTreeMap<String, String>,
+    /// Names of inherited variables left out because they look like
+    /// credentials.
     pub withheld: Vec<String>,
+    /// Lines for the result's epilogue (cwd reset, sandbox in force...).
     pub notes: Vec<String>,
+    /// The Landlock ruleset to apply in the child; `None` when unsandboxed.
     pub sandbox: Option<sandbox::Prepared>,
 }
 
@@ -584,6 +606,8 @@ pub fn plan_terminal_input(ctx: &Context, input: &str) -> Vec<Action> {
     acts
 }
 
+/// The one-line summary after a command's output:
+/// `[bash exit=N signal=S timed_out=B duration_ms=D bytes=N spool=PATH]`.
 pub fn summary_line(r: &CommandResult) -> String {
     format!(
         "[bash exit={} signal={} timed_out={} duration_ms={} bytes={} spool={}]",

@@ -35,6 +35,7 @@ pub struct HeadTail {
     first: Vec<u8>,
     /// The last bytes past `first`: the tail shown and [`CUT_CONTEXT_BYTES`] before it.
     tail: VecDeque<u8>,
+    /// Bytes pushed so far (whether kept or not).
     pub total: u64,
 }
 
@@ -42,7 +43,10 @@ pub struct HeadTail {
 /// `wrench_core::RedactionSource`; offsets are into `text`).
 #[derive(Debug, Default)]
 pub struct Preview {
+    /// The text shown: everything, or head + cut marker + tail.
     pub text: String,
+    /// Each shown piece's whole source text and the segments saying which
+    /// bytes of `text` copy which bytes of it (for the redactor).
     pub sources: Vec<(std::sync::Arc<str>, Vec<wrench_core::Segment>)>,
 }
 
@@ -64,6 +68,8 @@ impl Preview {
 }
 
 impl HeadTail {
+    /// A stream shown whole up to `budget` bytes, else its first `head_keep`
+    /// and last `tail_keep` bytes (`head_keep` is capped at `budget`).
     pub fn new(budget: usize, head_keep: usize, tail_keep: usize) -> Self {
         HeadTail {
             budget,
@@ -79,6 +85,7 @@ impl HeadTail {
         self.tail_keep + CUT_CONTEXT_BYTES
     }
 
+    /// Append bytes; memory stays bounded by `budget` plus the tail window.
     pub fn push(&mut self, mut b: &[u8]) {
         self.total += b.len() as u64;
         if self.first.len() < self.budget {
@@ -96,6 +103,7 @@ impl HeadTail {
         }
     }
 
+    /// True when more than `budget` bytes were pushed.
     pub fn truncated(&self) -> bool {
         self.total > self.budget as u64
     }
@@ -202,16 +210,23 @@ pub fn utf8_suffix(b: &[u8]) -> &[u8] {
 /// The merged stream, the two separate streams, and the spool.
 #[derive(Debug)]
 pub struct Capture {
+    /// Both streams in arrival order, for the preview.
     pub merged: HeadTail,
+    /// Standard output alone.
     pub stdout: HeadTail,
+    /// Standard error alone.
     pub stderr: HeadTail,
     spool_path: PathBuf,
     spool: Option<File>,
     spooled: u64,
+    /// Why the spool could not be written, if it could not (the output is then
+    /// only in the preview).
     pub spool_error: Option<String>,
 }
 
 impl Capture {
+    /// A capture whose spool, opened only once the output goes over the
+    /// preview budget, is `spool_path`.
     pub fn new(spool_path: PathBuf) -> Self {
         Capture {
             merged: HeadTail::new(PREVIEW_BUDGET_BYTES, PREVIEW_HEAD_BYTES, PREVIEW_TAIL_BYTES),

@@ -38,6 +38,11 @@ pub const CHECKER_MAX_OUTPUT_BYTES: usize = 32 * 1024 * 1024;
 /// Diagnostics listed in the text at most.
 pub const MAX_LISTED: usize = 200;
 
+/// Which findings `diagnostics` lists: `all` (the default), `error` or
+/// `warning`.
+// Variants have no doc comments on purpose: schemars would turn the
+// schema's `enum` of names into a `oneOf` of described constants.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
@@ -47,6 +52,7 @@ pub enum Kind {
     Warning,
 }
 
+/// Arguments of `diagnostics`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiagnosticsArgs {
@@ -61,8 +67,12 @@ pub struct DiagnosticsArgs {
 /// One checker that applies to this project.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Checker {
+    /// The checker's short name (`cargo`, `tsc`, `ruff`...), also its
+    /// diagnostics' source.
     pub name: &'static str,
+    /// The program, resolved on PATH.
     pub program: PathBuf,
+    /// Its arguments (check mode, machine-readable output).
     pub args: Vec<String>,
     /// High when it runs code of the workspace.
     pub risk: Risk,
@@ -398,6 +408,7 @@ impl DiagnosticsSource for CheckersSource {
 
 /// The `diagnostics` tool over a list of sources.
 pub struct DiagnosticsTool {
+    /// The sources asked, in order; their findings are merged.
     pub sources: Vec<Arc<dyn DiagnosticsSource>>,
 }
 

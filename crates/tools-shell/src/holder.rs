@@ -31,20 +31,41 @@ pub const LINGER_AFTER_EXIT: Duration = Duration::from_secs(600);
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Request {
-    Read { since: u64 },
-    Send { input: String },
-    Resize { rows: u16, cols: u16 },
+    /// New output, at most [`READ_MAX_BYTES`].
+    Read {
+        /// Byte offset to read from (bytes since the terminal started);
+        /// bytes already out of the scrollback are counted in `dropped`.
+        since: u64,
+    },
+    /// Type into the terminal.
+    Send {
+        /// The bytes to write, as is (no Enter added).
+        input: String,
+    },
+    /// Set the terminal size.
+    Resize {
+        /// Height in rows.
+        rows: u16,
+        /// Width in columns.
+        cols: u16,
+    },
+    /// Type Ctrl-C (the line discipline signals the foreground job).
     Interrupt,
+    /// Kill the program's process group; the holder answers and exits.
     Stop,
+    /// Only the status fields, no output.
     Status,
 }
 
 /// The holder's answer (one JSON line).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Response {
+    /// False when the request failed; `error` says why.
     pub ok: bool,
+    /// Why the request failed.
     #[serde(default)]
     pub error: Option<String>,
+    /// The output read (lossy UTF-8), for `read`.
     #[serde(default)]
     pub data: String,
     /// Offset after `data` (bytes since the terminal started).
@@ -56,9 +77,12 @@ pub struct Response {
     /// Total bytes produced so far.
     #[serde(default)]
     pub total: u64,
+    /// True while the terminal's program runs.
     pub alive: bool,
+    /// Its exit status, once it exited.
     #[serde(default)]
     pub exit_code: Option<i32>,
+    /// The program's pid (also its process group).
     #[serde(default)]
     pub pid: i32,
 }

@@ -36,8 +36,9 @@ pub const JOBS_DOC: &str = "jobs.json";
 pub const OUTPUT_CHUNK_BYTES: usize = 30_000;
 /// Output shown per job by `wait` and `tasks tail`, bytes (offsets are not moved).
 pub const TAIL_BYTES: usize = 4_000;
-/// Default and largest `wait` timeout, seconds.
+/// Default `wait` timeout, seconds.
 pub const WAIT_DEFAULT_SECS: u64 = 30;
+/// Largest `wait` timeout, seconds.
 pub const WAIT_MAX_SECS: u64 = 600;
 /// Largest `tasks` wait_seconds.
 pub const TASKS_WAIT_MAX_SECS: u64 = 60;
@@ -47,7 +48,9 @@ const POLL: Duration = Duration::from_millis(100);
 /// One job as recorded in the session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobRecord {
+    /// The job id, `bg-N`.
     pub id: String,
+    /// The command as given.
     pub command: String,
     /// The job wrapper's pid.
     pub pid: i32,
@@ -55,8 +58,12 @@ pub struct JobRecord {
     pub pgid: i32,
     /// Start time of `pid` in clock ticks since boot (from /proc), against pid reuse.
     pub start_ticks: u64,
+    /// Start time, milliseconds since the Unix epoch.
     pub started_ms: u64,
+    /// The job's directory in the session state dir (`output.log`, `exit`,
+    /// `killed`, `timed_out` markers).
     pub dir: PathBuf,
+    /// The directory the command started in.
     pub cwd: PathBuf,
     /// The job's lifetime; 0: none (it runs until killed).
     pub timeout_secs: u64,
@@ -68,9 +75,12 @@ pub struct JobRecord {
     pub cgroup: Option<PathBuf>,
 }
 
+/// The session document of jobs ([`JOBS_DOC`]).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct JobsDoc {
+    /// The number of the next job id (`bg-N`).
     pub next: u64,
+    /// Every job started in the session, oldest first.
     pub jobs: Vec<JobRecord>,
 }
 
@@ -78,26 +88,43 @@ pub struct JobsDoc {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum JobState {
+    /// Still running.
     Running,
+    /// Exited with status 0.
     Done,
+    /// Exited non-zero, timed out, or vanished without an exit record.
     Failed,
+    /// Stopped by `kill_shell` (or `tasks stop`).
     Killed,
 }
 
+/// A job's state now, from its files and process.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobStatus {
+    /// The job id, `bg-N`.
     pub id: String,
+    /// The command as given.
     pub command: String,
+    /// Running, done, failed or killed.
     pub status: JobState,
+    /// Its exit status, once it exited.
     pub exit_code: Option<i32>,
+    /// True when its lifetime passed and it was killed.
     pub timed_out: bool,
     /// The process is gone but left no exit record (killed from outside, reboot).
     pub vanished: bool,
+    /// Bytes in its output file so far.
     pub output_bytes: u64,
+    /// True when the output file reached [`SPOOL_CAP_BYTES`]; later output
+    /// was discarded.
     pub output_truncated: bool,
+    /// The output file (stdout and stderr merged).
     pub output_path: PathBuf,
+    /// The job wrapper's pid.
     pub pid: i32,
+    /// The process group every process of the job is in.
     pub pgid: i32,
+    /// Start time, milliseconds since the Unix epoch.
     pub started_ms: u64,
 }
 
@@ -167,6 +194,7 @@ fn describe(s: &JobStatus) -> String {
     t
 }
 
+/// The session's jobs; empty when none was started.
 pub fn load_jobs(ctx: &Context) -> ToolResult<JobsDoc> {
     Ok(ctx.session.load_json(JOBS_DOC)?.unwrap_or_default())
 }
@@ -457,11 +485,14 @@ pub fn tail_with_context(j: &JobRecord, n: usize) -> StreamView {
 /// What `bash_output` returns.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JobOutput {
+    /// The job's state.
     #[serde(flatten)]
     pub status: JobStatus,
     /// Output since the last read.
     pub output: String,
+    /// Byte offset in the output file where `output` starts.
     pub from_offset: u64,
+    /// Byte offset where it ends; the next read starts here.
     pub to_offset: u64,
     /// More unread output remains (call again).
     pub more: bool,
@@ -618,6 +649,7 @@ fn render_waited(ctx: &Context, st: &[JobStatus]) -> ToolResult<(String, Vec<Red
 
 // ---------------------------------------------------------------- tools
 
+/// Which job or terminal (`bash_output`, `kill_shell`).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IdArgs {
@@ -626,6 +658,8 @@ pub struct IdArgs {
     pub id: String,
 }
 
+/// The `bash_output` tool: new output of a job or terminal since the last
+/// read.
 pub struct BashOutputTool;
 
 #[wrench_core::async_trait]
@@ -685,6 +719,7 @@ impl Tool for BashOutputTool {
     }
 }
 
+/// The `kill_shell` tool: stop a job or terminal (its whole process tree).
 pub struct KillShellTool;
 
 #[wrench_core::async_trait]
@@ -719,6 +754,7 @@ impl Tool for KillShellTool {
     }
 }
 
+/// Arguments of `wait`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitArgs {
@@ -730,6 +766,7 @@ pub struct WaitArgs {
     pub timeout: Option<u64>,
 }
 
+/// The `wait` tool: block until jobs finish or the timeout passes.
 pub struct WaitTool;
 
 #[wrench_core::async_trait]
@@ -769,6 +806,11 @@ impl Tool for WaitTool {
     }
 }
 
+/// What `tasks` does: `list` every job and terminal, `wait` for one to end,
+/// `tail` its output, or `stop` it.
+// Variants have no doc comments on purpose: schemars would turn the
+// schema's `enum` of names into a `oneOf` of described constants.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum TasksAction {
@@ -778,6 +820,7 @@ pub enum TasksAction {
     Stop,
 }
 
+/// Arguments of `tasks`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TasksArgs {
@@ -791,6 +834,8 @@ pub struct TasksArgs {
     pub wait_seconds: Option<u64>,
 }
 
+/// The `tasks` tool: one place to list, wait for, tail and stop jobs and
+/// terminals.
 pub struct TasksTool;
 
 #[wrench_core::async_trait]

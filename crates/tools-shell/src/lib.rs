@@ -21,6 +21,7 @@
 //! wrench_tools_shell::register(&mut reg).unwrap();
 //! assert!(reg.resolve("Bash").is_ok());
 //! ```
+#![warn(missing_docs)]
 
 pub mod bash;
 pub mod capture;

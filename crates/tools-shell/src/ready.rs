@@ -132,16 +132,31 @@ impl Probe {
 #[serde(rename_all = "snake_case", tag = "state")]
 pub enum Readiness {
     /// Ready: which probe fired, and after how long.
-    Ready { by: String, after_ms: u64 },
+    Ready {
+        /// The probe that fired (`port 3000`, `regex "listening"`).
+        by: String,
+        /// Milliseconds from the start of the wait.
+        after_ms: u64,
+    },
     /// The job ended before it was ready.
-    Exited { after_ms: u64 },
+    Exited {
+        /// Milliseconds from the start of the wait.
+        after_ms: u64,
+    },
     /// The bound passed; the job still runs.
-    NotReady { after_ms: u64 },
+    NotReady {
+        /// Milliseconds waited (the whole bound).
+        after_ms: u64,
+    },
     /// The call was cancelled while waiting; the job still runs.
-    Cancelled { after_ms: u64 },
+    Cancelled {
+        /// Milliseconds waited before the cancel.
+        after_ms: u64,
+    },
 }
 
 impl Readiness {
+    /// True for [`Readiness::Ready`].
     pub fn is_ready(&self) -> bool {
         matches!(self, Readiness::Ready { .. })
     }

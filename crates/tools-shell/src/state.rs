@@ -46,6 +46,7 @@ pub struct BashConfig {
 }
 
 impl BashConfig {
+    /// The `[bash]` config section; a typo in it is an error naming the key.
     pub fn load(ctx: &Context) -> ToolResult<Self> {
         ctx.config.section::<BashConfig>("bash")
     }
@@ -96,6 +97,7 @@ pub struct ShellState {
 }
 
 impl ShellState {
+    /// The session's state; the default (root, no changes) when none was saved.
     pub fn load(ctx: &Context) -> ToolResult<Self> {
         Ok(ctx.session.load_json(STATE_DOC)?.unwrap_or_default())
     }
@@ -156,7 +158,9 @@ pub fn start_dir(root: &Path, st: &ShellState) -> (PathBuf, Option<String>) {
 /// What the wrapper wrote after the command: final cwd and exported variables.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Captured {
+    /// The directory the command ended in; `None` when it was not captured.
     pub cwd: Option<PathBuf>,
+    /// Exported variables at the end of the command.
     pub env: BTreeMap<String, String>,
 }
 

@@ -26,35 +26,54 @@ pub const MAX_WAIT_MS: u64 = 10_000;
 pub const SETTLE_MS: u64 = 300;
 /// Default wait for output after a send or start, milliseconds.
 pub const DEFAULT_WAIT_MS: u64 = 2_000;
-/// Default size of a new terminal.
+/// Default height of a new terminal, rows.
 pub const DEFAULT_ROWS: u16 = 24;
+/// Default width of a new terminal, columns.
 pub const DEFAULT_COLS: u16 = 120;
 /// How long to wait for a new holder's socket.
 const HOLDER_START: Duration = Duration::from_secs(10);
 
+/// One terminal as recorded in the session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TerminalRecord {
+    /// The terminal id, `pty-N`.
     pub id: String,
+    /// The command it runs, as given.
     pub command: String,
+    /// The holder's unix socket (in the private socket directory).
     pub socket: PathBuf,
+    /// The holder's pid.
     pub holder_pid: i32,
+    /// The holder's start time in clock ticks since boot, against pid reuse.
     pub holder_start_ticks: u64,
+    /// Start time, milliseconds since the Unix epoch.
     pub started_ms: u64,
+    /// Bytes of output already returned (the next read starts here).
     pub read_offset: u64,
 }
 
+/// The session document of terminals ([`TERMINALS_DOC`]).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TerminalsDoc {
+    /// The number of the next terminal id (`pty-N`).
     pub next: u64,
+    /// Every terminal started in the session, oldest first.
     pub terms: Vec<TerminalRecord>,
 }
 
+/// A terminal as `tasks list` shows it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TerminalInfo {
+    /// The terminal id, `pty-N`.
     pub id: String,
+    /// The command it runs, as given.
     pub command: String,
+    /// True while its program runs.
     pub alive: bool,
+    /// True while its holder runs (it lingers after the program exits, for the
+    /// last reads).
     pub holder_alive: bool,
+    /// The program's exit status, once it exited and the holder still answers.
     pub exit_code: Option<i32>,
 }
 
@@ -458,6 +477,11 @@ pub async fn stop(ctx: &Context, id: &str) -> ToolResult<ToolOutput> {
     .with_data(&serde_json::json!({"id": id, "alive": false, "exit_code": r.exit_code})))
 }
 
+/// What `terminal` does: `list`, `read` new output, `send` input, `resize`,
+/// `interrupt` (Ctrl-C) or `stop`.
+// Variants have no doc comments on purpose: schemars would turn the
+// schema's `enum` of names into a `oneOf` of described constants.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum TerminalAction {
@@ -469,6 +493,7 @@ pub enum TerminalAction {
     Stop,
 }
 
+/// Arguments of `terminal`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TerminalArgs {
@@ -495,6 +520,7 @@ pub struct TerminalArgs {
     pub wait_ms: Option<u64>,
 }
 
+/// The `terminal` tool: drive an interactive program in a PTY.
 pub struct TerminalTool;
 
 #[wrench_core::async_trait]
