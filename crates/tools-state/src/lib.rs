@@ -3,6 +3,14 @@
 //! Tools that change only wrench's own session state (Effect::LocalState).
 //! Today that is `todowrite`: the session's todo list, kept in the session
 //! store so a later process (a second one-shot CLI call) sees it.
+//!
+//! ```
+//! let mut reg = wrench_core::Registry::new();
+//! wrench_tools_state::register(&mut reg).unwrap();
+//! assert!(reg.resolve("TodoWrite").is_ok());
+//! ```
+
+#![warn(missing_docs)]
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -23,6 +31,10 @@ pub fn register(reg: &mut Registry) -> ToolResult<()> {
     reg.register(TodoWrite)
 }
 
+/// Where an item stands: `pending`, `in_progress` or `completed`.
+// Variants have no doc comments on purpose: schemars would turn the
+// schema's `enum` of names into a `oneOf` of described constants.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
@@ -37,6 +49,7 @@ pub enum Status {
 pub struct Todo {
     /// What to do, imperative ("Run the tests").
     pub content: String,
+    /// pending, in_progress or completed.
     pub status: Status,
     /// Optional id; kept as given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -54,6 +67,7 @@ pub struct TodoWriteArgs {
     pub todos: Vec<Todo>,
 }
 
+/// The `todowrite` tool: replace the session's todo list.
 pub struct TodoWrite;
 
 fn render(todos: &[Todo]) -> String {
