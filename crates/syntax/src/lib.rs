@@ -22,6 +22,8 @@
 //! assert!(wrench_syntax::render(&[r], false).contains("introduced 1 syntax error"));
 //! ```
 
+#![warn(missing_docs)]
+
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::Path;
@@ -41,11 +43,17 @@ const SNIPPET_CHARS: usize = 40;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Language {
+    /// `.rs`.
     Rust,
+    /// `.py`, `.pyi`.
     Python,
+    /// `.go`.
     Go,
+    /// `.ts`, `.mts`, `.cts`.
     TypeScript,
+    /// `.tsx` (TypeScript with JSX: its own grammar).
     Tsx,
+    /// `.js`, `.jsx`, `.mjs`, `.cjs`.
     JavaScript,
 }
 
@@ -63,6 +71,7 @@ impl Language {
         })
     }
 
+    /// The name shown in results ("Rust", "TSX").
     pub fn name(self) -> &'static str {
         match self {
             Language::Rust => "Rust",
@@ -92,15 +101,20 @@ impl Language {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
+    /// An ERROR node: text the grammar could not place.
     Error,
+    /// A MISSING node: a token the parser assumed to recover.
     Missing,
 }
 
 /// One syntax error. Line and column are 1-based (column in characters).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SyntaxError {
+    /// 1-based line of the error's start.
     pub line: usize,
+    /// 1-based column, in characters.
     pub column: usize,
+    /// ERROR or MISSING.
     pub kind: ErrorKind,
     /// The missing token, or the start of the text that does not parse.
     pub text: String,
@@ -131,8 +145,11 @@ impl SyntaxError {
 pub struct SyntaxReport {
     /// The file, as the tool shows it.
     pub path: String,
+    /// The grammar the file was parsed with.
     pub language: Language,
+    /// Errors in the text before the change (counted up to [`MAX_ERRORS_KEPT`]).
     pub errors_before: usize,
+    /// Errors in the text after the change (counted up to [`MAX_ERRORS_KEPT`]).
     pub errors_after: usize,
     /// Errors after the change that were not there before.
     pub introduced: Vec<SyntaxError>,
