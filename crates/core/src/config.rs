@@ -18,9 +18,13 @@ pub struct Config {
 }
 
 impl Config {
+    /// A config with no sections: every reader gets its defaults.
     pub fn empty() -> Self {
         Self::default()
     }
+    /// Parse TOML text and check every section and key against [`SECTIONS`].
+    /// Invalid TOML, or an unknown section or key (the error names the nearest
+    /// valid one), is `invalid_args`.
     #[allow(clippy::should_implement_trait)] // returns a ToolError, not FromStr::Err
     pub fn from_str(text: &str) -> ToolResult<Self> {
         let table: toml::Table = text
@@ -29,6 +33,8 @@ impl Config {
         check_known(&table)?;
         Ok(Config { table })
     }
+    /// Read and parse the file at `path`; a read failure is the I/O error's
+    /// kind, a bad file `invalid_args` prefixed with the path.
     pub fn load(path: &Path) -> ToolResult<Self> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ToolError::from_io(format!("config {}", path.display()), &e))?;
@@ -44,6 +50,7 @@ impl Config {
             }),
         }
     }
+    /// The whole table, for callers that read keys outside a section struct.
     pub fn raw(&self) -> &toml::Table {
         &self.table
     }
@@ -54,7 +61,9 @@ impl Config {
 /// what is inside it is the reading struct's to check.
 #[derive(Debug, Clone, Copy)]
 pub struct Section {
+    /// The section's name (`permissions`, `mcp`...); dotted names are nested tables.
     pub name: &'static str,
+    /// Every key its readers take; any other key in the section is an error.
     pub keys: &'static [&'static str],
 }
 

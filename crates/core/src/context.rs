@@ -10,6 +10,8 @@ use tokio_util::sync::CancellationToken;
 
 /// Receives progress of a long call (MCP progress notifications, a TTY bar).
 pub trait Progress: Send + Sync {
+    /// Report `done` of `total` units (total unknown: `None`) with an optional
+    /// message. Called often; must not block.
     fn report(&self, done: f64, total: Option<f64>, message: Option<&str>);
 }
 
@@ -18,10 +20,14 @@ pub trait Progress: Send + Sync {
 pub struct Context {
     /// The canonical workspace root.
     pub root: PathBuf,
+    /// The session's state store (evidence, jobs, shell state, spools).
     pub session: SessionStore,
+    /// The parsed config, shared by every call.
     pub config: Arc<Config>,
     /// Cancelled when the caller gives up on this call (timeout, MCP cancel, Ctrl-C).
     pub cancel: CancellationToken,
+    /// The id of the call this context serves (as the front door gave it;
+    /// empty outside a call).
     pub call_id: String,
     gate: Arc<dyn Gate>,
     asker: Option<Arc<dyn Asker>>,
@@ -83,6 +89,7 @@ impl Context {
             change_diagnostics: None,
         }
     }
+    /// Take checkpoints with `c` (`None`: none).
     pub fn with_checkpointer(
         mut self,
         c: Option<Arc<dyn crate::checkpoint::Checkpointer>>,
@@ -90,6 +97,7 @@ impl Context {
         self.checkpointer = c;
         self
     }
+    /// Report change diagnostics with `h` (`None`: change tools report none).
     pub fn with_change_diagnostics(
         mut self,
         h: Option<Arc<dyn crate::diag::ChangeDiagnostics>>,
@@ -97,22 +105,29 @@ impl Context {
         self.change_diagnostics = h;
         self
     }
+    /// Sandbox processes unless the config turns it off (the CLI's `auto` mode).
     pub fn with_sandbox_by_default(mut self, on: bool) -> Self {
         self.sandbox_by_default = on;
         self
     }
+    /// Who answers Ask decisions; `None`: an ask becomes a denial naming what
+    /// would allow it.
     pub fn with_asker(mut self, a: Option<Arc<dyn Asker>>) -> Self {
         self.asker = a;
         self
     }
+    /// Where long calls report progress; `None`: nowhere.
     pub fn with_progress(mut self, p: Option<Arc<dyn Progress>>) -> Self {
         self.progress = p;
         self
     }
+    /// How a denial of an unanswered ask says what would allow the plan (the
+    /// CLI names its `--allow` flag; MCP its config rule).
     pub fn with_allow_hint(mut self, h: Arc<dyn Fn(&ActionPlan) -> String + Send + Sync>) -> Self {
         self.allow_hint = h;
         self
     }
+    /// The gate every plan of this context passes through.
     pub fn gate(&self) -> &Arc<dyn Gate> {
         &self.gate
     }

@@ -8,12 +8,17 @@ use crate::error::ToolResult;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
+/// How serious a diagnostic is, most serious first (the order sorts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
+    /// An error: the code does not build or check.
     Error,
+    /// A warning.
     Warning,
+    /// Information.
     Information,
+    /// A hint (style, unused code shown faded).
     Hint,
 }
 
@@ -22,13 +27,20 @@ pub enum Severity {
 pub struct Diagnostic {
     /// Path relative to the workspace root.
     pub path: PathBuf,
+    /// 1-based line of the start.
     pub line: u32,
+    /// 1-based column of the start, in characters.
     pub column: u32,
+    /// 1-based line of the end.
     pub end_line: u32,
+    /// 1-based column just past the end, in characters.
     pub end_column: u32,
+    /// Error, warning, information or hint.
     pub severity: Severity,
+    /// The checker's code for the finding (`E0308`, `TS2322`), when it gave one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
+    /// The message, as the checker wrote it (untrusted: it may quote code).
     pub message: String,
     /// Which checker or server said it ("cargo", "tsc", "pyright", "lsp:pyright").
     pub source: String,
@@ -145,6 +157,7 @@ pub enum Readiness {
 }
 
 impl Readiness {
+    /// The name used in result text (`ready`, `not ready`, `cold`).
     pub fn as_str(self) -> &'static str {
         match self {
             Readiness::Ready => "ready",
@@ -159,6 +172,7 @@ impl Readiness {
 pub struct SourceState {
     /// "lsp:pyright", "lsp:typescript-language-server".
     pub source: String,
+    /// Ready, not ready or cold for these files.
     pub state: Readiness,
     /// Root-relative files this state is about.
     pub files: Vec<PathBuf>,
@@ -167,7 +181,9 @@ pub struct SourceState {
 /// What the warm sources say about some files at one moment.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Snapshot {
+    /// Every diagnostic the sources hold for the files.
     pub diagnostics: Vec<Diagnostic>,
+    /// Each source's readiness; a file no ready source covers has no claim.
     pub states: Vec<SourceState>,
 }
 
@@ -188,6 +204,9 @@ impl Snapshot {
 /// and never wait longer than `budget`.
 #[async_trait::async_trait]
 pub trait ChangeDiagnostics: Send + Sync {
+    /// What the warm sources hold for `files` (root-relative) now, waiting at
+    /// most `budget` for answers about the current text. Never starts a server
+    /// and never fails: a source that cannot answer is left out or not ready.
     async fn snapshot(
         &self,
         ctx: &Context,
@@ -261,7 +280,7 @@ fn first_source(d: &Diagnostic) -> &str {
 }
 
 /// `after` minus `before` and `before` minus `after`, as multisets of
-/// [`delta_key`]s, over the (source, file) pairs ready in both snapshots. A
+/// `delta_key`s, over the (source, file) pairs ready in both snapshots. A
 /// source ready after but not before (no baseline) is reported not ready
 /// for those files: its findings there are not claimed as introduced.
 pub fn change_report(before: &Snapshot, after: &Snapshot) -> ChangeReport {
@@ -516,6 +535,9 @@ pub struct ChangeWatch {
 }
 
 impl ChangeWatch {
+    /// Take the baseline before `plan` runs: `None` when the context has no
+    /// hook, `[diagnostics] after_edit` is off, the plan writes no file the
+    /// read rules let through, or no source holds any of them.
     pub async fn begin(ctx: &Context, plan: &crate::gate::ActionPlan) -> Option<ChangeWatch> {
         let hook = ctx.change_diagnostics.clone()?;
         let cfg: DiagnosticsConfig = ctx.config.section("diagnostics").unwrap_or_default();

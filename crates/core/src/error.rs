@@ -61,47 +61,61 @@ impl fmt::Display for ErrorKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error("{kind}: {message}")]
 pub struct ToolError {
+    /// What went wrong, for programs to branch on.
     pub kind: ErrorKind,
+    /// What went wrong and what to do next, for a model or a person.
     pub message: String,
 }
 
 impl ToolError {
+    /// An error of `kind`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         ToolError {
             kind,
             message: message.into(),
         }
     }
+    /// [`ErrorKind::InvalidArgs`]: the message should name the argument and a valid value.
     pub fn invalid_args(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::InvalidArgs, m)
     }
+    /// [`ErrorKind::NotFound`].
     pub fn not_found(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::NotFound, m)
     }
+    /// [`ErrorKind::Denied`]: the message should name what would allow it.
     pub fn denied(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::Denied, m)
     }
+    /// [`ErrorKind::Stale`].
     pub fn stale(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::Stale, m)
     }
+    /// [`ErrorKind::Conflict`].
     pub fn conflict(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::Conflict, m)
     }
+    /// [`ErrorKind::NoMatch`].
     pub fn no_match(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::NoMatch, m)
     }
+    /// [`ErrorKind::Timeout`].
     pub fn timeout(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::Timeout, m)
     }
+    /// [`ErrorKind::TooLarge`]: the message should name the limit.
     pub fn too_large(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::TooLarge, m)
     }
+    /// [`ErrorKind::Binary`].
     pub fn binary(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::Binary, m)
     }
+    /// [`ErrorKind::Io`].
     pub fn io(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::Io, m)
     }
+    /// [`ErrorKind::Unsupported`]: the message should say what to install or use instead.
     pub fn unsupported(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::Unsupported, m)
     }

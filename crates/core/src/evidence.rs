@@ -22,11 +22,13 @@ pub const EVIDENCE_DOC: &str = "evidence.json";
 /// time, and which lines were seen.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReadEvidence {
+    /// The file's real path, absolute.
     pub path: PathBuf,
     /// sha256 of the bytes on disk, hex.
     pub sha256: String,
     /// Modification time, nanoseconds since the epoch.
     pub mtime_ns: i128,
+    /// Size in bytes at read time.
     pub len: u64,
     /// The whole file was seen.
     pub full: bool,
@@ -260,9 +262,17 @@ pub enum Staleness {
     /// This session has no read evidence for the file.
     NotRead,
     /// Read, and changed since: why, and the digest of the version read.
-    Changed { why: String, was: String },
+    Changed {
+        /// What changed (content, size, time), for the message.
+        why: String,
+        /// sha256 of the version read, hex.
+        was: String,
+    },
     /// `expected_sha256` names another version than the one on disk.
-    NotExpected { expected: String },
+    NotExpected {
+        /// The digest the caller gave, hex.
+        expected: String,
+    },
 }
 
 /// Refuse unless `ev` (this session's evidence for the file) still matches

@@ -24,10 +24,13 @@ use tokio_util::sync::CancellationToken;
 /// One call as a front door receives it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Call {
+    /// The caller's id for the call, echoed in the result (may be empty).
     #[serde(default)]
     pub id: String,
+    /// The tool name or alias (case and `-`/`_` do not matter).
     #[serde(alias = "name")]
     pub tool: String,
+    /// The arguments, a JSON object.
     #[serde(default = "empty_args", alias = "arguments", alias = "input")]
     pub args: Value,
 }
@@ -37,6 +40,7 @@ fn empty_args() -> Value {
 }
 
 impl Call {
+    /// A call of `tool` with `args`, identified by `id`.
     pub fn new(id: impl Into<String>, tool: impl Into<String>, args: Value) -> Self {
         Call {
             id: id.into(),
@@ -49,18 +53,22 @@ impl Call {
 /// The outcome of one call.
 #[derive(Debug, Clone)]
 pub struct CallResult {
+    /// The call's id, as given.
     pub id: String,
     /// Canonical name when resolved, else the name as given.
     pub tool: String,
     /// The planner's group index (batch only; 0 for a single call).
     pub group: usize,
+    /// The output, redacted and framed, or the error (escaped the same way).
     pub result: Result<ToolOutput, ToolError>,
+    /// Wall time of the call, in milliseconds.
     pub elapsed_ms: u64,
     /// What argument repair changed (empty when the args conformed).
     pub repaired: Vec<String>,
 }
 
 impl CallResult {
+    /// True when the call succeeded.
     pub fn ok(&self) -> bool {
         self.result.is_ok()
     }
@@ -162,9 +170,11 @@ impl Executor {
         self
     }
 
+    /// The tools this executor resolves calls against.
     pub fn registry(&self) -> &Arc<Registry> {
         &self.registry
     }
+    /// The base context every call's context is cloned from.
     pub fn context(&self) -> &Context {
         &self.base
     }

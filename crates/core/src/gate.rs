@@ -10,7 +10,9 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Risk {
+    /// Runs unasked in `auto` mode.
     Low,
+    /// Asked in `auto` mode (and always outside yolo).
     High,
 }
 
@@ -49,14 +51,29 @@ impl Invocation {
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Action {
     /// Read a path (resolved, inside the workspace).
-    Read { path: PathBuf },
+    Read {
+        /// Absolute path, normalized.
+        path: PathBuf,
+    },
     /// Create or change a file.
-    Write { path: PathBuf, risk: Risk },
+    Write {
+        /// Absolute path, normalized (a write tool plans the named and the
+        /// real path when they differ).
+        path: PathBuf,
+        /// The tier the planning tool gave it (a command's redirection
+        /// target is high).
+        risk: Risk,
+    },
     /// Delete a path.
-    Delete { path: PathBuf },
+    Delete {
+        /// Absolute path, normalized.
+        path: PathBuf,
+    },
     /// Run a shell command.
     Spawn {
+        /// The command text as given.
         command: String,
+        /// The classifier's tier for the whole command (its worst invocation).
         risk: Risk,
         /// Why the classifier chose the tier ("rm -rf", "unknown program foo").
         #[serde(default)]
@@ -78,6 +95,7 @@ pub enum Action {
     /// Reach a host over the network. Planned before any DNS lookup or
     /// connect, once per host a call reaches (each redirect hop too).
     Fetch {
+        /// The URL of this hop.
         url: String,
         /// The host as the HTTP client sees it (the `url` crate's parse:
         /// IDNA/punycode, lower case, IPv4 canonical, IPv6 in brackets),
@@ -87,9 +105,13 @@ pub enum Action {
     },
     /// Call a tool of an MCP server.
     Mcp {
+        /// The server's configured name.
         server: String,
+        /// The tool's name on that server.
         tool: String,
+        /// sha256 of the tool's input schema; a remembered approval is bound to it.
         schema_hash: String,
+        /// Low when the server declared the tool read-only, else high.
         risk: Risk,
     },
     /// Change wrench's own session state (todos).
@@ -97,6 +119,8 @@ pub enum Action {
 }
 
 impl Action {
+    /// The action's risk tier: reads and session state are low; deletes and
+    /// fetches always high; writes, spawns and MCP calls as planned.
     pub fn risk(&self) -> Risk {
         match self {
             Action::Read { .. } | Action::SessionState => Risk::Low,
@@ -112,14 +136,18 @@ impl Action {
 /// Everything one call will do, for the gate to judge.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ActionPlan {
+    /// The canonical name of the tool.
     pub tool: String,
+    /// The tool's effect policy.
     pub effect: Effect,
+    /// Every side effect the call intends, in order.
     pub actions: Vec<Action>,
     /// The call's arguments (for hooks and rule matching); already validated.
     pub args: serde_json::Value,
 }
 
 impl ActionPlan {
+    /// A plan with no actions yet.
     pub fn new(tool: &str, effect: Effect, args: serde_json::Value) -> Self {
         ActionPlan {
             tool: tool.to_string(),
@@ -128,10 +156,12 @@ impl ActionPlan {
             args,
         }
     }
+    /// The plan with `a` added (builder style).
     pub fn with(mut self, a: Action) -> Self {
         self.actions.push(a);
         self
     }
+    /// Add `a`.
     pub fn push(&mut self, a: Action) {
         self.actions.push(a);
     }
@@ -149,6 +179,7 @@ impl ActionPlan {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "decision", content = "reason", rename_all = "snake_case")]
 pub enum Decision {
+    /// Go ahead.
     Allow,
     /// Refused; the reason names the rule or mode and what would allow it.
     Deny(String),
@@ -159,6 +190,8 @@ pub enum Decision {
 
 /// Decides whether an action plan may go ahead.
 pub trait Gate: Send + Sync {
+    /// Decide `plan`: allow, deny (with the reason) or ask (with the question).
+    /// Must not run anything but hooks, and must not block on a person.
     fn authorize(&self, plan: &ActionPlan) -> Decision;
     /// The read rules that apply to `tool` at run time (see [`ReadCheck`]);
     /// None when no deny or ask rule covers its reads.
@@ -212,6 +245,7 @@ impl Authorized {
     pub(crate) fn mint(plan: ActionPlan, reads: Option<std::sync::Arc<dyn ReadCheck>>) -> Self {
         Authorized { plan, reads }
     }
+    /// The plan that was allowed.
     pub fn plan(&self) -> &ActionPlan {
         &self.plan
     }

@@ -7,6 +7,21 @@
 //! redact → frame), and where state that outlives one process lives
 //! ([`SessionStore`]).
 //!
+//! The seams a contributor meets:
+//!
+//! - [`Gate`] decides an [`ActionPlan`]; only [`Context::authorize`] turns
+//!   an allowed decision into an [`Authorized`] token (a token only core can
+//!   mint), and a tool's `run` cannot be called without one.
+//! - [`ToolOutput`] carries what a tool shows; tools never redact or frame:
+//!   they declare [`RedactionSource`]s, and the executor masks secrets and
+//!   frames untrusted content ([`frame`]) once, for every front door.
+//! - [`evidence`]: read-before-write proof and the freshness check every
+//!   change goes through; [`text`]: lossless decode and re-encode.
+//! - [`config`]: one TOML table, checked against [`config::SECTIONS`] so a
+//!   typo is an error; [`diag`]: diagnostics sources and the change report.
+//! - Errors are [`ToolError`]: an [`ErrorKind`] a program branches on and a
+//!   message that says what to do next.
+//!
 //! ```
 //! use wrench_core::{plan_batches, Access};
 //! use std::path::Path;
@@ -18,6 +33,8 @@
 //! ]);
 //! assert_eq!(groups, vec![0, 1, 0]);
 //! ```
+
+#![warn(missing_docs)]
 
 pub mod access;
 pub mod checkpoint;

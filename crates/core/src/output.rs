@@ -8,18 +8,26 @@ pub use wrench_redact::Segment;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OutputKind {
+    /// Plain text.
     Text,
+    /// A file's lines (`read`, `read_region`, `read_symbol`).
     Read,
+    /// A program's output (bash, jobs, terminals).
     Command,
+    /// A change: a summary and a unified diff.
     Edit,
+    /// An image (see [`ToolOutput::images`]).
     Image,
+    /// Context wrench vouches for: shown without an untrusted frame.
     TrustedContext,
+    /// Content from outside (web, MCP): framed as untrusted.
     UntrustedContext,
 }
 
 /// An image returned by a tool (read of a png, jpeg, gif, webp).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Image {
+    /// The image's media type (`image/png`, `image/jpeg`...).
     pub mime_type: String,
     /// Base64 of the bytes.
     pub data: String,
@@ -28,6 +36,7 @@ pub struct Image {
 /// The result of one successful call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolOutput {
+    /// Which output type of the contract this is.
     pub kind: OutputKind,
     /// What a model reads. Redacted (and framed, for untrusted content) by the executor.
     pub text: String,
@@ -36,6 +45,7 @@ pub struct ToolOutput {
     /// For untrusted content: where it came from (URL, `mcp:server/tool`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub untrusted_source: Option<String>,
+    /// Images the output carries (a `read` of an image file, an MCP result).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub images: Vec<Image>,
     /// Notes the engine adds (argument repairs, withheld env vars, ...).
@@ -65,6 +75,7 @@ pub struct RedactionSource {
 }
 
 impl RedactionSource {
+    /// A source over the whole `text`, with no pieces yet.
     pub fn new(text: impl Into<Arc<str>>) -> Self {
         RedactionSource {
             text: text.into(),
@@ -95,12 +106,14 @@ impl RedactionSource {
             _ => self.in_data.push((pointer, vec![seg])),
         }
     }
+    /// True when no piece was declared (the source would mask nothing).
     pub fn is_empty(&self) -> bool {
         self.in_text.is_empty() && self.in_data.is_empty()
     }
 }
 
 impl ToolOutput {
+    /// An output of `kind` with `text` and empty data.
     pub fn new(kind: OutputKind, text: impl Into<String>) -> Self {
         ToolOutput {
             kind,
@@ -113,6 +126,7 @@ impl ToolOutput {
             epilogue: String::new(),
         }
     }
+    /// A plain-text output.
     pub fn text(text: impl Into<String>) -> Self {
         Self::new(OutputKind::Text, text)
     }
@@ -147,6 +161,7 @@ impl ToolOutput {
         self.data = serde_json::to_value(data).unwrap_or(serde_json::Value::Null);
         self
     }
+    /// Attach an image.
     pub fn with_image(mut self, img: Image) -> Self {
         self.images.push(img);
         self
@@ -158,6 +173,7 @@ impl ToolOutput {
         }
         self
     }
+    /// Add a note the engine shows after the text.
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
         self.notes.push(note.into());
         self

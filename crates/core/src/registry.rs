@@ -23,6 +23,7 @@ pub enum Profile {
 }
 
 impl Profile {
+    /// Every profile, in the order help lists them.
     pub const ALL: [Profile; 4] = [
         Profile::Coding,
         Profile::Planning,
@@ -30,6 +31,7 @@ impl Profile {
         Profile::Readonly,
     ];
 
+    /// The profile's name, as [`Profile::parse`] accepts it.
     pub fn as_str(self) -> &'static str {
         match self {
             Profile::Coding => "coding",
@@ -39,6 +41,8 @@ impl Profile {
         }
     }
 
+    /// Parse a profile name (case and `-`/`_` ignored); an unknown one is
+    /// `invalid_args` listing the valid ones.
     pub fn parse(s: &str) -> ToolResult<Profile> {
         match s.to_ascii_lowercase().replace('-', "_").as_str() {
             "coding" => Ok(Profile::Coding),
@@ -79,6 +83,7 @@ fn fold(name: &str) -> String {
 }
 
 impl Registry {
+    /// An empty registry.
     pub fn new() -> Self {
         Self::default()
     }
@@ -142,9 +147,11 @@ impl Registry {
         self.tools.iter()
     }
 
+    /// Number of tools registered.
     pub fn len(&self) -> usize {
         self.tools.len()
     }
+    /// True when no tool is registered.
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
     }

@@ -90,9 +90,11 @@ impl SessionStore {
         })
     }
 
+    /// The workspace root the store belongs to.
     pub fn root(&self) -> &Path {
         &self.root
     }
+    /// The session's name.
     pub fn name(&self) -> &str {
         &self.name
     }

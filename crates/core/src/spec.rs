@@ -17,6 +17,7 @@ pub enum Effect {
 }
 
 impl Effect {
+    /// The snake_case name used in the contract (`read_only`, `self_authorized`...).
     pub fn as_str(self) -> &'static str {
         match self {
             Effect::ReadOnly => "read_only",
@@ -30,12 +31,16 @@ impl Effect {
 /// A named limit of a tool; appears in the generated contract (docs/TOOLS.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limit {
+    /// The constant's name (`MAX_LINES`).
     pub name: String,
+    /// Its value, as shown.
     pub value: String,
+    /// What it bounds, in a few words.
     pub meaning: String,
 }
 
 impl Limit {
+    /// A limit named `name` with `value` and what it means.
     pub fn new(name: &str, value: impl ToString, meaning: &str) -> Self {
         Limit {
             name: name.to_string(),
@@ -50,10 +55,15 @@ impl Limit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AccessClass {
+    /// Reads paths (see [`crate::Access::ReadPath`]).
     ReadPath,
+    /// Writes paths.
     WritePath,
+    /// Serializes against everything.
     GlobalWrite,
+    /// Batches only with other ParallelBash calls.
     ParallelBash,
+    /// Never conflicts.
     Independent,
     /// Depends on the arguments (e.g. bash: GlobalWrite, or ParallelBash in the background).
     Varies,
@@ -72,9 +82,13 @@ pub struct ToolSpec {
     pub description: String,
     /// JSON Schema of the arguments.
     pub input_schema: serde_json::Value,
+    /// How the tool's effects are authorized.
     pub effect: Effect,
+    /// True for read-only tools (MCP's `readOnlyHint`).
     pub read_only: bool,
+    /// The access class its calls usually have (the planner asks per call).
     pub access: AccessClass,
+    /// Named limits, listed in docs/TOOLS.md.
     pub limits: Vec<Limit>,
     /// Argument names taken positionally by `wrench <tool> ...`, in order.
     pub positional: Vec<String>,
@@ -114,35 +128,43 @@ impl ToolSpec {
             destructive: matches!(effect, Effect::SelfAuthorized | Effect::Delegated),
         }
     }
+    /// Add names that resolve to this tool.
     pub fn aliases(mut self, a: &[&str]) -> Self {
         self.aliases.extend(a.iter().map(|s| s.to_string()));
         self
     }
+    /// Accept argument `alias` as `canonical`.
     pub fn arg_alias(mut self, alias: &str, canonical: &str) -> Self {
         self.arg_aliases
             .push((alias.to_string(), canonical.to_string()));
         self
     }
+    /// Declare a limit (see [`Limit`]).
     pub fn limit(mut self, name: &str, value: impl ToString, meaning: &str) -> Self {
         self.limits.push(Limit::new(name, value, meaning));
         self
     }
+    /// Argument names the CLI takes positionally, in order.
     pub fn positional(mut self, p: &[&str]) -> Self {
         self.positional = p.iter().map(|s| s.to_string()).collect();
         self
     }
+    /// Set the contract's access class.
     pub fn access(mut self, a: AccessClass) -> Self {
         self.access = a;
         self
     }
+    /// Mark results as external content (framed as untrusted).
     pub fn open_world(mut self) -> Self {
         self.open_world = true;
         self
     }
+    /// Mark the tool destructive.
     pub fn destructive(mut self) -> Self {
         self.destructive = true;
         self
     }
+    /// Say whether repeating a call with the same args has no further effect.
     pub fn idempotent(mut self, yes: bool) -> Self {
         self.idempotent = yes;
         self

@@ -52,9 +52,13 @@ impl<'de> Deserialize<'de> for Legacy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Encoding {
+    /// UTF-8 without a BOM.
     Utf8,
+    /// UTF-8 with a BOM (kept on write).
     Utf8Bom,
+    /// UTF-16 little endian with a BOM.
     Utf16LeBom,
+    /// UTF-16 big endian with a BOM.
     Utf16BeBom,
     /// UTF-16 little endian without a BOM (detected from the NUL pattern).
     Utf16Le,
@@ -65,6 +69,8 @@ pub enum Encoding {
 }
 
 impl Encoding {
+    /// The name shown to a model ("utf-8", "utf-16le with BOM", a legacy
+    /// encoding's label).
     pub fn name(self) -> &'static str {
         match self {
             Encoding::Utf8 => "utf-8",
@@ -85,7 +91,9 @@ impl Encoding {
 /// Text decoded from bytes, with what is needed to write it back identically.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decoded {
+    /// The decoded text.
     pub text: String,
+    /// What it was decoded from; encoding `text` with it gives the bytes back.
     pub encoding: Encoding,
 }
 

@@ -15,6 +15,8 @@ use std::any::Any;
 /// cannot drift.
 #[async_trait::async_trait]
 pub trait Tool: Send + Sync + 'static {
+    /// The argument struct: serde for JSON, schemars for the schema (and so
+    /// the CLI flags).
     type Args: DeserializeOwned + Serialize + schemars::JsonSchema + Send + Sync + 'static;
 
     /// The declaration. Called once, at registration.
@@ -46,18 +48,24 @@ pub trait Tool: Send + Sync + 'static {
 /// Arguments after validation: the JSON as given (possibly repaired) and the
 /// tool's own typed value.
 pub struct ParsedArgs {
+    /// The arguments as JSON (after any repair), for hooks and rule matching.
     pub json: serde_json::Value,
+    /// The tool's own `Args` value, boxed.
     pub typed: Box<dyn Any + Send + Sync>,
 }
 
 /// The object-safe face of a tool, as the registry and executor use it.
 #[async_trait::async_trait]
 pub trait DynTool: Send + Sync {
+    /// The declaration (with the `diagnostics` argument change tools get).
     fn spec(&self) -> &ToolSpec;
     /// Validate `args` against the tool's argument type.
     fn parse(&self, args: &serde_json::Value) -> ToolResult<ParsedArgs>;
+    /// What the call touches, for the batching planner.
     fn access(&self, args: &ParsedArgs, ctx: &Context) -> Access;
+    /// What the call will do, for the gate.
     async fn plan(&self, args: &ParsedArgs, ctx: &Context) -> ToolResult<ActionPlan>;
+    /// Do it; `auth` proves the plan passed the gate.
     async fn run(
         &self,
         args: ParsedArgs,
@@ -73,6 +81,7 @@ pub struct Typed<T: Tool> {
 }
 
 impl<T: Tool> Typed<T> {
+    /// Wrap `tool`, building its spec once.
     pub fn new(tool: T) -> Self {
         let spec = crate::diag::with_diagnostics_arg(tool.spec());
         Typed { tool, spec }
