@@ -79,7 +79,7 @@ impl ToolError {
     pub fn invalid_args(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::InvalidArgs, m)
     }
-    /// [`ErrorKind::NotFound`].
+    /// [`ErrorKind::NotFound`]: the path, job or symbol does not exist.
     pub fn not_found(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::NotFound, m)
     }
@@ -87,19 +87,21 @@ impl ToolError {
     pub fn denied(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::Denied, m)
     }
-    /// [`ErrorKind::Stale`].
+    /// [`ErrorKind::Stale`]: the file changed since it was read, or was never
+    /// read; the message should say how to read it again.
     pub fn stale(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::Stale, m)
     }
-    /// [`ErrorKind::Conflict`].
+    /// [`ErrorKind::Conflict`]: an ambiguous match or a target that exists.
     pub fn conflict(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::Conflict, m)
     }
-    /// [`ErrorKind::NoMatch`].
+    /// [`ErrorKind::NoMatch`]: nothing to act on (the message may show the
+    /// nearest candidate).
     pub fn no_match(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::NoMatch, m)
     }
-    /// [`ErrorKind::Timeout`].
+    /// [`ErrorKind::Timeout`]: the call ran out of time.
     pub fn timeout(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::Timeout, m)
     }
@@ -107,11 +109,12 @@ impl ToolError {
     pub fn too_large(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::TooLarge, m)
     }
-    /// [`ErrorKind::Binary`].
+    /// [`ErrorKind::Binary`]: binary or undecodable content.
     pub fn binary(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::Binary, m)
     }
-    /// [`ErrorKind::Io`].
+    /// [`ErrorKind::Io`]: an operating-system error (prefer [`ToolError::from_io`],
+    /// which picks the closest kind).
     pub fn io(m: impl Into<String>) -> Self {
         Self::new(ErrorKind::Io, m)
     }
