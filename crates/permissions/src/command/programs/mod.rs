@@ -298,6 +298,12 @@ pub fn env_changes_programs(name: &str) -> bool {
         || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
+/// The directory `git -C DIR` moves to, unless it is `.` (the options
+/// after `git`).
+pub fn git_directory(args: &[&str]) -> Option<String> {
+    git::directory(args)
+}
+
 /// The words rules match against: git's global options removed.
 pub fn matching_words(args: &[String]) -> Vec<String> {
     match args.first().map(String::as_str) {
