@@ -326,8 +326,8 @@ pub struct Verdict {
 /// an allow rule for the program does not cover those flags.
 const FLAG_RISK: &[&str] = &[
     "find", "sed", "awk", "gawk", "mawk", "nawk", "tar", "sort", "uniq", "tree", "base64", "rg",
-    "date", "hostname", "less", "more", "most", "man", "pg", "test", "[", "[[", "read", "printf",
-    "set",
+    "xxd", "iconv", "file", "date", "hostname", "less", "more", "most", "man", "pg", "test", "[",
+    "[[", "read", "printf", "set",
 ];
 
 /// Why this invocation is high risk (empty when it only reads).
@@ -372,6 +372,36 @@ pub fn judge(inv: &Inv) -> Vec<Verdict> {
         });
     }
     why
+}
+
+/// The file operands of `xxd` (input, then output), its options' values
+/// skipped: `xxd -l 16 in out`.
+fn xxd_files<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    const VALUED: &[&str] = &[
+        "-c",
+        "-cols",
+        "-g",
+        "-groupsize",
+        "-l",
+        "-len",
+        "-n",
+        "-name",
+        "-o",
+        "-s",
+        "-seek",
+        "-R",
+    ];
+    let mut v = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        if VALUED.contains(a) {
+            i += 1;
+        } else if *a == "-" || !a.starts_with('-') {
+            v.push(*a);
+        }
+    }
+    v
 }
 
 /// Programs whose arguments are never file names they open.
@@ -474,6 +504,8 @@ pub fn writes(inv: &Inv) -> Vec<String> {
         "sort" => opt_value("-o", "--output"),
         "base64" | "tree" => opt_value("-o", "--output"),
         "uniq" => positional().into_iter().skip(1).collect(),
+        "xxd" => xxd_files(rest).into_iter().skip(1).map(String::from).collect(),
+        "iconv" => opt_value("-o", "--output"),
         "dd" => rest
             .iter()
             .filter_map(|s| s.strip_prefix("of="))
@@ -546,6 +578,17 @@ fn program(a: &[&str], decl: bool) -> Option<String> {
         }
         "uniq" => (args.iter().filter(|a| !a.starts_with('-')).count() >= 2)
             .then(|| "`uniq IN OUT` writes its output file".into()),
+        "xxd" => (xxd_files(args).len() >= 2).then(|| "`xxd IN OUT` writes its output file".into()),
+        "iconv" => args
+            .iter()
+            .any(|a| a.starts_with("-o") || a.starts_with("--output"))
+            .then(|| "`iconv -o` writes a file".into()),
+        "file" => args
+            .iter()
+            .any(|a| {
+                *a == "--compile" || a.starts_with('-') && !a.starts_with("--") && a.contains('C')
+            })
+            .then(|| "`file -C` compiles a magic file (writes a .mgc file)".into()),
         "tree" => args
             .iter()
             .any(|a| a.starts_with("-o") || a.starts_with("--output"))
