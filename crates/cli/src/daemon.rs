@@ -218,7 +218,11 @@ pub async fn forward(
             return None;
         }
         let plan = engine.executor.plan_only(c.clone()).await.ok()?;
-        if engine.policy.explain(&plan).decision != "allow" {
+        // Hooks decide on the caller's environment and directory: a call
+        // any hook applies to runs here, where those are.
+        if engine.policy.hooks().any_for(&plan.tool)
+            || engine.policy.explain(&plan).decision != "allow"
+        {
             return None;
         }
     }
@@ -229,7 +233,11 @@ pub async fn forward(
             mode: opts.mode.clone(),
             allow: opts.allow.clone(),
             deny: opts.deny.clone(),
-            config: opts.config.clone(),
+            // The daemon runs in `/`: a relative config path is the caller's.
+            config: opts
+                .config
+                .as_ref()
+                .map(|c| std::path::absolute(c).unwrap_or_else(|_| c.clone())),
             profile: opts.profile.clone(),
         },
         door,
