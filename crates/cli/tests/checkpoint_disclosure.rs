@@ -111,3 +111,36 @@ fn a_read_denied_file_shows_no_lines_digest_or_size_through_checkpoints_or_undo(
     let (_, out) = run(&e, &[], "checkpoints", json!({"action": "show", "id": 1}));
     assert!(out.contains("sha256"), "{out}");
 }
+
+#[test]
+fn an_edit_of_a_file_read_before_a_deny_rule_shows_none_of_its_lines() {
+    let e = Env::new();
+    std::fs::write(
+        e.root.join("secret.txt"),
+        "alpha\nbeta SECRETVALUE-1\ngamma SECRETVALUE-2\n",
+    )
+    .unwrap();
+    let (code, v) = run(&e, &[], "read", json!({"path": "secret.txt"}));
+    assert_eq!(code, 0, "{v}");
+    let deny = ["--deny", "read(secret.txt)"];
+    let (code, miss) = run(
+        &e,
+        &deny,
+        "edit",
+        json!({"path": "secret.txt", "old_string": "beta SECRETVALUE-9", "new_string": "x"}),
+    );
+    assert_ne!(code, 0, "{miss}");
+    assert!(miss.contains("not found"), "{miss}");
+    assert!(!miss.contains("SECRETVALUE"), "a miss showed lines: {miss}");
+    let (code, done) = run(
+        &e,
+        &deny,
+        "edit",
+        json!({"path": "secret.txt", "old_string": "alpha", "new_string": "omega"}),
+    );
+    assert_eq!(code, 0, "{done}");
+    assert!(
+        !done.contains("SECRETVALUE"),
+        "the diff showed lines: {done}"
+    );
+}
