@@ -308,16 +308,24 @@ fn reply_of(p: Printed) -> Reply {
 #[async_trait::async_trait]
 impl wrench_daemon::Handler for Served {
     async fn run(&self, req: RunRequest) -> Reply {
-        let json = !matches!(req.door, Door::Tool { json: false });
         // The same engine the CLI built, config read again, no asker: an
         // ask is a denial here.
+        // The daemon's own setup failing is not the call's answer: the CLI
+        // runs the call in-process, where the same inputs give it.
+        let declined = |e: ToolError| Reply {
+            declined: true,
+            ..Reply::error(format!(
+                "the daemon could not set up this call: {}",
+                e.message
+            ))
+        };
         let engine = match crate::engine(&run_options(&self.root, req.options), None) {
             Ok(e) => e,
-            Err(e) => return reply_of(failure(&e, json)),
+            Err(e) => return declined(e),
         };
         let d = match wrench_process::decide::decide(engine.executor.context()) {
             Ok(d) => (d.on, d.network),
-            Err(e) => return reply_of(failure(&e, json)),
+            Err(e) => return declined(e),
         };
         {
             let mut s = match self.sandbox.lock() {

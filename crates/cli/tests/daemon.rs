@@ -669,3 +669,23 @@ matcher = "symbol_search"
     assert_eq!(served(&e), before, "the daemon served none of them");
     let _ = e.run(&["daemon", "stop"]);
 }
+
+/// A relative `--config` is the caller's file: it reaches the daemon as an
+/// absolute path, and the call is served.
+#[test]
+fn a_relative_config_path_is_the_callers_file() {
+    let e = Env::new();
+    std::fs::write(e.root.join("cfg.toml"), "[daemon]\nidle_timeout = 60\n").unwrap();
+    let o = e
+        .cmd_in(&e.root, &["--config", "cfg.toml", "symbol_search", "hello"])
+        .current_dir(&e.root)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("function hello"),
+        "{}",
+        text(&o)
+    );
+    let _ = e.run(&["daemon", "stop"]);
+}
