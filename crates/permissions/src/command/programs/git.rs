@@ -118,6 +118,7 @@ pub fn flags(args: &[&str]) -> Option<String> {
     }
     if r.iter().any(|a| {
         *a == "--ext-diff"
+            || *a == "--textconv"
             || a.starts_with("--upload-pack")
             || a.starts_with("--receive-pack")
             || a.starts_with("--exec=")

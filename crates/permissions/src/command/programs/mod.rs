@@ -603,8 +603,13 @@ fn program(a: &[&str], decl: bool) -> Option<String> {
             .then(|| "`base64 -o` writes a file".into()),
         "rg" => args
             .iter()
-            .any(|a| a.starts_with("--pre") || a.starts_with("--hostname-bin"))
-            .then(|| "`rg --pre`/`--hostname-bin` runs a program".into()),
+            .any(|a| {
+                a.starts_with("--pre")
+                    || a.starts_with("--hostname-bin")
+                    || *a == "--search-zip"
+                    || a.starts_with('-') && !a.starts_with("--") && a.contains('z')
+            })
+            .then(|| "`rg --pre`/`--hostname-bin`/`-z` runs a program".into()),
         "grep" | "egrep" | "fgrep" => None,
         "date" => args
             .iter()
