@@ -210,6 +210,9 @@ pub fn content(store: &Store, s: &State) -> Option<Vec<u8>> {
     s.blob().and_then(|h| store.get(h).ok())
 }
 
+/// How long one diff may refine before it is given coarser.
+pub const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// A unified diff of `path` from `old` to `new` (None: absent), cut at
 /// [`MAX_DIFF_LINES`]; binary content is named, not shown.
 pub fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> String {
@@ -237,7 +240,18 @@ pub fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> String {
     } else {
         "/dev/null".into()
     };
-    let d = similar::TextDiff::from_lines(&a, &b);
+    // Secrets are found on each whole version and masked before diffing: a
+    // diff shows pieces, and a key's body without its header would escape a
+    // scrub of the pieces. Past the deadline the diff is coarser, never wrong.
+    let r = wrench_core::redact::Redactor::global();
+    let (a_masked, b_masked) = (r.scrub(&a), r.scrub(&b));
+    if a_masked == b_masked && a != b {
+        return format!("{path}: changed only inside a masked secret (content not shown)\n");
+    }
+    let (a, b) = (a_masked, b_masked);
+    let d = similar::TextDiff::configure()
+        .timeout(DIFF_TIMEOUT)
+        .diff_lines(a.as_ref(), b.as_ref());
     let full = d
         .unified_diff()
         .context_radius(3)

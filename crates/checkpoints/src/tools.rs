@@ -25,11 +25,24 @@ pub const LIST_PATHS: usize = 5;
 pub const MAX_SHOW_PATHS: usize = 500;
 
 /// `cp` as data with at most `n` of its entries, and `paths`: how many it has.
-fn summary(cp: &Checkpoint, n: usize) -> serde_json::Value {
+fn summary(cp: &Checkpoint, n: usize, ctx: &Context) -> serde_json::Value {
     let mut c = cp.clone();
     c.entries.truncate(n);
     let mut v = serde_json::to_value(&c).unwrap_or_default();
     if let Some(o) = v.as_object_mut() {
+        // A digest and a size are an oracle for guessing a file's content
+        // (a PIN, a known-format token): none for a path the read rules cover.
+        if let Some(entries) = o.get_mut("entries").and_then(|e| e.as_array_mut()) {
+            for (e, entry) in entries.iter_mut().zip(&c.entries) {
+                if !ctx.may_show(&ctx.root.join(&entry.path))
+                    && let Some(eo) = e.as_object_mut()
+                {
+                    eo.remove("before");
+                    eo.remove("after");
+                    eo.insert("withheld".into(), serde_json::json!(true));
+                }
+            }
+        }
         o.insert("name".into(), serde_json::json!(cp.name()));
         o.insert("paths".into(), serde_json::json!(cp.entries.len()));
     }
@@ -224,7 +237,7 @@ impl Tool for CheckpointsTool {
                 }
                 // A listing names a few paths per checkpoint; `show` has the rest.
                 let summaries: Vec<serde_json::Value> =
-                    shown.iter().map(|c| summary(c, LIST_PATHS)).collect();
+                    shown.iter().map(|c| summary(c, LIST_PATHS, ctx)).collect();
                 Ok(ToolOutput::new(OutputKind::Text, text)
                     .with_data(&serde_json::json!({ "checkpoints": summaries, "total": all.len(), "store_bytes": store.usage() })))
             }
@@ -239,6 +252,14 @@ impl Tool for CheckpointsTool {
                 let mut text = one_line(&cp);
                 text.push('\n');
                 for e in cp.entries.iter().take(MAX_SHOW_PATHS) {
+                    if !ctx.may_show(&ctx.root.join(&e.path)) {
+                        text.push_str(&format!(
+                            "  {} {}: (states not shown: a read rule covers it)\n",
+                            e.change(),
+                            echo(&e.path)
+                        ));
+                        continue;
+                    }
                     text.push_str(&format!(
                         "  {} {}: before {}; after {}\n",
                         e.change(),
@@ -255,10 +276,11 @@ impl Tool for CheckpointsTool {
                         cp.entries.len() - MAX_SHOW_PATHS
                     ));
                 }
-                Ok(
-                    ToolOutput::new(OutputKind::Text, text)
-                        .with_data(&summary(&cp, MAX_SHOW_PATHS)),
-                )
+                Ok(ToolOutput::new(OutputKind::Text, text).with_data(&summary(
+                    &cp,
+                    MAX_SHOW_PATHS,
+                    ctx,
+                )))
             }
             CheckpointsAction::Diff => {
                 let id = need_id(a.id.as_deref())?;
@@ -269,7 +291,8 @@ impl Tool for CheckpointsTool {
                 let mut text = String::new();
                 let mut withheld = 0;
                 for it in &plan.items {
-                    if !auth.may_read(&ctx.root.join(&it.path)) {
+                    let abs = ctx.root.join(&it.path);
+                    if !auth.may_read(&abs) || !ctx.may_show(&abs) {
                         withheld += 1;
                         continue;
                     }
@@ -457,7 +480,8 @@ impl Tool for UndoTool {
                             "{shown} was changed outside wrench after cp-{}:\n",
                             it.last
                         ));
-                        if auth.may_read(&ctx.root.join(&it.path)) {
+                        let abs = ctx.root.join(&it.path);
+                        if auth.may_read(&abs) && ctx.may_show(&abs) {
                             let old = restore::content(&store, exp);
                             conflicts.push_str(&diff_of(
                                 &it.path,

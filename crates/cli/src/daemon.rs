@@ -218,7 +218,11 @@ pub async fn forward(
             return None;
         }
         let plan = engine.executor.plan_only(c.clone()).await.ok()?;
-        if engine.policy.explain(&plan).decision != "allow" {
+        // Hooks decide on the caller's environment and directory: a call
+        // any hook applies to runs here, where those are.
+        if engine.policy.hooks().any_for(&plan.tool)
+            || engine.policy.explain(&plan).decision != "allow"
+        {
             return None;
         }
     }
@@ -229,7 +233,11 @@ pub async fn forward(
             mode: opts.mode.clone(),
             allow: opts.allow.clone(),
             deny: opts.deny.clone(),
-            config: opts.config.clone(),
+            // The daemon runs in `/`: a relative config path is the caller's.
+            config: opts
+                .config
+                .as_ref()
+                .map(|c| std::path::absolute(c).unwrap_or_else(|_| c.clone())),
             profile: opts.profile.clone(),
         },
         door,
@@ -300,16 +308,24 @@ fn reply_of(p: Printed) -> Reply {
 #[async_trait::async_trait]
 impl wrench_daemon::Handler for Served {
     async fn run(&self, req: RunRequest) -> Reply {
-        let json = !matches!(req.door, Door::Tool { json: false });
         // The same engine the CLI built, config read again, no asker: an
         // ask is a denial here.
+        // The daemon's own setup failing is not the call's answer: the CLI
+        // runs the call in-process, where the same inputs give it.
+        let declined = |e: ToolError| Reply {
+            declined: true,
+            ..Reply::error(format!(
+                "the daemon could not set up this call: {}",
+                e.message
+            ))
+        };
         let engine = match crate::engine(&run_options(&self.root, req.options), None) {
             Ok(e) => e,
-            Err(e) => return reply_of(failure(&e, json)),
+            Err(e) => return declined(e),
         };
         let d = match wrench_process::decide::decide(engine.executor.context()) {
             Ok(d) => (d.on, d.network),
-            Err(e) => return reply_of(failure(&e, json)),
+            Err(e) => return declined(e),
         };
         {
             let mut s = match self.sandbox.lock() {

@@ -616,3 +616,76 @@ fn a_call_from_a_subdirectory_resolves_its_paths_there_in_this_process() {
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(e.status().expect("started")["served"], 1);
 }
+
+/// Hooks decide on the caller's environment and directory, so a call any
+/// hook applies to is never handed to the daemon (which runs with its own):
+/// a pre-hook that blocks on a variable blocks with and without a daemon,
+/// and a post-hook that logs sees the call either way.
+#[test]
+fn a_call_a_hook_applies_to_runs_in_the_callers_process() {
+    let e = Env::new();
+    let cfg_dir = e.dir.path().join("config/wrench");
+    std::fs::create_dir_all(&cfg_dir).unwrap();
+    std::fs::write(
+        cfg_dir.join("config.toml"),
+        r#"[[hooks.pre]]
+command = 'if [ -n "$BLOCK_SYMBOLS" ]; then echo blocked-by-env >&2; exit 2; fi'
+matcher = "symbol_search"
+
+[[hooks.post]]
+command = 'echo logged >> "$HOOK_LOG"'
+matcher = "symbol_search"
+"#,
+    )
+    .unwrap();
+    let log = e.dir.path().join("hook.log");
+    // A daemon already running for this root must not take the call either.
+    let o = e.run(&["daemon", "start"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let served = |e: &Env| e.status().map(|s| s["served"].as_u64().unwrap_or(0));
+    let before = served(&e);
+    let o = e
+        .cmd_in(&e.root, &["symbol_search", "hello"])
+        .env("BLOCK_SYMBOLS", "1")
+        .env("HOOK_LOG", &log)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    assert!(text(&o).contains("blocked-by-env"), "{}", text(&o));
+    let o = e
+        .cmd_in(&e.root, &["symbol_search", "hello"])
+        .env("HOOK_LOG", &log)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .count(),
+        1,
+        "the post-hook saw the call"
+    );
+    assert_eq!(served(&e), before, "the daemon served none of them");
+    let _ = e.run(&["daemon", "stop"]);
+}
+
+/// A relative `--config` is the caller's file: it reaches the daemon as an
+/// absolute path, and the call is served.
+#[test]
+fn a_relative_config_path_is_the_callers_file() {
+    let e = Env::new();
+    std::fs::write(e.root.join("cfg.toml"), "[daemon]\nidle_timeout = 60\n").unwrap();
+    let o = e
+        .cmd_in(&e.root, &["--config", "cfg.toml", "symbol_search", "hello"])
+        .current_dir(&e.root)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("function hello"),
+        "{}",
+        text(&o)
+    );
+    let _ = e.run(&["daemon", "stop"]);
+}

@@ -132,6 +132,24 @@ impl Context {
         &self.gate
     }
 
+    /// True when the content of `abs` may be shown to the caller: decided by
+    /// the `read` family's rules whatever tool is showing it (an `undo`'s
+    /// conflict diff, a checkpoint diff, an edit's near-miss lines), on the
+    /// path as named and on the file it really is (a parent swapped for a
+    /// symlink into a denied directory is still denied).
+    pub fn may_show(&self, abs: &std::path::Path) -> bool {
+        let Some(r) = self.gate.read_check("read") else {
+            return true;
+        };
+        if r.refuses(abs) {
+            return false;
+        }
+        match std::fs::canonicalize(abs) {
+            Ok(real) => !r.refuses(&real),
+            Err(_) => true,
+        }
+    }
+
     /// Pass a plan through the gate; Ask goes to the asker when there is one,
     /// else becomes a denial that names what would allow it.
     pub async fn authorize(&self, plan: ActionPlan) -> ToolResult<Authorized> {

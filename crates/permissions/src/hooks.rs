@@ -154,6 +154,14 @@ impl Hooks {
         self.pre.iter().any(|h| h.matches(tool))
     }
 
+    /// True when some pre- or post-hook applies to `tool`: such a call must
+    /// run where the hooks' inputs are (the caller's process, environment
+    /// and directory), never be handed to another process that runs them
+    /// with its own.
+    pub fn any_for(&self, tool: &str) -> bool {
+        self.has_pre_for(tool) || self.post.iter().any(|h| h.matches(tool))
+    }
+
     fn input(&self, event: &str, plan: &ActionPlan, response: Option<Value>) -> Value {
         let mut v = json!({
             "session_id": self.session_id,

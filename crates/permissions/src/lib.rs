@@ -41,6 +41,7 @@
 pub mod command;
 pub mod domain;
 pub mod families;
+pub mod git_config;
 pub mod hooks;
 pub mod mutation;
 pub mod ownership;

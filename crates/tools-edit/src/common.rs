@@ -212,6 +212,21 @@ pub fn change_file(
 
 /// [`change_file`] with the caller's precondition: `expected` (a checked
 /// sha256) stands in for read evidence when it matches the file on disk.
+/// `e` without the file's lines (the closest lines after a miss): for a
+/// file the read rules do not let the caller see.
+fn withhold_lines(mut e: ToolError, shown: &str) -> ToolError {
+    for cut in [" The closest lines", "\n"] {
+        if let Some(i) = e.message.find(cut) {
+            e.message.truncate(i);
+            e.message.push_str(&format!(
+                " (the lines of {shown} are not shown: a read rule covers it)"
+            ));
+            break;
+        }
+    }
+    e
+}
+
 pub fn change_known_file(
     ctx: &Context,
     auth: &Authorized,
@@ -231,7 +246,16 @@ pub fn change_known_file(
         )));
     };
     let decoded = decode(&cur.bytes, &shown)?;
-    let change = f(&decoded.text, &shown)?;
+    // Read evidence may predate a read rule: then no line of the file is
+    // shown, in a miss's closest lines or in the result's diff.
+    let showable = guard.may_show(&target);
+    let change = f(&decoded.text, &shown).map_err(|e| {
+        if showable {
+            e
+        } else {
+            withhold_lines(e, &shown)
+        }
+    })?;
     if change.text == decoded.text {
         let out = edit_output(EditData {
             summary: format!(
@@ -275,7 +299,11 @@ pub fn change_known_file(
     let out = edit_output_adapted(
         EditData {
             summary,
-            diff: diff.text,
+            diff: if showable {
+                diff.text
+            } else {
+                format!("(diff not shown: a read rule covers {shown})\n")
+            },
             paths: vec![shown],
             tier: change.tier,
             noop: false,

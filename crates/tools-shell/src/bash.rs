@@ -177,9 +177,12 @@ pub struct Prepared {
 /// Build cwd, env and sandbox for a command of this session (no sandbox
 /// when `escape_sandbox`); `writes` are the state-dir paths this command
 /// itself must write (they exist; the rest of the state dir stays read-only).
+/// With the `command` text, a command whose git invocations only read gets
+/// git's configured programs switched off ([`crate::gitguard`]).
 pub fn prepare(
     ctx: &Context,
     workdir: Option<&str>,
+    command: Option<&str>,
     escape_sandbox: bool,
     writes: &[PathBuf],
 ) -> ToolResult<Prepared> {
@@ -216,6 +219,9 @@ pub fn prepare(
         sandbox::precreate_build_dirs(ctx);
     }
     notes.extend(note);
+    if let Some(c) = command {
+        notes.extend(crate::gitguard::apply(c, &cwd, &mut env, &mut base)?);
+    }
     Ok(Prepared {
         bash,
         cwd,
@@ -244,7 +250,9 @@ impl Tool for BashTool {
              every process runs in the OS sandbox: it reads everything, writes only the workspace \
              (not .git, .wrench or editor/agent configs), the temp dirs and package caches, cannot \
              write wrench's state dir, and has no TCP network; escape_sandbox asks for one \
-             unconfined foreground run. Processes that outlive the call (setsid, double fork) are \
+             unconfined foreground run. A git command that only reads (status, diff, log, show) \
+             runs with every program the repository's configuration names switched off \
+             (fsmonitor, filters, textconv, external diffs, pagers, signature programs). Processes that outlive the call (setsid, double fork) are \
              killed with it.",
         )
         .aliases(&["Bash"])
@@ -373,6 +381,7 @@ async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput
     let prep = match prepare(
         ctx,
         args.workdir.as_deref(),
+        Some(&args.command),
         args.escape_sandbox,
         std::slice::from_ref(&state_file),
     ) {

@@ -269,6 +269,7 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
     let prep = prepare(
         ctx,
         args.workdir.as_deref(),
+        Some(&args.command),
         false,
         std::slice::from_ref(&dir),
     )?;

@@ -26,6 +26,7 @@
 pub mod bash;
 pub mod capture;
 pub mod diagnostics;
+pub mod gitguard;
 pub mod holder;
 pub mod jobs;
 pub mod procs;

@@ -294,7 +294,7 @@ fn status_line(id: &str, r: &Response) -> String {
 
 /// Start a terminal for `bash` with `interactive: true`.
 pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
-    let prep = prepare(ctx, args.workdir.as_deref(), false, &[])?;
+    let prep = prepare(ctx, args.workdir.as_deref(), None, false, &[])?;
     let (prog, lead) = holder_program(ctx)?;
     let n = ctx
         .session

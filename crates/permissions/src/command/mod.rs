@@ -100,6 +100,42 @@ impl Analysis {
     }
 }
 
+/// Why git runs in a repository other than the one the command starts in:
+/// after `cd`/`pushd`/`popd`, under `env -C`, or with `git -C DIR`. A
+/// reading git command runs with every program its configuration names
+/// switched off, and those names are read from the starting directory's
+/// repository (see `wrench-tools-shell`'s git guard), so git elsewhere
+/// could run that other repository's programs: high risk.
+fn git_elsewhere(invs: &[Inv]) -> Option<String> {
+    let gits: Vec<&Inv> = invs.iter().filter(|i| i.program() == Some("git")).collect();
+    if gits.is_empty() {
+        return None;
+    }
+    if let Some(cd) = invs
+        .iter()
+        .find(|i| matches!(i.program(), Some("cd" | "pushd" | "popd")))
+    {
+        return Some(format!(
+            "runs git after `{}`: another repository's configuration could name programs git runs",
+            cd.args.join(" ")
+        ));
+    }
+    gits.iter().find_map(|g| {
+        if !g.extra_paths.is_empty() {
+            return Some(
+                "runs git under `env -C`: another repository's configuration could name programs git runs"
+                    .to_string(),
+            );
+        }
+        let args: Vec<&str> = g.args.iter().skip(1).map(String::as_str).collect();
+        programs::git_directory(&args).map(|d| {
+            format!(
+                "runs `git -C {d}`: another repository's configuration could name programs git runs"
+            )
+        })
+    })
+}
+
 /// Analyse a command without touching the file system. Never panics.
 pub fn analyse(command: &str) -> Analysis {
     if command.len() > MAX_COMMAND_BYTES {
@@ -153,6 +189,9 @@ pub fn analyse(command: &str) -> Analysis {
                 findings.push(why);
             }
         }
+    }
+    if let Some(why) = git_elsewhere(&n.invocations) {
+        findings.push(why);
     }
     let risk = if findings.is_empty() {
         Risk::Low

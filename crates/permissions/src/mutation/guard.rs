@@ -214,8 +214,9 @@ impl<'a> MutationGuard<'a> {
 
     /// Whether the read rules let `read` read `t` (named and real path):
     /// a stale diff shows the file's content and a digest stands in for a
-    /// read, so a file the policy does not let the caller read has neither.
-    fn may_show(&self, t: &WriteTarget) -> bool {
+    /// read, so a file the policy does not let the caller read has neither
+    /// (nor its lines in a change tool's near-miss message or result diff).
+    pub fn may_show(&self, t: &WriteTarget) -> bool {
         match self.ctx.gate().read_check("read") {
             None => true,
             Some(r) => t.plan_paths(self.ws).iter().all(|p| !r.refuses(p)),

@@ -62,6 +62,16 @@ fn split(args: &[&str]) -> (Vec<(String, Option<String>)>, usize) {
     (opts, i)
 }
 
+/// The directory of the last `-C DIR` among git's global options (the
+/// words after `git`), unless every one is `.`.
+pub fn directory(args: &[&str]) -> Option<String> {
+    let (opts, _) = split(args);
+    opts.into_iter()
+        .filter(|(n, _)| n == "-C")
+        .filter_map(|(_, v)| v)
+        .find(|v| v != "." && v != "./")
+}
+
 /// `git` followed by the subcommand and its arguments, global options removed.
 pub fn matching_words(args: &[String]) -> Vec<String> {
     let rest: Vec<&str> = args.iter().skip(1).map(String::as_str).collect();
@@ -108,6 +118,7 @@ pub fn flags(args: &[&str]) -> Option<String> {
     }
     if r.iter().any(|a| {
         *a == "--ext-diff"
+            || *a == "--textconv"
             || a.starts_with("--upload-pack")
             || a.starts_with("--receive-pack")
             || a.starts_with("--exec=")

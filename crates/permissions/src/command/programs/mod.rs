@@ -298,6 +298,12 @@ pub fn env_changes_programs(name: &str) -> bool {
         || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
+/// The directory `git -C DIR` moves to, unless it is `.` (the options
+/// after `git`).
+pub fn git_directory(args: &[&str]) -> Option<String> {
+    git::directory(args)
+}
+
 /// The words rules match against: git's global options removed.
 pub fn matching_words(args: &[String]) -> Vec<String> {
     match args.first().map(String::as_str) {
@@ -321,8 +327,8 @@ pub struct Verdict {
 /// an allow rule for the program does not cover those flags.
 const FLAG_RISK: &[&str] = &[
     "find", "sed", "awk", "gawk", "mawk", "nawk", "tar", "sort", "uniq", "tree", "base64", "rg",
-    "date", "hostname", "less", "more", "most", "man", "pg", "test", "[", "[[", "read", "printf",
-    "set",
+    "xxd", "iconv", "file", "date", "hostname", "less", "more", "most", "man", "pg", "test", "[",
+    "[[", "read", "printf", "set",
 ];
 
 /// Why this invocation is high risk (empty when it only reads).
@@ -367,6 +373,36 @@ pub fn judge(inv: &Inv) -> Vec<Verdict> {
         });
     }
     why
+}
+
+/// The file operands of `xxd` (input, then output), its options' values
+/// skipped: `xxd -l 16 in out`.
+fn xxd_files<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    const VALUED: &[&str] = &[
+        "-c",
+        "-cols",
+        "-g",
+        "-groupsize",
+        "-l",
+        "-len",
+        "-n",
+        "-name",
+        "-o",
+        "-s",
+        "-seek",
+        "-R",
+    ];
+    let mut v = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        if VALUED.contains(a) {
+            i += 1;
+        } else if *a == "-" || !a.starts_with('-') {
+            v.push(*a);
+        }
+    }
+    v
 }
 
 /// Programs whose arguments are never file names they open.
@@ -469,6 +505,12 @@ pub fn writes(inv: &Inv) -> Vec<String> {
         "sort" => opt_value("-o", "--output"),
         "base64" | "tree" => opt_value("-o", "--output"),
         "uniq" => positional().into_iter().skip(1).collect(),
+        "xxd" => xxd_files(rest)
+            .into_iter()
+            .skip(1)
+            .map(String::from)
+            .collect(),
+        "iconv" => opt_value("-o", "--output"),
         "dd" => rest
             .iter()
             .filter_map(|s| s.strip_prefix("of="))
@@ -541,6 +583,17 @@ fn program(a: &[&str], decl: bool) -> Option<String> {
         }
         "uniq" => (args.iter().filter(|a| !a.starts_with('-')).count() >= 2)
             .then(|| "`uniq IN OUT` writes its output file".into()),
+        "xxd" => (xxd_files(args).len() >= 2).then(|| "`xxd IN OUT` writes its output file".into()),
+        "iconv" => args
+            .iter()
+            .any(|a| a.starts_with("-o") || a.starts_with("--output"))
+            .then(|| "`iconv -o` writes a file".into()),
+        "file" => args
+            .iter()
+            .any(|a| {
+                *a == "--compile" || a.starts_with('-') && !a.starts_with("--") && a.contains('C')
+            })
+            .then(|| "`file -C` compiles a magic file (writes a .mgc file)".into()),
         "tree" => args
             .iter()
             .any(|a| a.starts_with("-o") || a.starts_with("--output"))
@@ -551,8 +604,13 @@ fn program(a: &[&str], decl: bool) -> Option<String> {
             .then(|| "`base64 -o` writes a file".into()),
         "rg" => args
             .iter()
-            .any(|a| a.starts_with("--pre") || a.starts_with("--hostname-bin"))
-            .then(|| "`rg --pre`/`--hostname-bin` runs a program".into()),
+            .any(|a| {
+                a.starts_with("--pre")
+                    || a.starts_with("--hostname-bin")
+                    || *a == "--search-zip"
+                    || a.starts_with('-') && !a.starts_with("--") && a.contains('z')
+            })
+            .then(|| "`rg --pre`/`--hostname-bin`/`-z` runs a program".into()),
         "grep" | "egrep" | "fgrep" => None,
         "date" => args
             .iter()
