@@ -210,8 +210,6 @@ pub fn change_file(
     change_known_file(ctx, auth, path, tool, None, dry_run, f)
 }
 
-/// [`change_file`] with the caller's precondition: `expected` (a checked
-/// sha256) stands in for read evidence when it matches the file on disk.
 /// `e` without the file's lines (the closest lines after a miss): for a
 /// file the read rules do not let the caller see.
 fn withhold_lines(mut e: ToolError, shown: &str) -> ToolError {
@@ -227,6 +225,8 @@ fn withhold_lines(mut e: ToolError, shown: &str) -> ToolError {
     e
 }
 
+/// [`change_file`] with the caller's precondition: `expected` (a checked
+/// sha256) stands in for read evidence when it matches the file on disk.
 pub fn change_known_file(
     ctx: &Context,
     auth: &Authorized,
