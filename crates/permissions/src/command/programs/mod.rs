@@ -504,7 +504,11 @@ pub fn writes(inv: &Inv) -> Vec<String> {
         "sort" => opt_value("-o", "--output"),
         "base64" | "tree" => opt_value("-o", "--output"),
         "uniq" => positional().into_iter().skip(1).collect(),
-        "xxd" => xxd_files(rest).into_iter().skip(1).map(String::from).collect(),
+        "xxd" => xxd_files(rest)
+            .into_iter()
+            .skip(1)
+            .map(String::from)
+            .collect(),
         "iconv" => opt_value("-o", "--output"),
         "dd" => rest
             .iter()
