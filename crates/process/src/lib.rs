@@ -15,6 +15,8 @@
 //! - [`proc`]: reading `/proc`.
 //! - [`sockdir`]: the short private directory for unix sockets, and the
 //!   peer check (uid, `no_new_privs`) on each connection.
+//! - [`which`]: a program wrench starts, found on the absolute `PATH`
+//!   entries outside the workspace only.
 
 pub mod cgroup;
 pub mod decide;
@@ -22,6 +24,7 @@ pub mod group;
 pub mod proc;
 pub mod sandbox;
 pub mod sockdir;
+pub mod which;
 
 pub use group::{
     Group, GroupChild, KILL_GRACE, Lifetime, Options, kill_all_now, shut_down, spawn,

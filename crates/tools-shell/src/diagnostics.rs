@@ -73,12 +73,7 @@ pub struct Checker {
 /// `name` in an absolute `PATH` directory outside `root` (relative entries
 /// such as `.` or `node_modules/.bin` would find the workspace's programs).
 fn on_path(name: &str, root: &Path) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|d| d.is_absolute())
-        .filter(|d| std::fs::canonicalize(d).is_ok_and(|d| !d.starts_with(root)))
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
+    wrench_process::which::which_outside(name, root)
 }
 
 /// An installed `name`, else the workspace's `node_modules/.bin/name` (high
@@ -166,6 +161,11 @@ async fn run_checker(ctx: &Context, c: &Checker) -> ToolResult<(String, String)>
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .env("NO_COLOR", "1");
+    // What the checker looks up on PATH (rustc, node) is not the workspace's
+    // through an empty or relative entry.
+    if let Some(path) = wrench_process::which::absolute_path_var() {
+        cmd.env("PATH", path);
+    }
     // Checkers run the project's build scripts and plugins: sandboxed like bash.
     let (sandbox, _) = crate::sandbox::for_call(ctx)?;
     if sandbox.is_some() {
