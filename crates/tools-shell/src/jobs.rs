@@ -338,23 +338,21 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
     data["exit_code"] = serde_json::json!(st.exit_code);
     data["ready"] = serde_json::json!(ready.is_ready());
     data["readiness"] = serde_json::to_value(&ready).unwrap_or_default();
-    // The output so far, framed as command output by the executor; secrets
-    // in it are found with the bytes before the shown tail.
+    // The output so far is the job's bytes: framed (escaped, tags defused) as
+    // command output by the executor, like bash's, with wrench's own lines
+    // (start, readiness) after the frame; secrets in it are found with the
+    // bytes before the shown tail.
     let tail = tail_with_context(&rec, TAIL_BYTES);
     let shown = &tail.source[tail.at..];
     if !shown.is_empty() {
         text.push_str(if ready.is_ready() {
-            "Output so far:\n"
+            "(its output so far is above)\n"
         } else {
-            "Output so far (its end):\n"
+            "(the end of its output so far is above)\n"
         });
-        let at = text.len();
-        text.push_str(shown);
-        if !shown.ends_with('\n') {
-            text.push('\n');
-        }
-        let mut out = ToolOutput::new(OutputKind::Command, text).with_data(&data);
-        tail.attach(&mut out, Some(at), None);
+        let mut out =
+            ToolOutput::command(job_source(&id), shown.to_string(), text).with_data(&data);
+        tail.attach(&mut out, Some(0), None);
         return Ok(out);
     }
     Ok(ToolOutput::new(OutputKind::Command, text).with_data(&data))
