@@ -258,3 +258,45 @@ async fn a_readiness_result_frames_the_jobs_output_ready_not_ready_or_exited() {
         }
     }
 }
+
+#[tokio::test]
+async fn every_result_that_shows_a_jobs_output_frames_it() {
+    let env = Env::new();
+    let ex = env.process();
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let (_, data) = run(
+            &ex,
+            "bash",
+            json!({"command": HOSTILE, "run_in_background": true}),
+        )
+        .await
+        .unwrap();
+        ids.push(data["id"].as_str().unwrap().to_string());
+    }
+    let (text, _) = run(&ex, "wait", json!({"ids": ids, "timeout": 30}))
+        .await
+        .unwrap();
+    assert_framed_and_clean(&text, "wait");
+    let closer = text.find("</untrusted nonce=").unwrap();
+    assert!(
+        text[closer..].contains(&format!("{} done", ids[0])),
+        "statuses after the frame: {text}"
+    );
+    for (case, tool, args) in [
+        (
+            "tasks wait",
+            "tasks",
+            json!({"action": "wait", "id": ids[0]}),
+        ),
+        (
+            "tasks tail",
+            "tasks",
+            json!({"action": "tail", "id": ids[0]}),
+        ),
+        ("bash_output", "bash_output", json!({"id": ids[1]})),
+    ] {
+        let (text, _) = run(&ex, tool, args).await.unwrap();
+        assert_framed_and_clean(&text, case);
+    }
+}
