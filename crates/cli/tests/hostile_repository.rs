@@ -286,3 +286,24 @@ fn an_escaped_read_as_a_person_sees_it() {
     );
     insta::assert_snapshot!(String::from_utf8_lossy(&out.stdout));
 }
+
+#[test]
+fn bash_commands_get_a_path_without_relative_entries() {
+    let e = repo();
+    let marker = e.state.join("planted-git-ran");
+    plant(&e.root, "git", &marker);
+    let path = std::env::var("PATH").unwrap();
+    for path in [format!(":{path}"), format!(".:{path}")] {
+        let out = wrench_cmd(&e, &["--no-daemon", "--mode", "yolo", "bash", "git status"])
+            .current_dir(&e.root)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(!marker.exists(), "PATH={path}: the repository's git ran");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
