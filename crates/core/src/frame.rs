@@ -218,12 +218,13 @@ pub fn echo(name: &str) -> Cow<'_, str> {
 /// defused (a person reads the frame as it is) and a sequence stays as
 /// visible text. Text with nothing to change is returned borrowed.
 pub fn for_terminal(text: &str) -> Cow<'_, str> {
-    let keep = |c: char| c == '\n' || c == '\t' || !is_hidden(c);
-    if text.chars().all(keep) {
+    let Some(first) = first_for_terminal(text) else {
         return Cow::Borrowed(text);
-    }
+    };
+    let keep = |c: char| c == '\n' || c == '\t' || !is_hidden(c);
     let mut out = String::with_capacity(text.len() + text.len() / 8 + 16);
-    let mut chars = text.chars().peekable();
+    out.push_str(&text[..first]);
+    let mut chars = text[first..].chars().peekable();
     while let Some(c) = chars.next() {
         if keep(c) {
             out.push(c);
@@ -234,6 +235,28 @@ pub fn for_terminal(text: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// Where the first character [`for_terminal`] changes is: printable ASCII,
+/// tabs and newlines (most output) are passed over a byte at a time.
+fn first_for_terminal(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let x = b[i];
+        if (0x20..0x7f).contains(&x) || x == b'\n' || x == b'\t' {
+            i += 1;
+        } else if x < 0x80 {
+            return Some(i);
+        } else {
+            let c = text[i..].chars().next()?;
+            if is_hidden(c) {
+                return Some(i);
+            }
+            i += c.len_utf8();
+        }
+    }
+    None
 }
 
 /// In a name, which is quoted inside a sentence, a tag cut short anywhere (not
