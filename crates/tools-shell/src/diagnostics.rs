@@ -491,6 +491,9 @@ impl Tool for DiagnosticsTool {
         // naming both.
         let all = wrench_core::diag::merge(all);
         let checkers: Vec<&str> = detect(&ctx.root).iter().map(|c| c.name).collect();
+        // The findings quote what checkers and servers printed (a compiler
+        // message can carry any string of the repository's): command output,
+        // framed by the executor; the counts and notes are wrench's, after it.
         let mut text = String::new();
         for d in all.iter().take(MAX_LISTED) {
             text.push_str(&wrench_core::diag::render_line(d));
@@ -510,18 +513,30 @@ impl Tool for DiagnosticsTool {
             .iter()
             .filter(|d| d.severity == Severity::Warning)
             .count();
-        text.push_str(&format!(
+        let mut epilogue = format!(
             "[{errors} errors, {warnings} warnings; checkers: {}]",
             if checkers.is_empty() {
                 "none found for this project".to_string()
             } else {
                 checkers.join(", ")
             }
-        ));
+        );
         for n in &notes {
-            text.push_str(&format!("\n[note: {n}]"));
+            epilogue.push_str(&format!("\n[note: {n}]"));
         }
-        let mut out = ToolOutput::new(OutputKind::Text, text)
+        let out = if text.is_empty() {
+            ToolOutput::new(OutputKind::Text, epilogue)
+        } else {
+            let source = if checkers.is_empty() {
+                "diagnostics".to_string()
+            } else {
+                format!("diagnostics of {}", checkers.join(", "))
+            };
+            let mut o = ToolOutput::command(source, text, epilogue);
+            o.kind = OutputKind::Text;
+            o
+        };
+        let mut out = out
             .with_data(&serde_json::json!({"diagnostics": all, "errors": errors, "warnings": warnings, "checkers": checkers, "servers": states}));
         for n in notes {
             out = out.with_note(n);
