@@ -307,3 +307,23 @@ fn bash_commands_get_a_path_without_relative_entries() {
         );
     }
 }
+
+#[test]
+fn an_mcp_servers_bare_command_is_never_found_in_the_current_directory() {
+    let e = repo();
+    let marker = e.state.join("planted-server-ran");
+    plant(&e.root, "my-mcp-server", &marker);
+    let cfg = e.state.join("mcp.toml");
+    std::fs::write(&cfg, "[mcp.servers.s]\ncommand = \"my-mcp-server\"\n").unwrap();
+    let path = std::env::var("PATH").unwrap();
+    for path in [format!(":{path}"), format!(".:{path}")] {
+        let out = wrench_cmd(&e, &["--config", cfg.to_str().unwrap(), "mcp", "list"])
+            .current_dir(&e.root)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(!marker.exists(), "PATH={path}: the directory's server ran");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("absolute PATH directory"), "{text}");
+    }
+}
