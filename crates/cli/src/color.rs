@@ -3,7 +3,10 @@
 //! only when standard output is a terminal, `NO_COLOR` is unset or empty and
 //! `TERM` is not `dumb`; `always` and `never` force it. JSON is never
 //! coloured. Colour is added after redaction and framing, to the text as
-//! shown, and only ever as SGR codes around bytes that are already there.
+//! shown, and only ever as SGR codes around bytes that are already there:
+//! [`paint`] first makes the text terminal-safe
+//! ([`wrench_core::frame::for_terminal`]), so the only escape sequences in
+//! its result are its own, and `out::styled_stdout` keeps SGR only.
 
 use serde_json::Value;
 
@@ -171,8 +174,12 @@ fn diff_line(line: &str) -> String {
     }
 }
 
-/// `text` (a one-shot call's stdout) with colour for `tool` called with `args`.
+/// `text` (a one-shot call's stdout) with colour for `tool` called with
+/// `args`; escaped for the terminal first, so no byte of the text can start
+/// a sequence of its own.
 pub fn paint(tool: &str, args: &Value, text: &str) -> String {
+    let text = wrench_core::frame::for_terminal(text);
+    let text = text.as_ref();
     let per_line: Box<dyn Fn(&str) -> String> = match tool {
         "grep" => {
             let mode = args

@@ -38,9 +38,9 @@ fn main() -> ExitCode {
                 styled.to_string()
             };
             if e.use_stderr() {
-                wrench_cli::out::stderr(text);
+                wrench_cli::out::styled_stderr(text);
             } else {
-                wrench_cli::out::stdout(text);
+                wrench_cli::out::styled_stdout(text);
             }
             return commands::code(if e.use_stderr() {
                 wrench_cli::exit::USAGE

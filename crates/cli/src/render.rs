@@ -5,8 +5,19 @@ use serde_json::Value;
 use wrench_core::{CallResult, OutputKind};
 
 /// The text a person reads on stdout for a one-shot call, and the notes (or
-/// the error) that go to stderr, with hints in CLI terms ([`for_people`]).
+/// the error) that go to stderr, with hints in CLI terms ([`for_people`]),
+/// made safe for a terminal ([`wrench_core::frame::for_terminal`]: a file's
+/// or a commit's control sequences, BEL, CR, C1 and bidi characters shown
+/// as `⟨U+XXXX⟩`) before any colour is added. The JSON doors stay exact.
 pub fn human(r: &CallResult) -> (String, String) {
+    let (text, notes) = human_unescaped(r);
+    (
+        wrench_core::frame::for_terminal(&text).into_owned(),
+        wrench_core::frame::for_terminal(&notes).into_owned(),
+    )
+}
+
+fn human_unescaped(r: &CallResult) -> (String, String) {
     let (text, notes) = human_raw(r);
     let mut notes = for_people(&notes);
     if let Err(e) = &r.result
@@ -68,10 +79,10 @@ pub fn text_block(r: &CallResult) -> String {
         Err(e) => format!("error[{}]", e.kind),
     };
     let mut s = format!("── {} {}: {outcome} ({} ms)\n", r.id, r.tool, r.elapsed_ms);
-    let (text, notes) = human(r);
+    let (text, notes) = human_unescaped(r);
     s.push_str(&text);
     s.push_str(&notes);
-    s
+    wrench_core::frame::for_terminal(&s).into_owned()
 }
 
 /// Hints written for a model name JSON arguments (`pass replace_all:

@@ -44,6 +44,8 @@
 //! that starts a prefix of a tag (`<`, `</`, `</untrus`, in any of the folds above)
 //! is defused like a whole tag. [`echo`] is the same escaping for a name quoted in
 //! a result (a path, a tool name): there `\n` and `\t` are escaped too.
+//! [`for_terminal`] is the escaping of the CLI's human output (any tool text,
+//! framed or not), where no tag is defused and a CRLF's CR is dropped.
 
 use std::borrow::Cow;
 
@@ -202,6 +204,59 @@ pub fn echo(name: &str) -> Cow<'_, str> {
         Cow::Borrowed(b) => defuse_cut_tags(b),
         Cow::Owned(o) => Cow::Owned(defuse_cut_tags(&o).into_owned()),
     }
+}
+
+/// Text for a person's terminal (the CLI's human output: a tool's text, its
+/// notes, an error): every character a terminal would act on or that hides
+/// or reorders text becomes its visible escape `⟨U+001B⟩` — C0 controls but
+/// `\n` and `\t` (so ESC, and with it every CSI, OSC 8/52, DCS; BEL; BS),
+/// DEL, C1 controls (U+0080–U+009F: the 8-bit CSI U+009B and OSC U+009D),
+/// and the invisible and bidi characters of [`is_invisible`]. A CR just
+/// before `\n` is dropped (a terminal shows CRLF and LF alike); any other CR
+/// is escaped (it would move the cursor back over the line, so the rest
+/// could overwrite what came before). Nothing else changes: no tag is
+/// defused (a person reads the frame as it is) and a sequence stays as
+/// visible text. Text with nothing to change is returned borrowed.
+pub fn for_terminal(text: &str) -> Cow<'_, str> {
+    let Some(first) = first_for_terminal(text) else {
+        return Cow::Borrowed(text);
+    };
+    let keep = |c: char| c == '\n' || c == '\t' || !is_hidden(c);
+    let mut out = String::with_capacity(text.len() + text.len() / 8 + 16);
+    out.push_str(&text[..first]);
+    let mut chars = text[first..].chars().peekable();
+    while let Some(c) = chars.next() {
+        if keep(c) {
+            out.push(c);
+        } else if c == '\r' && chars.peek() == Some(&'\n') {
+            // CRLF: the LF alone.
+        } else {
+            push_escape(&mut out, c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Where the first character [`for_terminal`] changes is: printable ASCII,
+/// tabs and newlines (most output) are passed over a byte at a time.
+fn first_for_terminal(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let x = b[i];
+        if (0x20..0x7f).contains(&x) || x == b'\n' || x == b'\t' {
+            i += 1;
+        } else if x < 0x80 {
+            return Some(i);
+        } else {
+            let c = text[i..].chars().next()?;
+            if is_hidden(c) {
+                return Some(i);
+            }
+            i += c.len_utf8();
+        }
+    }
+    None
 }
 
 /// In a name, which is quoted inside a sentence, a tag cut short anywhere (not
@@ -833,6 +888,28 @@ mod tests {
         }
         for s in ["a < b", "x </div", "x <untrustworthy", "1 <= 2"] {
             assert_eq!(sanitize(s, Ansi::Strip), s, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn for_terminal_escapes_what_a_terminal_acts_on_and_keeps_lines() {
+        for (given, shown) in [
+            ("plain\tline\n", "plain\tline\n"),
+            ("a\u{1b}]52;c;eA==\u{7}b", "a⟨U+001B⟩]52;c;eA==⟨U+0007⟩b"),
+            ("\u{1b}[2J\u{1b}[?1049h", "⟨U+001B⟩[2J⟨U+001B⟩[?1049h"),
+            (
+                "x\u{9b}31m\u{9d}0;t\u{7f}",
+                "x⟨U+009B⟩31m⟨U+009D⟩0;t⟨U+007F⟩",
+            ),
+            ("safe\rEVIL\r\n", "safe⟨U+000D⟩EVIL\n"),
+            ("crlf\r\nline\r\n", "crlf\nline\n"),
+            ("\r\r\n", "⟨U+000D⟩\n"),
+            ("abc\u{202e}fed\u{200b}", "abc⟨U+202E⟩fed⟨U+200B⟩"),
+            ("<untrusted nonce=\"x\">", "<untrusted nonce=\"x\">"),
+            ("héllo 世界", "héllo 世界"),
+        ] {
+            assert_eq!(for_terminal(given), shown, "{given:?}");
+            assert_eq!(for_terminal(shown), shown, "escaping twice: {shown:?}");
         }
     }
 

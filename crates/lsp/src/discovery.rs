@@ -287,33 +287,14 @@ pub fn default_initialization_options(spec: &ServerSpec, root: &Path) -> Option<
 /// (relative entries such as `.` or `node_modules/.bin` name whatever
 /// directory wrench runs in, so they are skipped).
 pub fn which(program: &str) -> Option<PathBuf> {
-    which_where(program, |_| true)
+    wrench_process::which::which_where(program, |_| true)
 }
 
 /// [`which`], skipping `PATH` directories inside `root`: a server or checker
-/// is never taken from the workspace by a PATH lookup.
+/// is never taken from the workspace by a PATH lookup (the one lookup of
+/// [`wrench_process::which`]).
 pub fn which_outside(program: &str, root: &Path) -> Option<PathBuf> {
-    which_where(program, |dir| {
-        std::fs::canonicalize(dir).is_ok_and(|d| !d.starts_with(root))
-    })
-}
-
-fn which_where(program: &str, dir_ok: impl Fn(&Path) -> bool) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let is_exec = |p: &Path| {
-        std::fs::metadata(p)
-            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-            .unwrap_or(false)
-    };
-    if program.contains('/') {
-        let p = PathBuf::from(program);
-        return is_exec(&p).then_some(p);
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|d| d.is_absolute() && dir_ok(d))
-        .map(|d| d.join(program))
-        .find(|p| is_exec(p))
+    wrench_process::which::which_outside(program, root)
 }
 
 /// Make `spec` safe for this workspace (see [`guard`]): rust-analyzer gets

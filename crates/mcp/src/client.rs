@@ -145,7 +145,14 @@ async fn start(name: &str, def: &ServerDef) -> ToolResult<Conn> {
             })?
     } else {
         let command = def.command.as_deref().unwrap_or_default();
-        let mut cmd = tokio::process::Command::new(command);
+        // A bare name is found on the absolute PATH entries only: an empty
+        // or `.` entry would run a program of the directory wrench runs in.
+        let program = wrench_process::which::which_where(command, |_| true).ok_or_else(|| {
+            ToolError::not_found(format!(
+                "cannot start MCP server `{name}`: no executable `{command}` in an absolute PATH directory; check `command` in [mcp.servers.{name}] (or give its absolute path)"
+            ))
+        })?;
+        let mut cmd = tokio::process::Command::new(&program);
         // Only what a program needs to start, plus what the config names:
         // wrench's own secrets stay out of the server's environment.
         let env = config::server_env(def, |k| std::env::var(k).ok());

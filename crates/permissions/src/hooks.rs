@@ -244,7 +244,10 @@ fn run_hook(h: &Hook, input: &Value, cwd: &Path, fail_closed: bool) -> HookOutco
             HookOutcome::Allow
         }
     };
-    let mut cmd = Command::new("sh");
+    // The shell is never one a relative PATH entry finds in the hook's cwd.
+    let sh = wrench_process::which::which_where("sh", |_| true)
+        .unwrap_or_else(|| std::path::PathBuf::from("/bin/sh"));
+    let mut cmd = Command::new(sh);
     cmd.arg("-c")
         .arg(&h.spec.command)
         .current_dir(cwd)

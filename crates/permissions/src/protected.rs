@@ -12,9 +12,20 @@
 //! The line drawn: files that another program runs, or turns into a
 //! command, without the person starting a project command — editors and
 //! agents on open, git on commit, CI on push, direnv on `cd`, a dev
-//! container on build. Package-manager and build files (`package.json`,
-//! `Makefile`, `.npmrc`, `build.rs`) run only when a project command runs,
-//! so they are not here (protecting them would protect the whole project).
+//! container on build — and files that make an *ordinary* command (any
+//! `yarn`, `cargo` or `rustc`, even `--version`; `cd` with mise; `npm
+//! install`; `./gradlew`) run or fetch a program or registry the file
+//! names: package-manager and toolchain configuration (`.yarnrc.yml`'s
+//! `yarnPath` and the `.yarn/releases/` it points to, `.npmrc`'s
+//! `script-shell`/`node-options`/`registry`, `.cargo/config.toml`'s
+//! `rustc-wrapper`/`runner`/`[source]`, `rust-toolchain.toml`'s `path`,
+//! mise's `[hooks]`, `.tool-versions`' `path:` versions, `pip.conf`'s
+//! index, a build wrapper's `distributionUrl`). Project files whose code
+//! runs only when the person runs that project's own command
+//! (`package.json` scripts, `Makefile`, `build.rs`) are not here
+//! (protecting them would protect the whole project), nor are files that
+//! only pick a version from a fixed source (`.python-version`, `.nvmrc`)
+//! or that nothing reads from a project (`.pypirc` is read from `~`).
 //! `.env` is a secret, not a config that runs: guard it with a
 //! `read(**/.env)` deny rule. `.gitmodules` and git hook managers
 //! (`.husky/`, `.pre-commit-config.yaml`, lefthook) are here: they decide
@@ -188,6 +199,151 @@ pub const PROTECTED: &[Protected] = &[
         Shape::File(".lefthook.yml"),
         Guard::Ask,
         "git hooks lefthook runs",
+    ),
+    p(
+        Shape::File(".lfsconfig"),
+        Guard::Ask,
+        "the server git-lfs fetches from on checkout and pull",
+    ),
+    p(
+        Shape::File(".yarnrc.yml"),
+        Guard::Ask,
+        "the yarn binary every yarn command runs (yarnPath), plugins and registries",
+    ),
+    p(
+        Shape::SubDir(".yarn", "releases"),
+        Guard::Ask,
+        "the yarn binary a yarnPath names, run by every yarn command",
+    ),
+    p(
+        Shape::SubDir(".yarn", "plugins"),
+        Guard::Ask,
+        "yarn plugins every yarn command loads",
+    ),
+    p(
+        Shape::File(".yarnrc"),
+        Guard::Ask,
+        "the yarn binary every yarn 1 command runs (yarn-path) and its registry",
+    ),
+    p(
+        Shape::File(".npmrc"),
+        Guard::Ask,
+        "npm's script shell, node options and registry",
+    ),
+    p(
+        Shape::File(".pnpmfile.cjs"),
+        Guard::Ask,
+        "hooks pnpm runs on every install",
+    ),
+    p(
+        Shape::File("bunfig.toml"),
+        Guard::Ask,
+        "scripts bun preloads and the registry it installs from",
+    ),
+    p(
+        Shape::File(".bunfig.toml"),
+        Guard::Ask,
+        "scripts bun preloads and the registry it installs from",
+    ),
+    p(
+        Shape::File("mise.toml"),
+        Guard::Ask,
+        "mise hooks run on cd, tasks, env and tool versions",
+    ),
+    p(
+        Shape::File(".mise.toml"),
+        Guard::Ask,
+        "mise hooks run on cd, tasks, env and tool versions",
+    ),
+    p(
+        Shape::File("mise.local.toml"),
+        Guard::Ask,
+        "mise hooks run on cd, tasks, env and tool versions",
+    ),
+    p(
+        Shape::File(".mise.local.toml"),
+        Guard::Ask,
+        "mise hooks run on cd, tasks, env and tool versions",
+    ),
+    p(
+        Shape::SubDir(".config", "mise"),
+        Guard::Ask,
+        "mise hooks run on cd, tasks, env and tool versions",
+    ),
+    p(
+        Shape::File(".tool-versions"),
+        Guard::Ask,
+        "which tool binaries asdf and mise run (a `path:` version is any directory)",
+    ),
+    p(
+        Shape::SubDir(".cargo", "config.toml"),
+        Guard::Ask,
+        "cargo's rustc wrapper, runners, aliases and registry sources",
+    ),
+    p(
+        Shape::SubDir(".cargo", "config"),
+        Guard::Ask,
+        "cargo's rustc wrapper, runners, aliases and registry sources",
+    ),
+    p(
+        Shape::File("rust-toolchain.toml"),
+        Guard::Ask,
+        "the toolchain every cargo and rustc runs (a `path` is any directory)",
+    ),
+    p(
+        Shape::File("rust-toolchain"),
+        Guard::Ask,
+        "the toolchain every cargo and rustc runs",
+    ),
+    p(
+        Shape::File("pip.conf"),
+        Guard::Ask,
+        "the package index pip installs from (a virtualenv's pip.conf applies to it)",
+    ),
+    p(
+        Shape::File("pip.ini"),
+        Guard::Ask,
+        "the package index pip installs from",
+    ),
+    p(
+        Shape::File("uv.toml"),
+        Guard::Ask,
+        "the package index and Python downloads uv uses",
+    ),
+    p(
+        Shape::File("gradle-wrapper.properties"),
+        Guard::Ask,
+        "the Gradle distribution ./gradlew downloads and runs",
+    ),
+    p(
+        Shape::Dir(".mvn"),
+        Guard::Ask,
+        "the Maven distribution ./mvnw downloads and the options every Maven run takes",
+    ),
+    p(
+        Shape::File(".bazelrc"),
+        Guard::Ask,
+        "options every bazel command takes (--run_under, remote executors)",
+    ),
+    p(
+        Shape::File(".exrc"),
+        Guard::Ask,
+        "commands vim and neovim run on open",
+    ),
+    p(
+        Shape::File(".nvim.lua"),
+        Guard::Ask,
+        "commands neovim runs on open",
+    ),
+    p(
+        Shape::File(".nvimrc"),
+        Guard::Ask,
+        "commands neovim runs on open",
+    ),
+    p(
+        Shape::File(".dir-locals.el"),
+        Guard::Ask,
+        "Emacs variables (and eval forms) applied on open",
     ),
 ];
 

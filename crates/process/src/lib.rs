@@ -15,6 +15,8 @@
 //! - [`proc`]: reading `/proc`.
 //! - [`sockdir`]: the short private directory for unix sockets, and the
 //!   peer check (uid, `no_new_privs`) on each connection.
+//! - [`which`]: a program wrench starts, found on the absolute `PATH`
+//!   entries outside the workspace only.
 //!
 //! ```
 //! use wrench_process::{Options, spawn_blocking};
@@ -32,6 +34,7 @@ pub mod group;
 pub mod proc;
 pub mod sandbox;
 pub mod sockdir;
+pub mod which;
 
 pub use group::{
     Group, GroupChild, KILL_GRACE, Lifetime, Options, kill_all_now, shut_down, spawn,

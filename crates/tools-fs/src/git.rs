@@ -411,8 +411,20 @@ const GLOBAL_OPTIONS: [&str; 3] = ["--no-pager", "--literal-pathspecs", "--no-op
 /// (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`) is kept: it is the user's,
 /// not the repository's, and every program it names is switched off like the
 /// repository's own.
-fn base_command(root: &Path, dirs: &guard::RepoDirs) -> tokio::process::Command {
-    let mut c = tokio::process::Command::new("git");
+///
+/// `git` itself is found on the absolute `PATH` entries outside the
+/// workspace ([`wrench_process::which`]): an empty or `.` entry never runs a
+/// `git` the repository ships; git's own children get that `PATH` too.
+fn base_command(root: &Path, dirs: &guard::RepoDirs) -> ToolResult<tokio::process::Command> {
+    let git = wrench_process::which::which_outside("git", root).ok_or_else(|| {
+        ToolError::unsupported(
+            "git is not installed (no `git` in an absolute PATH directory outside the workspace)",
+        )
+    })?;
+    let mut c = tokio::process::Command::new(git);
+    if let Some(path) = wrench_process::which::absolute_path_var() {
+        c.env("PATH", path);
+    }
     c.current_dir(root)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -435,12 +447,12 @@ fn base_command(root: &Path, dirs: &guard::RepoDirs) -> tokio::process::Command 
         .env("GIT_PROTOCOL_FROM_USER", "0")
         .env("GIT_NO_REPLACE_OBJECTS", "1")
         .env("GIT_PAGER", "cat");
-    c
+    Ok(c)
 }
 
 /// The configuration keys git sees for this repository, read completely.
 async fn config_list(root: &Path, dirs: &guard::RepoDirs, ctx: &Context) -> ToolResult<Vec<u8>> {
-    let mut c = base_command(root, dirs);
+    let mut c = base_command(root, dirs)?;
     c.args(GLOBAL_OPTIONS).args(["config", "-z", "--list"]);
     let r = wait_capped(c, GIT_MAX_CONFIG_BYTES, ctx).await?;
     if r.cut {
@@ -469,7 +481,7 @@ pub(crate) async fn run_git(root: &Path, args: &[String], ctx: &Context) -> Tool
             overrides.len()
         )));
     }
-    let mut c = base_command(root, &dirs);
+    let mut c = base_command(root, &dirs)?;
     c.env("GIT_CONFIG_COUNT", overrides.len().to_string());
     for (i, (k, v)) in overrides.iter().enumerate() {
         c.env(format!("GIT_CONFIG_KEY_{i}"), k)

@@ -83,12 +83,7 @@ pub struct Checker {
 /// `name` in an absolute `PATH` directory outside `root` (relative entries
 /// such as `.` or `node_modules/.bin` would find the workspace's programs).
 fn on_path(name: &str, root: &Path) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|d| d.is_absolute())
-        .filter(|d| std::fs::canonicalize(d).is_ok_and(|d| !d.starts_with(root)))
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
+    wrench_process::which::which_outside(name, root)
 }
 
 /// An installed `name`, else the workspace's `node_modules/.bin/name` (high
@@ -176,6 +171,11 @@ async fn run_checker(ctx: &Context, c: &Checker) -> ToolResult<(String, String)>
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .env("NO_COLOR", "1");
+    // What the checker looks up on PATH (rustc, node) is not the workspace's
+    // through an empty or relative entry.
+    if let Some(path) = wrench_process::which::absolute_path_var() {
+        cmd.env("PATH", path);
+    }
     // Checkers run the project's build scripts and plugins: sandboxed like bash.
     let (sandbox, _) = crate::sandbox::for_call(ctx)?;
     if sandbox.is_some() {
@@ -502,6 +502,9 @@ impl Tool for DiagnosticsTool {
         // naming both.
         let all = wrench_core::diag::merge(all);
         let checkers: Vec<&str> = detect(&ctx.root).iter().map(|c| c.name).collect();
+        // The findings quote what checkers and servers printed (a compiler
+        // message can carry any string of the repository's): command output,
+        // framed by the executor; the counts and notes are wrench's, after it.
         let mut text = String::new();
         for d in all.iter().take(MAX_LISTED) {
             text.push_str(&wrench_core::diag::render_line(d));
@@ -521,18 +524,30 @@ impl Tool for DiagnosticsTool {
             .iter()
             .filter(|d| d.severity == Severity::Warning)
             .count();
-        text.push_str(&format!(
+        let mut epilogue = format!(
             "[{errors} errors, {warnings} warnings; checkers: {}]",
             if checkers.is_empty() {
                 "none found for this project".to_string()
             } else {
                 checkers.join(", ")
             }
-        ));
+        );
         for n in &notes {
-            text.push_str(&format!("\n[note: {n}]"));
+            epilogue.push_str(&format!("\n[note: {n}]"));
         }
-        let mut out = ToolOutput::new(OutputKind::Text, text)
+        let out = if text.is_empty() {
+            ToolOutput::new(OutputKind::Text, epilogue)
+        } else {
+            let source = if checkers.is_empty() {
+                "diagnostics".to_string()
+            } else {
+                format!("diagnostics of {}", checkers.join(", "))
+            };
+            let mut o = ToolOutput::command(source, text, epilogue);
+            o.kind = OutputKind::Text;
+            o
+        };
+        let mut out = out
             .with_data(&serde_json::json!({"diagnostics": all, "errors": errors, "warnings": warnings, "checkers": checkers, "servers": states}));
         for n in notes {
             out = out.with_note(n);

@@ -23,7 +23,6 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
-use wrench_core::frame::Ansi;
 use wrench_core::{
     Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, OutputKind,
     RedactionSource, Tool, ToolError, ToolOutput, ToolResult, ToolSpec,
@@ -366,23 +365,21 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
     data["exit_code"] = serde_json::json!(st.exit_code);
     data["ready"] = serde_json::json!(ready.is_ready());
     data["readiness"] = serde_json::to_value(&ready).unwrap_or_default();
-    // The output so far, framed as command output by the executor; secrets
-    // in it are found with the bytes before the shown tail.
+    // The output so far is the job's bytes: framed (escaped, tags defused) as
+    // command output by the executor, like bash's, with wrench's own lines
+    // (start, readiness) after the frame; secrets in it are found with the
+    // bytes before the shown tail.
     let tail = tail_with_context(&rec, TAIL_BYTES);
     let shown = &tail.source[tail.at..];
     if !shown.is_empty() {
         text.push_str(if ready.is_ready() {
-            "Output so far:\n"
+            "(its output so far is above)\n"
         } else {
-            "Output so far (its end):\n"
+            "(the end of its output so far is above)\n"
         });
-        let at = text.len();
-        text.push_str(shown);
-        if !shown.ends_with('\n') {
-            text.push('\n');
-        }
-        let mut out = ToolOutput::new(OutputKind::Command, text).with_data(&data);
-        tail.attach(&mut out, Some(at), None);
+        let mut out =
+            ToolOutput::command(job_source(&id), shown.to_string(), text).with_data(&data);
+        tail.attach(&mut out, Some(0), None);
         return Ok(out);
     }
     Ok(ToolOutput::new(OutputKind::Command, text).with_data(&data))
@@ -607,45 +604,48 @@ fn job_source(id: &str) -> String {
     format!("{} of {id}", crate::bash::COMMAND_OUTPUT)
 }
 
-/// What `wait` shows per job: its state and the last lines of its output,
-/// each line's text declared with the output it was cut from.
-fn render_waited(ctx: &Context, st: &[JobStatus]) -> ToolResult<(String, Vec<RedactionSource>)> {
+/// What `wait` shows: the last output of each job, as command output the
+/// executor frames (escaped, tags defused, one fresh nonce) with each tail
+/// declared with the output it was cut from; and wrench's own lines after
+/// the frame (each job's state, how much output it has).
+fn render_waited(ctx: &Context, st: &[JobStatus]) -> ToolResult<ToolOutput> {
     let doc = load_jobs(ctx)?;
-    let mut t = String::new();
+    let mut body = String::new();
+    let mut epilogue = String::new();
     let mut sources = Vec::new();
+    let mut shown = Vec::new();
     if st.is_empty() {
-        t.push_str("no jobs in this session\n");
+        epilogue.push_str("no jobs in this session\n");
     }
     for s in st {
-        t.push_str(&describe(s));
-        t.push('\n');
-        if let Some(j) = doc.jobs.iter().find(|j| j.id == s.id) {
-            let view = tail_with_context(j, TAIL_BYTES);
-            let tail = &view.source[view.at..];
-            if !tail.is_empty() {
-                t.push_str(&format!(
-                    "  last output ({} bytes in all; bash_output {} for unread output):\n",
-                    s.output_bytes, s.id
-                ));
-                // Several jobs' output in one result: each quoted line gets the
-                // frame's escaping (no frame of its own); a line the escaping
-                // leaves as it is is declared with the output it was cut from.
-                let mut src = RedactionSource::new(view.source.as_str());
-                for line in tail.lines() {
-                    t.push_str("  | ");
-                    let clean = wrench_core::frame::sanitize(line, Ansi::Strip);
-                    if clean.as_ref() == line {
-                        let at = view.at + (line.as_ptr() as usize - tail.as_ptr() as usize);
-                        src.text_piece(t.len(), at, line.len());
-                    }
-                    t.push_str(&clean);
-                    t.push('\n');
-                }
-                sources.push(src);
-            }
+        epilogue.push_str(&describe(s));
+        epilogue.push('\n');
+        let Some(j) = doc.jobs.iter().find(|j| j.id == s.id) else {
+            continue;
+        };
+        let view = tail_with_context(j, TAIL_BYTES);
+        let tail = &view.source[view.at..];
+        if tail.is_empty() {
+            continue;
         }
+        epilogue.push_str(&format!(
+            "  last output ({} bytes in all; bash_output {} for unread output): in the frame, after `── {}`\n",
+            s.output_bytes, s.id, s.id
+        ));
+        body.push_str(&format!("── {}\n", s.id));
+        let mut src = RedactionSource::new(view.source.as_str());
+        src.text_piece(body.len(), view.at, tail.len());
+        sources.push(src);
+        body.push_str(tail);
+        if !tail.ends_with('\n') {
+            body.push('\n');
+        }
+        shown.push(s.id.as_str());
     }
-    Ok((t, sources))
+    let source = format!("{} of {}", crate::bash::COMMAND_OUTPUT, shown.join(", "));
+    let mut out = ToolOutput::command(source, body, epilogue);
+    out.sources = sources;
+    Ok(out)
 }
 
 // ---------------------------------------------------------------- tools
@@ -795,15 +795,13 @@ impl Tool for WaitTool {
             )));
         }
         let st = wait_jobs(ctx, &a.ids, Duration::from_secs(secs)).await?;
-        let (mut text, sources) = render_waited(ctx, &st)?;
+        let mut out = render_waited(ctx, &st)?;
         let running = st.iter().filter(|s| s.status == JobState::Running).count();
         if running > 0 {
-            text.push_str(&format!("[{running} still running after {secs}s]\n"));
+            out.epilogue
+                .push_str(&format!("[{running} still running after {secs}s]\n"));
         }
-        let mut out =
-            ToolOutput::new(OutputKind::Command, text).with_data(&serde_json::json!({"jobs": st}));
-        out.sources = sources;
-        Ok(out)
+        Ok(out.with_data(&serde_json::json!({"jobs": st})))
     }
 }
 
@@ -902,11 +900,7 @@ impl Tool for TasksTool {
                 }
                 let ids: Vec<String> = a.id.iter().cloned().collect();
                 let st = wait_jobs(ctx, &ids, Duration::from_secs(secs)).await?;
-                let (text, sources) = render_waited(ctx, &st)?;
-                let mut out = ToolOutput::new(OutputKind::Command, text)
-                    .with_data(&serde_json::json!({"jobs": st}));
-                out.sources = sources;
-                Ok(out)
+                Ok(render_waited(ctx, &st)?.with_data(&serde_json::json!({"jobs": st})))
             }
             TasksAction::Tail => {
                 let id = need_id()?;

@@ -81,6 +81,14 @@ pub fn base_env(cfg: &BashConfig) -> (BTreeMap<String, String>, Vec<String>) {
             env.insert(k.to_string(), v.to_string());
         }
     }
+    // An empty or relative PATH entry (`PATH=":$PATH"`) would make the
+    // commands' lookups find the workspace's own `git` or `ls`.
+    if env.contains_key("PATH")
+        && let Some(path) =
+            wrench_process::which::absolute_path_var().and_then(|p| p.into_string().ok())
+    {
+        env.insert("PATH".into(), path);
+    }
     withheld.sort();
     (env, withheld)
 }

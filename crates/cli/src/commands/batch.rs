@@ -101,11 +101,11 @@ pub(super) async fn run(mut cx: Ctx, sm: &ArgMatches) -> ExitCode {
                 s.push_str(&render::json_line(r, true));
                 s.push('\n');
             }
-            out::stdout(s);
+            out::json(s);
         }
         Format::Json => {
             let all: Vec<serde_json::Value> = results.iter().map(|r| r.to_json(true)).collect();
-            out::line(serde_json::to_string_pretty(&all).unwrap_or_default());
+            out::json_line(serde_json::to_string_pretty(&all).unwrap_or_default());
         }
         Format::Text => {
             for r in &results {

@@ -46,9 +46,9 @@ pub(super) async fn run(cx: Ctx, sm: &ArgMatches) -> ExitCode {
     }
     let r = engine.executor.run_one(call).await;
     match format {
-        Format::Jsonl => out::line(render::json_line(&r, false)),
+        Format::Jsonl => out::json_line(render::json_line(&r, false)),
         Format::Json => {
-            out::line(serde_json::to_string_pretty(&r.to_json(false)).unwrap_or_default())
+            out::json_line(serde_json::to_string_pretty(&r.to_json(false)).unwrap_or_default())
         }
         Format::Text => {
             let (text, notes) = render::human(&r);

@@ -21,7 +21,7 @@ pub(super) fn run(cx: &Ctx, sm: &ArgMatches) -> ExitCode {
         // Into a buffer: clap_complete panics when its writer fails.
         let mut buf = Vec::new();
         clap_complete::generate(*shell, &mut cmd, "wrench", &mut buf);
-        out::stdout(buf);
+        out::document(buf);
     }
     code(exit::OK)
 }

@@ -2,7 +2,6 @@
 //! call returned. The forwarding itself is `wrench_cli::daemon::forward`.
 
 use clap::{Arg, ArgMatches, Command};
-use std::io::Write;
 use std::process::ExitCode;
 use wrench_cli::daemon::{DaemonConfig, Printed, parse_duration, status_text};
 use wrench_cli::{Options, exit};
@@ -26,8 +25,9 @@ pub fn command() -> Command {
 
 /// Print a forwarded call's output; its exit code.
 pub fn emit(p: Printed) -> ExitCode {
-    let _ = std::io::stdout().write_all(p.stdout.as_bytes());
-    let _ = std::io::stderr().write_all(p.stderr.as_bytes());
+    // stdout is JSON (a JSON door) or empty; stderr an error for a person.
+    wrench_cli::out::json(&p.stdout);
+    wrench_cli::out::stderr(&p.stderr);
     ExitCode::from(u8::try_from(p.code).unwrap_or(1))
 }
 
@@ -58,9 +58,11 @@ pub async fn run(opts: &Options, m: &ArgMatches, json: bool) -> ExitCode {
     };
     let show = |s: &wrench_daemon::Status| {
         if json {
-            println!("{}", serde_json::json!({"running": true, "status": s}));
+            wrench_cli::out::json_line(
+                serde_json::json!({"running": true, "status": s}).to_string(),
+            );
         } else {
-            print!("{}", status_text(s));
+            wrench_cli::out::stdout(status_text(s));
         }
     };
     match m.subcommand() {
@@ -91,11 +93,11 @@ pub async fn run(opts: &Options, m: &ArgMatches, json: bool) -> ExitCode {
         Some(("stop", _)) => match ep.stop() {
             Ok(was) => {
                 if json {
-                    println!("{}", serde_json::json!({"stopped": was}));
+                    wrench_cli::out::json_line(serde_json::json!({"stopped": was}).to_string());
                 } else if was {
-                    println!("stopped the daemon for {}", root.display());
+                    wrench_cli::out::line(format!("stopped the daemon for {}", root.display()));
                 } else {
-                    println!("no daemon runs for {}", root.display());
+                    wrench_cli::out::line(format!("no daemon runs for {}", root.display()));
                 }
                 ExitCode::from(0)
             }
@@ -108,9 +110,9 @@ pub async fn run(opts: &Options, m: &ArgMatches, json: bool) -> ExitCode {
             }
             Ok(None) => {
                 if json {
-                    println!("{}", serde_json::json!({"running": false}));
+                    wrench_cli::out::json_line(serde_json::json!({"running": false}).to_string());
                 } else {
-                    println!("no daemon runs for {}", root.display());
+                    wrench_cli::out::line(format!("no daemon runs for {}", root.display()));
                 }
                 ExitCode::from(u8::try_from(exit::TOOL_ERROR).unwrap_or(1))
             }

@@ -19,6 +19,6 @@ pub(super) fn run(cx: &Ctx) -> ExitCode {
             cx.json,
         );
     }
-    wrench_cli::out::stdout(out);
+    wrench_cli::out::document(out);
     code(exit::OK)
 }

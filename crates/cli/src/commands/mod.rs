@@ -250,6 +250,7 @@ impl wrench_core::Asker for TtyAsker {
         let prompt = prompt.to_string();
         tokio::task::spawn_blocking(move || {
             let mut err = std::io::stderr();
+            let prompt = wrench_core::frame::for_terminal(&prompt);
             let _ = write!(err, "wrench: {prompt}. Allow? [y/N] ");
             let _ = err.flush();
             let mut line = String::new();
@@ -321,7 +322,7 @@ pub async fn run(m: ArgMatches, reg: Arc<Registry>) -> ExitCode {
 pub fn fail(e: &ToolError, json: bool) -> ExitCode {
     if json {
         let v = serde_json::json!({"ok": false, "error": {"kind": e.kind, "message": e.message}});
-        out::line(v.to_string());
+        out::json_line(v.to_string());
     } else {
         out::stderr(format!("error[{}]: {}\n", e.kind, e.message));
     }
@@ -367,7 +368,7 @@ fn json_args(arg: Option<&String>) -> Result<serde_json::Value, ToolError> {
 /// invalid args, 3 denied): the code of `--json` and the JSON-args doors.
 fn print_result(r: &wrench_core::CallResult, json: bool) -> ExitCode {
     if json {
-        out::line(render::json_line(r, false));
+        out::json_line(render::json_line(r, false));
     } else {
         let (text, err) = render::human(r);
         out::stdout(text);
@@ -388,7 +389,7 @@ async fn explain_call(engine: &Engine, call: Call, json: bool) -> ExitCode {
     };
     let e = engine.policy.explain(&plan);
     if json {
-        out::line(serde_json::to_string(&e).unwrap_or_default());
+        out::json_line(serde_json::to_string(&e).unwrap_or_default());
     } else {
         out::stdout(wrench_cli::explain::render(&e));
     }

@@ -27,7 +27,7 @@ pub(super) fn run(cx: &Ctx) -> ExitCode {
             "why": choice.why(),
             "relative_paths_from": base.as_ref().map(|b| choice.root.join(b)),
         });
-        out::line(v.to_string());
+        out::json_line(v.to_string());
         return code(exit::OK);
     }
     let mut s = format!("{}\n", choice.root.display());

@@ -15,7 +15,9 @@ pub(super) fn run(cx: &Ctx, sm: &ArgMatches) -> ExitCode {
     let name = sm.get_one::<String>("tool").cloned().unwrap_or_default();
     match cx.reg.resolve(&name) {
         Ok(t) => {
-            out::line(serde_json::to_string_pretty(&t.spec().input_schema).unwrap_or_default());
+            out::json_line(
+                serde_json::to_string_pretty(&t.spec().input_schema).unwrap_or_default(),
+            );
             code(exit::OK)
         }
         Err(e) => fail(&e, cx.json),

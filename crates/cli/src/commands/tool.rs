@@ -163,7 +163,7 @@ fn show(
     if when.enabled(std::io::stdout().is_terminal()) {
         text = color::paint(tool, args, &text);
     }
-    out::stdout(text);
+    out::styled_stdout(text);
     out::stderr(notes);
     exit
 }

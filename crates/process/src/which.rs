@@ -1,0 +1,73 @@
+//! Finding a program wrench itself starts (git, a checker, a language
+//! server, the shell of a hook) without running one the workspace ships.
+//!
+//! `PATH` lookups by the OS (`execvp`) try an empty entry (`PATH=":$PATH"`,
+//! a common slip) and a relative one (`.`, `bin`) against the current
+//! directory, which for wrench's children is the workspace: a repository's
+//! own executable `git` at its root would run from a tool documented as
+//! never running repository code. So a program is resolved here, to an
+//! absolute path, from the absolute `PATH` entries only (as Go's
+//! `exec.LookPath` does since 1.19) whose real directory is outside the
+//! workspace, and its children get a `PATH` without the relative entries.
+
+use std::ffi::OsString;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+/// Whether `p` is a regular file someone may execute.
+fn is_executable(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// `program` on `PATH`, skipping empty and relative entries and every
+/// directory whose real path is `root` or below it. A `program` with a `/`
+/// is taken as it is (when it is an executable file). `None` when there is
+/// no such program.
+pub fn which_outside(program: &str, root: &Path) -> Option<PathBuf> {
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    which_where(program, |dir| {
+        std::fs::canonicalize(dir).is_ok_and(|d| !d.starts_with(&root))
+    })
+}
+
+/// `program` on the absolute `PATH` entries `dir_ok` accepts.
+pub fn which_where(program: &str, dir_ok: impl Fn(&Path) -> bool) -> Option<PathBuf> {
+    if program.is_empty() {
+        return None;
+    }
+    if program.contains('/') {
+        let p = PathBuf::from(program);
+        return is_executable(&p).then_some(p);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .filter(|d| d.is_absolute() && dir_ok(d))
+        .map(|d| d.join(program))
+        .find(|p| is_executable(p))
+}
+
+/// This process's `PATH` without its empty and relative entries, for the
+/// children wrench starts (so a program they look up is not found in the
+/// directory they run in). `None` when `PATH` is unset.
+pub fn absolute_path_var() -> Option<OsString> {
+    let path = std::env::var_os("PATH")?;
+    let kept: Vec<PathBuf> = std::env::split_paths(&path)
+        .filter(|d| d.is_absolute())
+        .collect();
+    Some(std::env::join_paths(kept).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_program_with_a_slash_is_taken_as_given_only_when_executable() {
+        assert_eq!(
+            which_where("/bin/sh", |_| true),
+            Some(PathBuf::from("/bin/sh"))
+        );
+        assert_eq!(which_where("/nonexistent/x", |_| true), None);
+        assert_eq!(which_where("", |_| true), None);
+    }
+}
