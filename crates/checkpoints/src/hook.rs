@@ -6,7 +6,8 @@
 use crate::config::CheckpointsConfig;
 use crate::record::{Checkpoint, Entry, Scope};
 use crate::store::Store;
-use crate::tree::{self, Tree};
+use crate::tree::{self, Snapshot, Tree};
+use crate::watch::{ChangeFeed, Changes, is_ignore_file};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use wrench_core::{
@@ -17,11 +18,31 @@ use wrench_permissions::Workspace;
 /// Takes checkpoints into the workspace's private store.
 pub struct Recorder {
     cfg: CheckpointsConfig,
+    feed: Option<Arc<dyn ChangeFeed>>,
 }
 
 impl Recorder {
     pub fn new(cfg: CheckpointsConfig) -> Self {
-        Recorder { cfg }
+        Recorder { cfg, feed: None }
+    }
+
+    /// Ask `feed` what changed instead of walking the whole tree when it
+    /// can vouch for the rest (see [`crate::watch`]).
+    pub fn with_feed(mut self, feed: Option<Arc<dyn ChangeFeed>>) -> Self {
+        self.feed = feed;
+        self
+    }
+
+    /// The checkpointer for `config` with a change feed (None when
+    /// `[checkpoints] enabled = false`).
+    pub fn from_config_with_feed(
+        config: &wrench_core::Config,
+        feed: Option<Arc<dyn ChangeFeed>>,
+    ) -> ToolResult<Option<Arc<dyn Checkpointer>>> {
+        let cfg = CheckpointsConfig::from_config(config)?;
+        Ok(cfg
+            .enabled
+            .then(|| Arc::new(Recorder::new(cfg).with_feed(feed)) as Arc<dyn Checkpointer>))
     }
 
     /// The checkpointer a context should carry for `config` (None when
@@ -69,6 +90,71 @@ pub fn skip_dirs(ctx: &Context) -> Vec<PathBuf> {
         .map(Path::to_path_buf)
         .into_iter()
         .collect()
+}
+
+/// How [`advance`] brought a tree up to date.
+pub enum Advanced {
+    /// The feed vouched for the rest: only what it reported was walked
+    /// again, in place (the records it replaced are in the [`tree::Updated`]).
+    Updated(tree::Updated),
+    /// The whole tree was walked: the new tree (the old one is untouched).
+    Walked(Snapshot),
+}
+
+/// Bring `t` (a snapshot and its token) up to date: only the paths the
+/// feed reports changed since its token are walked again when the feed
+/// vouches for the rest; else the whole tree. Either carries the feed's
+/// new token.
+pub fn advance(
+    ctx: &Context,
+    ws: &Workspace,
+    store: &mut Store,
+    t: &mut Tree,
+    feed: Option<&dyn ChangeFeed>,
+) -> Advanced {
+    let skip = skip_dirs(ctx);
+    let fed = feed.and_then(|f| f.changes(ws.root(), t.token));
+    let token = fed.as_ref().map(|c| c.token);
+    match fed {
+        Some(Changes {
+            changed: Some(paths),
+            ..
+        }) if t.token.is_some() && t.complete && !paths.iter().any(|p| is_ignore_file(p)) => {
+            let up = tree::update(ws, store, t, &skip, &paths);
+            t.token = token;
+            Advanced::Updated(up)
+        }
+        _ => {
+            let mut s = tree::walk(ws, store, t, &skip);
+            s.tree.token = token;
+            Advanced::Walked(s)
+        }
+    }
+}
+
+/// Advance the stat cache `t` and save what changed: the tree when a
+/// record did, else only its token. Returns the tree now.
+fn advance_cache(
+    ctx: &Context,
+    ws: &Workspace,
+    store: &mut Store,
+    mut t: Tree,
+    feed: Option<&dyn ChangeFeed>,
+) -> ToolResult<Snapshot> {
+    match advance(ctx, ws, store, &mut t, feed) {
+        Advanced::Updated(u) => {
+            store.save_tree_if(&t, u.changed(&t))?;
+            Ok(Snapshot {
+                tree: t,
+                partial: u.partial,
+            })
+        }
+        Advanced::Walked(s) => {
+            let changed = s.tree.files != t.files || s.tree.complete != t.complete;
+            store.save_tree_if(&s.tree, changed)?;
+            Ok(s)
+        }
+    }
 }
 
 /// Whether the call leaves something running that keeps changing files
@@ -140,13 +226,22 @@ impl Recorder {
         let mut snap = None;
         if spawn {
             let old = store.load_tree();
-            let s = tree::walk(&ws, &mut store, &old, &skip_dirs(ctx));
-            if s.tree != old {
-                store.save_tree(&s.tree)?;
-            }
-            snap = Some(s);
+            snap = Some(advance_cache(
+                ctx,
+                &ws,
+                &mut store,
+                old,
+                self.feed.as_deref(),
+            )?);
         }
-        close_open(ctx, &ws, &mut store, snap.as_ref().map(|s| &s.tree), spawn);
+        close_open(
+            ctx,
+            &ws,
+            &mut store,
+            snap.as_ref().map(|s| &s.tree),
+            spawn,
+            self.feed.as_deref(),
+        );
         let id = store.next_id()?;
         let mut cp = Checkpoint {
             id,
@@ -179,6 +274,7 @@ impl Recorder {
         store.save(&cp)?;
         Ok(Pending {
             cfg: self.cfg.clone(),
+            feed: self.feed.clone(),
             id,
             background: cp.background,
             before_tree,
@@ -197,6 +293,7 @@ pub fn close_open(
     store: &mut Store,
     now: Option<&Tree>,
     running_too: bool,
+    feed: Option<&dyn ChangeFeed>,
 ) {
     for id in store.open_ids() {
         if let Ok(Some(cp)) = store.load(id) {
@@ -204,7 +301,7 @@ pub fn close_open(
             if running && !running_too {
                 continue;
             }
-            let _ = close(ctx, ws, store, cp, None, now, running);
+            let _ = close(ctx, ws, store, cp, None, now, running, feed);
         } else {
             store.remove(id);
         }
@@ -240,52 +337,49 @@ fn close(
     before_tree: Option<Tree>,
     now: Option<&Tree>,
     keep_open: bool,
+    feed: Option<&dyn ChangeFeed>,
 ) -> ToolResult<Option<Checkpoint>> {
     match cp.scope {
         Scope::Tree => {
             let before = before_tree.or_else(|| store.pinned_tree(cp.id));
-            let walked;
-            let now = match now {
-                Some(t) => t,
-                None => {
-                    // The tree before serves as the stat cache (no second
-                    // load); a stale one only costs hashing again.
-                    let loaded;
-                    let old = match &before {
-                        Some(b) => b,
-                        None => {
-                            loaded = store.load_tree();
-                            &loaded
+            let gone = |p: &str| matches!(tree::lstat_beneath(ws, p), Ok(None));
+            let changes = match (before, now) {
+                (Some(b), Some(now)) => tree::diff(&b, now, gone),
+                (Some(mut b), None) => match advance(ctx, ws, store, &mut b, feed) {
+                    Advanced::Updated(u) => {
+                        // `b` is the tree after now.
+                        store.save_tree_if(&b, u.changed(&b))?;
+                        for p in u.partial.iter() {
+                            note_once(&mut cp.partial, p.clone());
                         }
-                    };
-                    let snap = tree::walk(ws, store, old, &skip_dirs(ctx));
-                    if snap.tree != *old {
-                        store.save_tree(&snap.tree)?;
+                        u.diff(&b)
                     }
-                    for p in snap.partial {
-                        note_once(&mut cp.partial, p);
+                    Advanced::Walked(s) => {
+                        let changed = s.tree.files != b.files || s.tree.complete != b.complete;
+                        store.save_tree_if(&s.tree, changed)?;
+                        for p in s.partial {
+                            note_once(&mut cp.partial, p);
+                        }
+                        tree::diff(&b, &s.tree, gone)
                     }
-                    walked = snap.tree;
-                    &walked
+                },
+                (None, _) => {
+                    note_once(
+                        &mut cp.partial,
+                        "the tree before this call was lost; what it changed is not recorded"
+                            .into(),
+                    );
+                    Vec::new()
                 }
             };
-            match before {
-                Some(b) => {
-                    let gone = |p: &str| matches!(tree::lstat_beneath(ws, p), Ok(None));
-                    cp.entries = tree::diff(&b, now, gone)
-                        .into_iter()
-                        .map(|(path, before, after)| Entry {
-                            path,
-                            before,
-                            after: Some(after),
-                        })
-                        .collect();
-                }
-                None => note_once(
-                    &mut cp.partial,
-                    "the tree before this call was lost; what it changed is not recorded".into(),
-                ),
-            }
+            cp.entries = changes
+                .into_iter()
+                .map(|(path, before, after)| Entry {
+                    path,
+                    before,
+                    after: Some(after),
+                })
+                .collect();
         }
         Scope::Files => {
             for e in &mut cp.entries {
@@ -329,6 +423,7 @@ fn close(
 
 struct Pending {
     cfg: CheckpointsConfig,
+    feed: Option<Arc<dyn ChangeFeed>>,
     id: u64,
     background: bool,
     before_tree: Option<Tree>,
@@ -362,7 +457,16 @@ impl PendingCheckpoint for Pending {
             let Some(cp) = store.load(self.id)? else {
                 return Ok(None);
             };
-            let closed = close(ctx, &ws, &mut store, cp, self.before_tree, None, false)?;
+            let closed = close(
+                ctx,
+                &ws,
+                &mut store,
+                cp,
+                self.before_tree,
+                None,
+                false,
+                self.feed.as_deref(),
+            )?;
             let _ = store.prune(now_secs());
             Ok(closed.filter(|c| !c.partial.is_empty()).map(|c| {
                 format!(

@@ -20,6 +20,7 @@ pub mod restore;
 pub mod store;
 pub mod tools;
 pub mod tree;
+pub mod watch;
 
 pub use config::CheckpointsConfig;
 pub use hook::Recorder;

@@ -118,7 +118,7 @@ pub fn plan(
     let mut store = Store::open(ctx, cfg.clone())?;
     if close {
         let ws = Workspace::open(&ctx.root)?;
-        close_open(ctx, &ws, &mut store, None, true);
+        close_open(ctx, &ws, &mut store, None, true, None);
     }
     let all: Vec<Checkpoint> = store.all()?.into_iter().filter(|c| !c.open).collect();
     let from = pick_from(&all, to, steps)?;

@@ -327,12 +327,37 @@ impl Store {
     }
 
     /// The stat cache (empty when none or unreadable: then every file is
-    /// hashed again, which is slow, never wrong).
+    /// hashed again, which is slow, never wrong), with its newest token.
     pub fn load_tree(&self) -> Tree {
-        self.tree_path()
-            .and_then(|p| read_opt(&p).ok().flatten())
+        let Some(p) = self.tree_path() else {
+            return Tree::default();
+        };
+        let mut t = read_opt(&p)
+            .ok()
+            .flatten()
             .and_then(|b| Tree::decode(&b))
-            .unwrap_or_default()
+            .unwrap_or_default();
+        if let Some(tok) = read_opt(&p.with_extension("tok"))
+            .ok()
+            .flatten()
+            .and_then(|b| crate::tree::decode_token(&b))
+        {
+            t.token = Some(tok);
+        }
+        t
+    }
+
+    /// Save the stat cache `t`: whole when `changed` (a record differs
+    /// from the saved one), else only its token (a few bytes instead of
+    /// the tree; the records are true as of the newer token too).
+    pub fn save_tree_if(&self, t: &Tree, changed: bool) -> ToolResult<()> {
+        match (changed, self.tree_path(), t.token) {
+            (false, Some(p), Some(tok)) => {
+                replace(&p.with_extension("tok"), &crate::tree::encode_token(tok))
+            }
+            (false, Some(_), None) => Ok(()),
+            _ => self.save_tree(t),
+        }
     }
 
     /// Write the stat cache as a new generation and drop the old one.
@@ -345,6 +370,7 @@ impl Store {
         )?;
         set_counter(&self.dir, "tree", g)?;
         if let Some(o) = old {
+            let _ = fs::remove_file(o.with_extension("tok"));
             let _ = fs::remove_file(o);
         }
         Ok(())

@@ -201,7 +201,7 @@ impl Tool for CheckpointsTool {
             CheckpointsAction::List => {
                 let mut store = Store::open(ctx, cfg)?;
                 let ws = Workspace::open(&ctx.root)?;
-                crate::hook::close_open(ctx, &ws, &mut store, None, true);
+                crate::hook::close_open(ctx, &ws, &mut store, None, true, None);
                 let all = store.all()?;
                 let n = a.limit.unwrap_or(DEFAULT_LIST).max(1);
                 let shown: Vec<&Checkpoint> = all.iter().rev().take(n).collect();

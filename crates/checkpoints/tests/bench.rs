@@ -64,8 +64,8 @@ fn checkpoint_cost_on_a_real_tree() {
     let rec = Recorder::new(CheckpointsConfig::default());
     let spawn = ActionPlan::new("bash", Effect::SelfAuthorized, serde_json::json!({})).with(
         Action::Spawn {
-            command: "true".into(),
-            risk: Risk::Low,
+            command: "touch x".into(),
+            risk: Risk::High,
             reason: String::new(),
             segments: vec![],
             invocations: vec![],
@@ -116,6 +116,55 @@ fn checkpoint_cost_on_a_real_tree() {
     std::fs::write(&some, &bytes).unwrap();
     let (b, a) = run(&spawn);
     println!("warm, one file changed: before {b:.1} ms, after {a:.1} ms");
+    // With a watcher (what the daemon keeps): only the changed paths are
+    // stated after the first snapshot with a token.
+    {
+        let t = Instant::now();
+        let watch =
+            wrench_checkpoints::watch::TreeWatch::start(&root, &tmp.path().join("watch"), &[])
+                .unwrap();
+        println!(
+            "watcher: {} directories watched in {:.1} ms",
+            watch.watched(),
+            ms(t)
+        );
+        let feed: Arc<dyn wrench_checkpoints::watch::ChangeFeed> = Arc::new(watch);
+        let rec = Recorder::new(CheckpointsConfig::default()).with_feed(Some(feed));
+        let run = |plan: &ActionPlan| {
+            let t = Instant::now();
+            let p = rec.before(&ctx, plan).unwrap();
+            let before = ms(t);
+            let t = Instant::now();
+            let mut r = Ok(ToolOutput::new(wrench_core::OutputKind::Text, ""));
+            p.after(&ctx, &mut r);
+            (before, ms(t))
+        };
+        let (b, a) = run(&spawn);
+        println!("watched, first (full walk, token taken): before {b:.1} ms, after {a:.1} ms");
+        for i in 0..3 {
+            bytes.extend_from_slice(format!("// watched {i}\n").as_bytes());
+            std::fs::write(&some, &bytes).unwrap();
+            let (b, a) = run(&spawn);
+            println!("watched, one file changed: before {b:.1} ms, after {a:.1} ms");
+        }
+        let (b, a) = run(&spawn);
+        println!("watched, nothing changed: before {b:.1} ms, after {a:.1} ms");
+        let store =
+            wrench_checkpoints::store::Store::open(&ctx, CheckpointsConfig::default()).unwrap();
+        let t = Instant::now();
+        let old = store.load_tree();
+        let load = ms(t);
+        let t = Instant::now();
+        let enc = old.encode();
+        let encode = ms(t);
+        let t = Instant::now();
+        store.save_tree(&old).unwrap();
+        println!(
+            "  parts: load stat cache {load:.1} ms, encode {encode:.1} ms ({} KiB), save {:.1} ms",
+            enc.len() / 1024,
+            ms(t)
+        );
+    }
     let store = state.join("workspaces");
     println!(
         "store after the tree snapshots: {:.1} MiB",
