@@ -83,7 +83,12 @@ fn rel_of(root: &Path, abs: &Path) -> Option<String> {
 /// Directories a walk must never enter: wrench's state dir, when it lies
 /// inside the workspace.
 pub fn skip_dirs(ctx: &Context) -> Vec<PathBuf> {
-    ctx.session
+    state_dirs(&ctx.session)
+}
+
+/// wrench's state dir of `session` (the base above its workspace dirs).
+pub fn state_dirs(session: &wrench_core::SessionStore) -> Vec<PathBuf> {
+    session
         .workspace_dir()
         .parent()
         .and_then(Path::parent)

@@ -17,6 +17,7 @@ pub mod config;
 pub mod hook;
 pub mod record;
 pub mod restore;
+pub mod steps;
 pub mod store;
 pub mod tools;
 pub mod tree;
