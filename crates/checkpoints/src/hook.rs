@@ -348,8 +348,10 @@ fn close(
         Scope::Tree => {
             let before = before_tree.or_else(|| store.pinned_tree(cp.id));
             let gone = |p: &str| matches!(tree::lstat_beneath(ws, p), Ok(None));
+            // A second of slack: file times are taken from a coarser clock.
+            let made_since = (i64::try_from(cp.time).unwrap_or(i64::MAX) - 1) * 1_000_000_000;
             let changes = match (before, now) {
-                (Some(b), Some(now)) => tree::diff(&b, now, gone),
+                (Some(b), Some(now)) => tree::diff(&b, now, gone, made_since),
                 (Some(mut b), None) => match advance(ctx, ws, store, &mut b, feed) {
                     Advanced::Updated(u) => {
                         // `b` is the tree after now.
@@ -357,7 +359,7 @@ fn close(
                         for p in u.partial.iter() {
                             note_once(&mut cp.partial, p.clone());
                         }
-                        u.diff(&b)
+                        u.diff(&b, gone, made_since)
                     }
                     Advanced::Walked(s) => {
                         let changed = s.tree.files != b.files || s.tree.complete != b.complete;
@@ -365,7 +367,7 @@ fn close(
                         for p in s.partial {
                             note_once(&mut cp.partial, p);
                         }
-                        tree::diff(&b, &s.tree, gone)
+                        tree::diff(&b, &s.tree, gone, made_since)
                     }
                 },
                 (None, _) => {

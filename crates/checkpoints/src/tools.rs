@@ -478,9 +478,12 @@ impl Tool for UndoTool {
             // file's path that leads out of the root is refused here; a
             // link or directory undo restores is planned as itself.
             let t = target_of(&ws, &it.path, &now, &it.to)?;
-            match it.to {
-                State::Absent => t.plan_delete(&ws, &mut base),
-                _ => t.plan_write(&ws, &mut base, Risk::High),
+            let file = |s: &State| matches!(s, State::File { .. } | State::Unstored { .. });
+            if matches!(it.to, State::Absent) || (file(&now) && !file(&it.to)) {
+                t.plan_delete(&ws, &mut base);
+            }
+            if !matches!(it.to, State::Absent) {
+                t.plan_write(&ws, &mut base, Risk::High);
             }
             changes += 1;
         }

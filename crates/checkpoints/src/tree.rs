@@ -606,18 +606,24 @@ impl Updated {
 
     /// The paths whose state differs between the records before and `now`,
     /// sorted, with their states (as [`diff`], on the scope only).
-    pub fn diff(&self, now: &Tree) -> Vec<(String, State, State)> {
+    pub fn diff(
+        &self,
+        now: &Tree,
+        gone: impl Fn(&str) -> bool,
+        made_since: i64,
+    ) -> Vec<(String, State, State)> {
         let mut out = Vec::new();
         for p in &self.after {
             let Some(a) = now.files.get(p) else { continue };
             match self.before.get(p) {
                 Some(b) if !b.differs(a) => {}
                 Some(b) => out.push((p.clone(), b.state(), a.state())),
-                None => out.push((p.clone(), State::Absent, a.state())),
+                None if a.ctime >= made_since => out.push((p.clone(), State::Absent, a.state())),
+                None => {}
             }
         }
         for (p, b) in &self.before {
-            if !now.files.contains_key(p) {
+            if !now.files.contains_key(p) && gone(p) {
                 out.push((p.clone(), b.state(), State::Absent));
             }
         }
@@ -796,26 +802,32 @@ fn walk_in(
 }
 
 /// The paths whose records differ between two trees, sorted, with their
-/// before and after states. A walk that stopped early proves nothing
-/// about the paths it lacks: a path missing from an incomplete `after` is
-/// deleted only if `gone` confirms it, and one missing from an incomplete
-/// `before` is not reported as created (its before-state is unknown).
+/// before and after states. A path is deleted only if `gone` confirms it
+/// (a path an ignore rule now hides is still there), and created only if
+/// its ctime is at or after `made_since` (a file an ignore rule no longer
+/// hides was not made by the call: creating, renaming or linking a name
+/// always sets ctime to now, and no process can set it back). A walk that
+/// stopped early proves nothing about the paths it lacks: one missing from
+/// an incomplete `before` is not reported as created.
 pub fn diff(
     before: &Tree,
     after: &Tree,
     gone: impl Fn(&str) -> bool,
+    made_since: i64,
 ) -> Vec<(String, State, State)> {
     let mut out = Vec::new();
     for (p, a) in &after.files {
         match before.files.get(p) {
             Some(b) if !b.differs(a) => {}
             Some(b) => out.push((p.clone(), b.state(), a.state())),
-            None if before.complete => out.push((p.clone(), State::Absent, a.state())),
+            None if before.complete && a.ctime >= made_since => {
+                out.push((p.clone(), State::Absent, a.state()))
+            }
             None => {}
         }
     }
     for (p, b) in &before.files {
-        if !after.files.contains_key(p) && (after.complete || gone(p)) {
+        if !after.files.contains_key(p) && gone(p) {
             out.push((p.clone(), b.state(), State::Absent));
         }
     }
@@ -854,14 +866,19 @@ mod tests {
     fn an_incomplete_walk_reports_no_unproven_creation_or_deletion() {
         let full = tree(&["a", "b"], true);
         let cut = tree(&["a"], false);
-        // b missing from a cut after-walk: deleted only if really gone.
-        assert!(diff(&full, &cut, |_| false).is_empty());
-        assert_eq!(diff(&full, &cut, |p| p == "b").len(), 1);
+        let any = i64::MIN;
+        // b missing from an after-walk: deleted only if really gone (cut
+        // short, or hidden by an ignore rule since).
+        assert!(diff(&full, &cut, |_| false, any).is_empty());
+        assert_eq!(diff(&full, &cut, |p| p == "b", any).len(), 1);
+        assert!(diff(&full, &tree(&["a"], true), |_| false, any).is_empty());
         // b missing from a cut before-walk: not claimed as created.
-        assert!(diff(&cut, &full, |_| true).is_empty());
+        assert!(diff(&cut, &full, |_| true, any).is_empty());
         // Complete walks: both directions are reported.
-        assert_eq!(diff(&tree(&["a"], true), &full, |_| false).len(), 1);
-        assert_eq!(diff(&full, &tree(&["a"], true), |_| false).len(), 1);
+        assert_eq!(diff(&tree(&["a"], true), &full, |_| false, any).len(), 1);
+        assert_eq!(diff(&full, &tree(&["a"], true), |_| true, any).len(), 1);
+        // A path older than the call (an ignore rule dropped) was not made by it.
+        assert!(diff(&tree(&["a"], true), &full, |_| false, i64::MAX).is_empty());
     }
 
     proptest! {
