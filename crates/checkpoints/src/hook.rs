@@ -137,6 +137,17 @@ pub fn advance(
     }
 }
 
+/// Save a tree a full walk took after `old`: whole when a record changed,
+/// else only its token (as an empty delta on `old`'s origin).
+fn save_walked(store: &Store, old: &Tree, new: &mut Tree) -> ToolResult<()> {
+    if new.files != old.files || new.complete != old.complete {
+        store.save_tree(new)
+    } else {
+        new.origin = old.origin;
+        store.save_tree_delta(new, &[])
+    }
+}
+
 /// Advance the stat cache `t` and save what changed: the tree when a
 /// record did, else only its token. Returns the tree now.
 fn advance_cache(
@@ -148,15 +159,14 @@ fn advance_cache(
 ) -> ToolResult<Snapshot> {
     match advance(ctx, ws, store, &mut t, feed) {
         Advanced::Updated(u) => {
-            store.save_tree_if(&t, u.changed(&t))?;
+            store.save_tree_delta(&mut t, &u.paths())?;
             Ok(Snapshot {
                 tree: t,
                 partial: u.partial,
             })
         }
-        Advanced::Walked(s) => {
-            let changed = s.tree.files != t.files || s.tree.complete != t.complete;
-            store.save_tree_if(&s.tree, changed)?;
+        Advanced::Walked(mut s) => {
+            save_walked(store, &t, &mut s.tree)?;
             Ok(s)
         }
     }
@@ -355,15 +365,14 @@ fn close(
                 (Some(mut b), None) => match advance(ctx, ws, store, &mut b, feed) {
                     Advanced::Updated(u) => {
                         // `b` is the tree after now.
-                        store.save_tree_if(&b, u.changed(&b))?;
+                        store.save_tree_delta(&mut b, &u.paths())?;
                         for p in u.partial.iter() {
                             note_once(&mut cp.partial, p.clone());
                         }
                         u.diff(&b, gone, made_since)
                     }
-                    Advanced::Walked(s) => {
-                        let changed = s.tree.files != b.files || s.tree.complete != b.complete;
-                        store.save_tree_if(&s.tree, changed)?;
+                    Advanced::Walked(mut s) => {
+                        save_walked(store, &b, &mut s.tree)?;
                         for p in s.partial {
                             note_once(&mut cp.partial, p);
                         }

@@ -34,6 +34,8 @@ pub enum Kind {
     Symlink = 4,
     Other = 5,
     Dir = 6,
+    /// In a stat cache's delta only: the path is no longer there.
+    Gone = 7,
 }
 
 impl Kind {
@@ -46,6 +48,7 @@ impl Kind {
             4 => Kind::Symlink,
             5 => Kind::Other,
             6 => Kind::Dir,
+            7 => Kind::Gone,
             _ => return None,
         })
     }
@@ -82,6 +85,25 @@ impl Rec {
         }
     }
 
+    /// A delta's record of a path that is gone.
+    pub fn gone() -> Rec {
+        Rec {
+            size: 0,
+            mtime: 0,
+            ctime: 0,
+            ino: 0,
+            mode: 0,
+            kind: Kind::Gone,
+            digest: [0; 32],
+            hashed_at: 0,
+            nlink: 0,
+        }
+    }
+
+    pub fn is_gone(&self) -> bool {
+        self.kind == Kind::Gone
+    }
+
     fn same_stamp(&self, o: &Rec) -> bool {
         (self.size, self.mtime, self.ctime, self.ino, self.mode)
             == (o.size, o.mtime, o.ctime, o.ino, o.mode)
@@ -111,6 +133,7 @@ impl Rec {
                 };
             }
             Kind::Dir => return State::Dir { mode: self.mode },
+            Kind::Gone => return State::Absent,
             Kind::Other => {
                 return State::Other {
                     what: "not a regular file".into(),
@@ -150,6 +173,9 @@ pub struct Tree {
     /// The watcher's token this tree is true as of (every path not reported
     /// changed since it is as recorded); None when no watcher vouches.
     pub token: Option<Token>,
+    /// The saved stat cache this tree was loaded from or saved as (its
+    /// generation and delta number); not encoded.
+    pub origin: Option<(u64, u64)>,
 }
 
 const MAGIC: &[u8; 4] = b"WCT3";
@@ -236,28 +262,9 @@ impl Tree {
             files,
             complete,
             token,
+            origin: None,
         })
     }
-}
-
-/// A token as the stat cache's side file holds it.
-pub fn encode_token(t: Token) -> Vec<u8> {
-    let mut v = b"WTK1".to_vec();
-    v.extend_from_slice(&t.epoch.to_le_bytes());
-    v.extend_from_slice(&t.seq.to_le_bytes());
-    v
-}
-
-pub fn decode_token(b: &[u8]) -> Option<Token> {
-    let mut c = Cursor { b, at: 0 };
-    if c.take(4)? != b"WTK1" {
-        return None;
-    }
-    let t = Token {
-        epoch: c.u64()?,
-        seq: c.u64()?,
-    };
-    (c.at == b.len()).then_some(t)
 }
 
 struct Cursor<'a> {
@@ -592,6 +599,19 @@ pub struct Updated {
 }
 
 impl Updated {
+    /// Every path whose record may have changed.
+    pub fn paths(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .before
+            .keys()
+            .chain(self.after.iter())
+            .cloned()
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
     /// Whether any record differs (or appeared, or went).
     pub fn changed(&self, now: &Tree) -> bool {
         self.before.len() != self.after.len()
@@ -847,7 +867,7 @@ mod tests {
             ctime: (seed as i64).wrapping_neg(),
             ino: seed ^ 0xdead,
             mode: (seed as u32) & 0o7777,
-            kind: Kind::from_u8(kind % 7).unwrap_or(Kind::Other),
+            kind: Kind::from_u8(kind % 8).unwrap_or(Kind::Other),
             digest: [seed as u8; 32],
             hashed_at: (seed as i64).wrapping_add(7),
             nlink: seed % 3,
@@ -859,6 +879,7 @@ mod tests {
             files: paths.iter().map(|p| (p.to_string(), rec(0, 1))).collect(),
             complete,
             token: None,
+            origin: None,
         }
     }
 
@@ -884,9 +905,9 @@ mod tests {
     proptest! {
         #[test]
         fn a_tree_round_trips_through_its_encoding(
-            files in prop::collection::hash_map("[a-z/é.\\n\\t ]{1,20}", (0u8..7, any::<u64>()), 0..20)
+            files in prop::collection::hash_map("[a-z/é.\\n\\t ]{1,20}", (0u8..8, any::<u64>()), 0..20)
         ) {
-            let t = Tree { files: files.into_iter().map(|(p, (k, s))| (p, rec(k, s))).collect(), complete: true, token: Some(Token { epoch: 7, seq: 9 }) };
+            let t = Tree { files: files.into_iter().map(|(p, (k, s))| (p, rec(k, s))).collect(), complete: true, token: Some(Token { epoch: 7, seq: 9 }), origin: None };
             prop_assert_eq!(Tree::decode(&t.encode()), Some(t));
         }
 
