@@ -316,7 +316,7 @@ pub fn close_open(
             if running && !running_too {
                 continue;
             }
-            let _ = close(ctx, ws, store, cp, None, now, running, feed);
+            let _ = close((ctx, ws, feed), store, cp, None, now, running);
         } else {
             store.remove(id);
         }
@@ -340,19 +340,21 @@ fn note_once(partial: &mut Vec<String>, p: String) {
     }
 }
 
+/// Where a checkpoint is taken: the call's context, its workspace, and
+/// the change feed.
+type Around<'a> = (&'a Context, &'a Workspace, Option<&'a dyn ChangeFeed>);
+
 /// Take the after-state of `cp` and save it (or drop it when nothing
 /// changed); returns the closed checkpoint, None when dropped. With
 /// `keep_open` (a job still running) the changes so far are saved and the
 /// checkpoint stays open, its tree before kept.
 fn close(
-    ctx: &Context,
-    ws: &Workspace,
+    (ctx, ws, feed): Around<'_>,
     store: &mut Store,
     mut cp: Checkpoint,
     before_tree: Option<Tree>,
     now: Option<&Tree>,
     keep_open: bool,
-    feed: Option<&dyn ChangeFeed>,
 ) -> ToolResult<Option<Checkpoint>> {
     match cp.scope {
         Scope::Tree => {
@@ -474,14 +476,12 @@ impl PendingCheckpoint for Pending {
                 return Ok(None);
             };
             let closed = close(
-                ctx,
-                &ws,
+                (ctx, &ws, self.feed.as_deref()),
                 &mut store,
                 cp,
                 self.before_tree,
                 None,
                 false,
-                self.feed.as_deref(),
             )?;
             let _ = store.prune(now_secs());
             Ok(closed.filter(|c| !c.partial.is_empty()).map(|c| {

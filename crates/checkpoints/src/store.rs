@@ -727,7 +727,7 @@ mod tests {
         let loaded = s.load_tree();
         assert_eq!(loaded.files, t.files);
         // Deltas pile up on the same base.
-        let mut t2 = loaded.clone();
+        let mut t2 = loaded;
         t2.files.remove("f3");
         s.save_tree_delta(&mut t2, &["f3".into()]).unwrap();
         assert_eq!(s.load_tree().files, t2.files);

@@ -75,11 +75,11 @@ pub trait ChangeFeed: Send + Sync {
     fn changes(&self, root: &Path, since: Option<Token>) -> Option<Changes>;
 }
 
-/// Whether a changed path is an ignore file: the walk's rules changed, so
-/// a scoped update would not match a full walk.
+/// Whether a changed path is an ignore file (or a cache directory's tag):
+/// the walk's rules changed, so a scoped update would not match a full walk.
 pub fn is_ignore_file(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
-    name == ".gitignore" || name == ".ignore" || rel == ".git/info/exclude"
+    name == ".gitignore" || name == ".ignore" || name == "CACHEDIR.TAG" || rel == ".git/info/exclude"
 }
 
 #[derive(Default)]
