@@ -79,7 +79,10 @@ pub trait ChangeFeed: Send + Sync {
 /// the walk's rules changed, so a scoped update would not match a full walk.
 pub fn is_ignore_file(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
-    name == ".gitignore" || name == ".ignore" || name == "CACHEDIR.TAG" || rel == ".git/info/exclude"
+    name == ".gitignore"
+        || name == ".ignore"
+        || name == "CACHEDIR.TAG"
+        || rel == ".git/info/exclude"
 }
 
 #[derive(Default)]
