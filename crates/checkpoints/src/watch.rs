@@ -129,6 +129,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// A watcher of one workspace tree, for checkpoints.
 pub struct TreeWatch {
     inner: Arc<Inner>,
+    /// The barrier's directory when the watcher made its own.
+    _own: Option<tempfile::TempDir>,
 }
 
 fn random_u64() -> u64 {
@@ -174,9 +176,20 @@ impl TreeWatch {
         w.watch(own_dir, RecursiveMode::NonRecursive)
             .map_err(|e| format!("cannot watch {}: {e}", own_dir.display()))?;
         *lock(&inner.watcher) = Some(w);
-        let tw = TreeWatch { inner };
+        let tw = TreeWatch { inner, _own: None };
         tw.watch_dirs(None)?;
         Ok(tw)
+    }
+
+    /// [`TreeWatch::start`] with its barrier in a private temp dir of its own.
+    pub fn start_private(root: &Path) -> Result<TreeWatch, String> {
+        let own = tempfile::Builder::new()
+            .prefix("wrench-watch-")
+            .tempdir()
+            .map_err(|e| format!("cannot make a temp dir for the watcher: {e}"))?;
+        let mut w = TreeWatch::start(root, own.path(), &[])?;
+        w._own = Some(own);
+        Ok(w)
     }
 
     /// Directories watched now.
@@ -295,6 +308,56 @@ impl TreeWatch {
                 seq: st.cur,
             },
             changed,
+        }
+    }
+}
+
+/// Roots a process keeps watchers of its own for, at most.
+pub const MAX_OWN_ROOTS: usize = 8;
+/// Unanswered queries for a root after which a process starts a watcher of
+/// its own: a one-shot command's checkpoint asks twice (before, after), so
+/// only a process that takes a second tree checkpoint (an MCP server, a
+/// batch) pays for one.
+pub const OWN_AFTER_QUERIES: usize = 3;
+
+/// Watchers a long-lived process keeps of its own, when no daemon answers:
+/// one per root, started in the background by the query
+/// [`OWN_AFTER_QUERIES`]; until it is ready, no list.
+#[derive(Default)]
+pub struct OwnWatchers {
+    roots: Mutex<HashMap<PathBuf, (usize, Pending)>>,
+}
+
+/// A watcher being started (set once its watches are in place).
+type Pending = Arc<std::sync::OnceLock<TreeWatch>>;
+
+impl OwnWatchers {
+    /// The answer of this process's own watcher of `root`, once it is ready.
+    pub fn changes(&self, root: &Path, since: Option<Token>) -> Option<Changes> {
+        let w = lock(&self.roots).get(root).map(|(_, w)| w.clone())?;
+        w.get().map(|w| w.changes(since))
+    }
+
+    /// A query for `root` got no answer elsewhere: count it, and start a
+    /// watcher of its own at the [`OWN_AFTER_QUERIES`]th.
+    pub fn unanswered(&self, root: &Path) {
+        let mut m = lock(&self.roots);
+        if m.len() >= MAX_OWN_ROOTS && !m.contains_key(root) {
+            return;
+        }
+        let (n, w) = m
+            .entry(root.to_path_buf())
+            .or_insert_with(|| (0, Arc::new(std::sync::OnceLock::new())));
+        *n += 1;
+        if *n == OWN_AFTER_QUERIES {
+            let (w, r) = (w.clone(), root.to_path_buf());
+            let _ = std::thread::Builder::new()
+                .name("wrench-tree-watch".into())
+                .spawn(move || {
+                    if let Ok(t) = TreeWatch::start_private(&r) {
+                        let _ = w.set(t);
+                    }
+                });
         }
     }
 }

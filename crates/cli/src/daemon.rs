@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use wrench_checkpoints::watch::{ChangeFeed, Changes, Token, TreeWatch};
+use wrench_checkpoints::watch::{ChangeFeed, Changes, OwnWatchers, Token, TreeWatch};
 use wrench_core::{Call, CallResult, Config, ToolError, ToolResult};
 use wrench_daemon::{Door, Endpoint, Op, Reply, RunOptions, RunRequest, Status};
 
@@ -270,16 +270,24 @@ pub async fn forward(
 /// or on any doubt, the tree is walked.
 pub fn checkpointer(config: &Config) -> ToolResult<Option<Arc<dyn wrench_core::Checkpointer>>> {
     let enabled = DaemonConfig::from_config(config)?.enabled.unwrap_or(true);
-    let feed = enabled.then(|| Arc::new(DaemonFeed) as Arc<dyn ChangeFeed>);
-    wrench_checkpoints::Recorder::from_config_with_feed(config, feed)
+    let feed = Arc::new(DaemonFeed {
+        daemon: enabled,
+        own: OwnWatchers::default(),
+    }) as Arc<dyn ChangeFeed>;
+    wrench_checkpoints::Recorder::from_config_with_feed(config, Some(feed))
 }
 
-/// The daemon as a checkpoint's [`ChangeFeed`].
-struct DaemonFeed;
+/// A checkpoint's [`ChangeFeed`]: the process's own watcher once it has
+/// one (a long-lived process: `mcp serve`, `batch`), else the daemon's.
+struct DaemonFeed {
+    daemon: bool,
+    own: OwnWatchers,
+}
 
-impl ChangeFeed for DaemonFeed {
-    fn changes(&self, root: &Path, since: Option<Token>) -> Option<Changes> {
-        if std::env::var_os("WRENCH_NO_DAEMON").is_some_and(|v| !v.is_empty() && v != "0")
+impl DaemonFeed {
+    fn daemon(&self, root: &Path, since: Option<Token>) -> Option<Changes> {
+        if !self.daemon
+            || std::env::var_os("WRENCH_NO_DAEMON").is_some_and(|v| !v.is_empty() && v != "0")
             || wrench_process::sockdir::self_no_new_privs()
         {
             return None;
@@ -296,6 +304,19 @@ impl ChangeFeed for DaemonFeed {
             },
             changed: c.changed,
         })
+    }
+}
+
+impl ChangeFeed for DaemonFeed {
+    fn changes(&self, root: &Path, since: Option<Token>) -> Option<Changes> {
+        if let Some(c) = self.own.changes(root, since) {
+            return Some(c);
+        }
+        let c = self.daemon(root, since);
+        if c.is_none() {
+            self.own.unanswered(root);
+        }
+        c
     }
 }
 

@@ -916,3 +916,61 @@ fn with_the_daemon_watching_a_command_checkpoint_stats_only_what_changed_and_mis
     let v = call_rt(&e, &rt, "undo", json!({"to": cp, "force": true}));
     assert_eq!(files_under(&e.root), before, "{v:#}");
 }
+
+#[test]
+fn a_long_lived_process_keeps_a_watcher_of_its_own_and_each_checkpoint_still_lists_exactly_its_changes()
+ {
+    let e = Env::new();
+    start(&e);
+    let cmds = [
+        "echo 1 > a1",
+        "echo 2 > a2",
+        "sleep 0.5 && echo s > s",
+        "mkdir -p n/m && echo 4 > n/m/f",
+        "echo 5 >> n/m/f",
+        "rm a1 && mv a2 n/a2",
+    ];
+    // A listing between two commands keeps them apart (bash calls of a
+    // batch may otherwise run together).
+    let mut lines = String::new();
+    for (i, c) in cmds.iter().enumerate() {
+        lines.push_str(&format!(
+            "{}\n{}\n",
+            json!({"id": format!("b{i}"), "tool": "bash", "args": {"command": c}}),
+            json!({"id": format!("l{i}"), "tool": "checkpoints", "args": {"limit": 1}})
+        ));
+    }
+    let f = e.state.join("calls.jsonl");
+    fs::write(&f, lines).unwrap();
+    let out = wrench_cmd(&e, &["--mode", "yolo", "batch", f.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let listed: Vec<Vec<String>> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["tool"] == "checkpoints")
+        .map(|v| {
+            let mut p: Vec<String> = v["output"]["checkpoints"][0]["entries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x["path"].as_str().unwrap().to_string())
+                .collect();
+            p.sort();
+            p
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            vec!["a1"],
+            vec!["a2"],
+            vec!["s"],
+            vec!["n", "n/m", "n/m/f"],
+            vec!["n/m/f"],
+            vec!["a1", "a2", "n/a2"],
+        ],
+        "{text}"
+    );
+}
