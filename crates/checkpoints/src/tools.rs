@@ -385,7 +385,7 @@ fn target_of(ws: &Workspace, path: &str, now: &State, to: &State) -> ToolResult<
 
 /// Run an undo: the steps before the transaction (rolled back if anything
 /// until the transaction fails), the transaction, then the steps after it
-/// and the directories to remove (deepest first). Returns notes on what
+/// (links, directories to remove, modes). Returns notes on what
 /// stayed (a directory not empty, a step after the commit that failed).
 fn commit(
     ws: &Workspace,
@@ -393,7 +393,6 @@ fn commit(
     tx: Transaction,
     pre: &[Step],
     post: &[Step],
-    rmdirs: &[Step],
 ) -> ToolResult<Vec<String>> {
     let mut taken = Taken::default();
     for s in pre {
@@ -412,7 +411,7 @@ fn commit(
         return Err(e);
     }
     let mut notes = Vec::new();
-    for s in post.iter().chain(rmdirs.iter().rev()) {
+    for s in post {
         match taken.take(ws, s) {
             Ok(Some(n)) => notes.push(n),
             Ok(None) => {}
@@ -508,7 +507,8 @@ impl Tool for UndoTool {
         let mut tx = Transaction::new();
         // Symlinks and directories: before the transaction (undone if it
         // fails), after it, and directories to remove, deepest first.
-        let (mut pre, mut post, mut rmdirs) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut pre, mut post, mut rmdirs, mut modes) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut done: Vec<(&Item, &'static str)> = Vec::new();
         let mut conflicts = String::new();
         let mut skipped = Vec::new();
@@ -644,8 +644,17 @@ impl Tool for UndoTool {
                         pre.push(step);
                     }
                 }
-                State::Dir { mode } if is_dir(&now) => post.push(Step::Chmod { rel, mode: *mode }),
-                State::Dir { mode } => pre.push(Step::Mkdir { rel, mode: *mode }),
+                // A directory's mode comes last, after everything in it is
+                // back (it may not let its owner write); it is made 0700.
+                State::Dir { mode } => {
+                    if !is_dir(&now) {
+                        pre.push(Step::Mkdir {
+                            rel: rel.clone(),
+                            mode: 0o700,
+                        });
+                    }
+                    modes.push(Step::Chmod { rel, mode: *mode });
+                }
                 _ => {}
             }
             done.push((it, verb(it, a.dry_run)));
@@ -684,7 +693,12 @@ impl Tool for UndoTool {
         if !done.is_empty()
             && let Some(g) = &guard
         {
-            kept = commit(&ws, g, tx, &pre, &post, &rmdirs)?;
+            // Deepest directories first for removal and for modes.
+            rmdirs.reverse();
+            modes.reverse();
+            post.extend(rmdirs);
+            post.extend(modes);
+            kept = commit(&ws, g, tx, &pre, &post)?;
         }
         for (it, v) in done.iter().take(MAX_SHOW_PATHS) {
             text.push_str(&format!("  {v} {}\n", echo(&it.path)));

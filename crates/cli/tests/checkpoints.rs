@@ -656,6 +656,10 @@ fn undo_restores_symlinks_as_links_and_directories_with_their_modes() {
     write_mode(&e.root.join("keep/inner/f"), b"kept\n", 0o600);
     fs::set_permissions(e.root.join("keep"), fs::Permissions::from_mode(0o750)).unwrap();
     fs::set_permissions(e.root.join("keep/inner"), fs::Permissions::from_mode(0o711)).unwrap();
+    // A directory its owner may not write to: its files come back first.
+    fs::create_dir_all(e.root.join("ro")).unwrap();
+    fs::write(e.root.join("ro/f"), "in a read-only directory\n").unwrap();
+    fs::set_permissions(e.root.join("ro"), fs::Permissions::from_mode(0o555)).unwrap();
     std::os::unix::fs::symlink("a.txt", e.root.join("link")).unwrap();
     std::os::unix::fs::symlink(&outside, e.root.join("out")).unwrap();
     // Target bytes that no path normalization would keep.
@@ -664,7 +668,7 @@ fn undo_restores_symlinks_as_links_and_directories_with_their_modes() {
     ok(
         &e,
         "bash",
-        json!({"command": "rm -r keep && rm link out odd && mkdir -p made/deep && echo x > made/deep/f && ln -s b.sh link2"}),
+        json!({"command": "rm -r keep && chmod 755 ro && rm -r ro && rm link out odd && mkdir -p made/deep && echo x > made/deep/f && ln -s b.sh link2"}),
     );
     let cp = ids(&e)[0].clone();
     let paths = paths_of(&e, &cp);
@@ -692,6 +696,7 @@ fn undo_restores_symlinks_as_links_and_directories_with_their_modes() {
     assert_eq!(link_target(&e.root.join("odd")), "./b.sh//../b.sh");
     assert_eq!(mode(&e.root.join("keep")), 0o750);
     assert_eq!(mode(&e.root.join("keep/inner")), 0o711);
+    assert_eq!(mode(&e.root.join("ro")), 0o555);
     assert!(
         !e.root.join("made").exists(),
         "a directory the command made is removed: {v:#}"
@@ -708,6 +713,7 @@ fn undo_restores_symlinks_as_links_and_directories_with_their_modes() {
     ok(&e, "undo", json!({}));
     assert!(fs::symlink_metadata(e.root.join("out")).is_err());
     assert!(!e.root.join("keep").exists());
+    assert!(!e.root.join("ro").exists());
     assert_eq!(link_target(&e.root.join("link2")), "b.sh");
     assert_eq!(fs::read_to_string(&outside).unwrap(), "outside\n");
 }
