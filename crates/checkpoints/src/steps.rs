@@ -77,19 +77,31 @@ fn open(ws: &Workspace, rel: &Path) -> ToolResult<(WriteDir, OsString)> {
 }
 
 fn chmod_at(dir: &WriteDir, name: &OsStr, mode: u32, rel: &Path) -> ToolResult<()> {
+    use std::os::fd::FromRawFd;
     let c = cstr(name)?;
-    // SAFETY: a valid directory fd and a NUL-terminated name; fchmodat
-    // without AT_SYMLINK_NOFOLLOW follows a link, so the caller checks
-    // that the name is a directory first (below, with fstatat).
-    let st = lstat_at(dir, &c).map_err(|e| io(rel, e))?;
-    if st.st_mode & libc::S_IFMT != libc::S_IFDIR {
+    // The directory itself, opened without following a link at the name
+    // (a symlink swapped in since fails here, never reaching its target),
+    // then changed through that descriptor.
+    // SAFETY: a valid directory fd and a NUL-terminated name.
+    let fd = unsafe {
+        libc::openat(
+            dir.raw_fd(),
+            c.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
         return Err(ToolError::conflict(format!(
-            "{} is no longer a directory; nothing more was changed",
-            rel.display()
+            "{} is no longer a directory ({}); nothing more was changed",
+            rel.display(),
+            std::io::Error::last_os_error()
         )));
     }
-    // SAFETY: as above.
-    if unsafe { libc::fchmodat(dir.raw_fd(), c.as_ptr(), mode & 0o7777, 0) } != 0 {
+    // SAFETY: a fresh descriptor we own.
+    let f = unsafe { std::fs::File::from_raw_fd(fd) };
+    use std::os::fd::AsRawFd;
+    // SAFETY: a valid descriptor.
+    if unsafe { libc::fchmod(f.as_raw_fd(), mode & 0o7777) } != 0 {
         return Err(io(rel, std::io::Error::last_os_error()));
     }
     Ok(())
@@ -164,6 +176,16 @@ impl Taken {
                 }
                 let backup = fresh_name("bak");
                 dir.rename_to(&name, &dir, &backup, true)?;
+                // What was moved is checked again: something swapped in
+                // between the check and the rename goes back, untouched.
+                let moved = lstat_at(&dir, &cstr(&backup)?);
+                if !moved.is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK) {
+                    let _ = dir.rename_to(&backup, &dir, &name, true);
+                    return Err(ToolError::conflict(format!(
+                        "{} changed while undo ran; nothing was changed",
+                        rel.display()
+                    )));
+                }
                 self.done.push(Done::Moved { dir, backup, name });
             }
             Step::Link { rel, target } => {
