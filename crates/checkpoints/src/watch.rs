@@ -177,6 +177,10 @@ impl TreeWatch {
             .map_err(|e| format!("cannot watch {}: {e}", own_dir.display()))?;
         *lock(&inner.watcher) = Some(w);
         let tw = TreeWatch { inner, _own: None };
+        // Twice: a directory made in one this pass had listed before its
+        // watch landed is listed (and watched) by the second; after that,
+        // every directory's creation is seen by a watch on its parent.
+        tw.watch_dirs(None)?;
         tw.watch_dirs(None)?;
         Ok(tw)
     }
