@@ -612,18 +612,6 @@ impl Updated {
         v
     }
 
-    /// Whether any record differs (or appeared, or went).
-    pub fn changed(&self, now: &Tree) -> bool {
-        self.before.len() != self.after.len()
-            || self
-                .after
-                .iter()
-                .any(|p| match (self.before.get(p), now.files.get(p)) {
-                    (Some(b), Some(a)) => b != a,
-                    _ => true,
-                })
-    }
-
     /// The paths whose state differs between the records before and `now`,
     /// sorted, with their states (as [`diff`], on the scope only).
     pub fn diff(
