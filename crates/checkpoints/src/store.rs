@@ -751,6 +751,22 @@ mod tests {
     }
 
     #[test]
+    fn a_symlink_target_the_stat_cache_names_survives_collection() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = Store::open_dir(d.path(), cfg(1 << 20, 5)).unwrap();
+        let target = s.put(b"../elsewhere").unwrap();
+        let gone = s.put(b"named by nothing").unwrap();
+        let mut r = rec(12);
+        r.kind = crate::tree::Kind::Symlink;
+        r.digest = hex::decode(&target).unwrap().try_into().unwrap();
+        let mut t = Tree::default();
+        t.files.insert("link".into(), r);
+        s.save_tree(&mut t).unwrap();
+        s.collect().unwrap();
+        assert!(s.has(&target) && !s.has(&gone));
+    }
+
+    #[test]
     fn store_files_and_dirs_are_private() {
         use std::os::unix::fs::PermissionsExt;
         let d = tempfile::tempdir().unwrap();

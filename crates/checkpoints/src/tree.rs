@@ -181,11 +181,11 @@ pub struct Tree {
 const MAGIC: &[u8; 4] = b"WCT3";
 
 impl Tree {
-    /// The digests of the stored files.
+    /// The digests of the stored contents: files, and symlinks' targets.
     pub fn blobs(&self) -> impl Iterator<Item = String> + '_ {
         self.files
             .values()
-            .filter(|r| r.kind == Kind::Stored)
+            .filter(|r| matches!(r.kind, Kind::Stored | Kind::Symlink))
             .map(|r| hex::encode(r.digest))
     }
 
