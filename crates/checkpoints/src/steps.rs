@@ -108,8 +108,10 @@ fn chmod_at(dir: &WriteDir, name: &OsStr, mode: u32, rel: &Path) -> ToolResult<(
 }
 
 fn lstat_at(dir: &WriteDir, name: &CString) -> std::io::Result<libc::stat> {
-    // SAFETY: zeroed stat is a valid out-parameter; valid fd and name.
+    // SAFETY: an all-zero `stat` is a valid value of this plain C struct.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid directory fd, a NUL-terminated name and a valid
+    // out-parameter; the name itself is examined, never followed.
     let r = unsafe {
         libc::fstatat(
             dir.raw_fd(),
