@@ -6,7 +6,8 @@
 use crate::config::CheckpointsConfig;
 use crate::record::{Checkpoint, Entry, Scope};
 use crate::store::Store;
-use crate::tree::{self, Tree};
+use crate::tree::{self, Snapshot, Tree};
+use crate::watch::{ChangeFeed, Changes, is_ignore_file};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use wrench_core::{
@@ -17,11 +18,31 @@ use wrench_permissions::Workspace;
 /// Takes checkpoints into the workspace's private store.
 pub struct Recorder {
     cfg: CheckpointsConfig,
+    feed: Option<Arc<dyn ChangeFeed>>,
 }
 
 impl Recorder {
     pub fn new(cfg: CheckpointsConfig) -> Self {
-        Recorder { cfg }
+        Recorder { cfg, feed: None }
+    }
+
+    /// Ask `feed` what changed instead of walking the whole tree when it
+    /// can vouch for the rest (see [`crate::watch`]).
+    pub fn with_feed(mut self, feed: Option<Arc<dyn ChangeFeed>>) -> Self {
+        self.feed = feed;
+        self
+    }
+
+    /// The checkpointer for `config` with a change feed (None when
+    /// `[checkpoints] enabled = false`).
+    pub fn from_config_with_feed(
+        config: &wrench_core::Config,
+        feed: Option<Arc<dyn ChangeFeed>>,
+    ) -> ToolResult<Option<Arc<dyn Checkpointer>>> {
+        let cfg = CheckpointsConfig::from_config(config)?;
+        Ok(cfg
+            .enabled
+            .then(|| Arc::new(Recorder::new(cfg).with_feed(feed)) as Arc<dyn Checkpointer>))
     }
 
     /// The checkpointer a context should carry for `config` (None when
@@ -62,13 +83,93 @@ fn rel_of(root: &Path, abs: &Path) -> Option<String> {
 /// Directories a walk must never enter: wrench's state dir, when it lies
 /// inside the workspace.
 pub fn skip_dirs(ctx: &Context) -> Vec<PathBuf> {
-    ctx.session
+    state_dirs(&ctx.session)
+}
+
+/// wrench's state dir of `session` (the base above its workspace dirs).
+pub fn state_dirs(session: &wrench_core::SessionStore) -> Vec<PathBuf> {
+    session
         .workspace_dir()
         .parent()
         .and_then(Path::parent)
         .map(Path::to_path_buf)
         .into_iter()
         .collect()
+}
+
+/// How [`advance`] brought a tree up to date.
+pub enum Advanced {
+    /// The feed vouched for the rest: only what it reported was walked
+    /// again, in place (the records it replaced are in the [`tree::Updated`]).
+    Updated(tree::Updated),
+    /// The whole tree was walked: the new tree (the old one is untouched).
+    Walked(Snapshot),
+}
+
+/// Bring `t` (a snapshot and its token) up to date: only the paths the
+/// feed reports changed since its token are walked again when the feed
+/// vouches for the rest; else the whole tree. Either carries the feed's
+/// new token.
+pub fn advance(
+    ctx: &Context,
+    ws: &Workspace,
+    store: &mut Store,
+    t: &mut Tree,
+    feed: Option<&dyn ChangeFeed>,
+) -> Advanced {
+    let skip = skip_dirs(ctx);
+    let fed = feed.and_then(|f| f.changes(ws.root(), t.token));
+    let token = fed.as_ref().map(|c| c.token);
+    match fed {
+        Some(Changes {
+            changed: Some(paths),
+            ..
+        }) if t.token.is_some() && t.complete && !paths.iter().any(|p| is_ignore_file(p)) => {
+            let up = tree::update(ws, store, t, &skip, &paths);
+            t.token = token;
+            Advanced::Updated(up)
+        }
+        _ => {
+            let mut s = tree::walk(ws, store, t, &skip);
+            s.tree.token = token;
+            Advanced::Walked(s)
+        }
+    }
+}
+
+/// Save a tree a full walk took after `old`: whole when a record changed,
+/// else only its token (as an empty delta on `old`'s origin).
+fn save_walked(store: &Store, old: &Tree, new: &mut Tree) -> ToolResult<()> {
+    if new.files != old.files || new.complete != old.complete {
+        store.save_tree(new)
+    } else {
+        new.origin = old.origin;
+        store.save_tree_delta(new, &[])
+    }
+}
+
+/// Advance the stat cache `t` and save what changed: the tree when a
+/// record did, else only its token. Returns the tree now.
+fn advance_cache(
+    ctx: &Context,
+    ws: &Workspace,
+    store: &mut Store,
+    mut t: Tree,
+    feed: Option<&dyn ChangeFeed>,
+) -> ToolResult<Snapshot> {
+    match advance(ctx, ws, store, &mut t, feed) {
+        Advanced::Updated(u) => {
+            store.save_tree_delta(&mut t, &u.paths())?;
+            Ok(Snapshot {
+                tree: t,
+                partial: u.partial,
+            })
+        }
+        Advanced::Walked(mut s) => {
+            save_walked(store, &t, &mut s.tree)?;
+            Ok(s)
+        }
+    }
 }
 
 /// Whether the call leaves something running that keeps changing files
@@ -140,13 +241,22 @@ impl Recorder {
         let mut snap = None;
         if spawn {
             let old = store.load_tree();
-            let s = tree::walk(&ws, &mut store, &old, &skip_dirs(ctx));
-            if s.tree != old {
-                store.save_tree(&s.tree)?;
-            }
-            snap = Some(s);
+            snap = Some(advance_cache(
+                ctx,
+                &ws,
+                &mut store,
+                old,
+                self.feed.as_deref(),
+            )?);
         }
-        close_open(ctx, &ws, &mut store, snap.as_ref().map(|s| &s.tree), spawn);
+        close_open(
+            ctx,
+            &ws,
+            &mut store,
+            snap.as_ref().map(|s| &s.tree),
+            spawn,
+            self.feed.as_deref(),
+        );
         let id = store.next_id()?;
         let mut cp = Checkpoint {
             id,
@@ -179,6 +289,7 @@ impl Recorder {
         store.save(&cp)?;
         Ok(Pending {
             cfg: self.cfg.clone(),
+            feed: self.feed.clone(),
             id,
             background: cp.background,
             before_tree,
@@ -197,6 +308,7 @@ pub fn close_open(
     store: &mut Store,
     now: Option<&Tree>,
     running_too: bool,
+    feed: Option<&dyn ChangeFeed>,
 ) {
     for id in store.open_ids() {
         if let Ok(Some(cp)) = store.load(id) {
@@ -204,7 +316,7 @@ pub fn close_open(
             if running && !running_too {
                 continue;
             }
-            let _ = close(ctx, ws, store, cp, None, now, running);
+            let _ = close((ctx, ws, feed), store, cp, None, now, running);
         } else {
             store.remove(id);
         }
@@ -228,13 +340,16 @@ fn note_once(partial: &mut Vec<String>, p: String) {
     }
 }
 
+/// Where a checkpoint is taken: the call's context, its workspace, and
+/// the change feed.
+type Around<'a> = (&'a Context, &'a Workspace, Option<&'a dyn ChangeFeed>);
+
 /// Take the after-state of `cp` and save it (or drop it when nothing
 /// changed); returns the closed checkpoint, None when dropped. With
 /// `keep_open` (a job still running) the changes so far are saved and the
 /// checkpoint stays open, its tree before kept.
 fn close(
-    ctx: &Context,
-    ws: &Workspace,
+    (ctx, ws, feed): Around<'_>,
     store: &mut Store,
     mut cp: Checkpoint,
     before_tree: Option<Tree>,
@@ -244,48 +359,45 @@ fn close(
     match cp.scope {
         Scope::Tree => {
             let before = before_tree.or_else(|| store.pinned_tree(cp.id));
-            let walked;
-            let now = match now {
-                Some(t) => t,
-                None => {
-                    // The tree before serves as the stat cache (no second
-                    // load); a stale one only costs hashing again.
-                    let loaded;
-                    let old = match &before {
-                        Some(b) => b,
-                        None => {
-                            loaded = store.load_tree();
-                            &loaded
+            let gone = |p: &str| matches!(tree::lstat_beneath(ws, p), Ok(None));
+            // A second of slack: file times are taken from a coarser clock.
+            let made_since = (i64::try_from(cp.time).unwrap_or(i64::MAX) - 1) * 1_000_000_000;
+            let changes = match (before, now) {
+                (Some(b), Some(now)) => tree::diff(&b, now, gone, made_since),
+                (Some(mut b), None) => match advance(ctx, ws, store, &mut b, feed) {
+                    Advanced::Updated(u) => {
+                        // `b` is the tree after now.
+                        store.save_tree_delta(&mut b, &u.paths())?;
+                        for p in u.partial.iter() {
+                            note_once(&mut cp.partial, p.clone());
                         }
-                    };
-                    let snap = tree::walk(ws, store, old, &skip_dirs(ctx));
-                    if snap.tree != *old {
-                        store.save_tree(&snap.tree)?;
+                        u.diff(&b, gone, made_since)
                     }
-                    for p in snap.partial {
-                        note_once(&mut cp.partial, p);
+                    Advanced::Walked(mut s) => {
+                        save_walked(store, &b, &mut s.tree)?;
+                        for p in s.partial {
+                            note_once(&mut cp.partial, p);
+                        }
+                        tree::diff(&b, &s.tree, gone, made_since)
                     }
-                    walked = snap.tree;
-                    &walked
+                },
+                (None, _) => {
+                    note_once(
+                        &mut cp.partial,
+                        "the tree before this call was lost; what it changed is not recorded"
+                            .into(),
+                    );
+                    Vec::new()
                 }
             };
-            match before {
-                Some(b) => {
-                    let gone = |p: &str| matches!(tree::lstat_beneath(ws, p), Ok(None));
-                    cp.entries = tree::diff(&b, now, gone)
-                        .into_iter()
-                        .map(|(path, before, after)| Entry {
-                            path,
-                            before,
-                            after: Some(after),
-                        })
-                        .collect();
-                }
-                None => note_once(
-                    &mut cp.partial,
-                    "the tree before this call was lost; what it changed is not recorded".into(),
-                ),
-            }
+            cp.entries = changes
+                .into_iter()
+                .map(|(path, before, after)| Entry {
+                    path,
+                    before,
+                    after: Some(after),
+                })
+                .collect();
         }
         Scope::Files => {
             for e in &mut cp.entries {
@@ -329,6 +441,7 @@ fn close(
 
 struct Pending {
     cfg: CheckpointsConfig,
+    feed: Option<Arc<dyn ChangeFeed>>,
     id: u64,
     background: bool,
     before_tree: Option<Tree>,
@@ -362,7 +475,14 @@ impl PendingCheckpoint for Pending {
             let Some(cp) = store.load(self.id)? else {
                 return Ok(None);
             };
-            let closed = close(ctx, &ws, &mut store, cp, self.before_tree, None, false)?;
+            let closed = close(
+                (ctx, &ws, self.feed.as_deref()),
+                &mut store,
+                cp,
+                self.before_tree,
+                None,
+                false,
+            )?;
             let _ = store.prune(now_secs());
             Ok(closed.filter(|c| !c.partial.is_empty()).map(|c| {
                 format!(

@@ -17,9 +17,11 @@ pub mod config;
 pub mod hook;
 pub mod record;
 pub mod restore;
+pub mod steps;
 pub mod store;
 pub mod tools;
 pub mod tree;
+pub mod watch;
 
 pub use config::CheckpointsConfig;
 pub use hook::Recorder;

@@ -17,8 +17,14 @@ pub enum State {
     /// A regular file whose content was not kept (over the per-file cap,
     /// the store full, unreadable): undo cannot bring it back.
     Unstored { size: u64, mode: u32, why: String },
-    /// Something else (a symlink, a directory where a file was, a fifo):
-    /// undo restores regular files only.
+    /// A symbolic link; its target's bytes are the stored content
+    /// `sha256` (restored as a link, exactly, never followed).
+    Symlink { sha256: String, size: u64 },
+    /// A directory (recreated with its mode; removed when a call made it
+    /// and it is empty again).
+    Dir { mode: u32 },
+    /// Something else (a fifo, a socket, a device, a name not reachable):
+    /// undo cannot bring it back.
     Other { what: String },
 }
 
@@ -26,7 +32,7 @@ impl State {
     /// The stored blob this state names.
     pub fn blob(&self) -> Option<&str> {
         match self {
-            State::File { sha256, .. } => Some(sha256),
+            State::File { sha256, .. } | State::Symlink { sha256, .. } => Some(sha256),
             _ => None,
         }
     }
@@ -51,6 +57,13 @@ impl State {
                 )
             }
             State::Unstored { size, why, .. } => format!("{size} bytes, content not kept ({why})"),
+            State::Symlink { sha256, .. } => {
+                format!(
+                    "a symlink (target sha256 {})",
+                    &sha256[..12.min(sha256.len())]
+                )
+            }
+            State::Dir { mode } => format!("a directory, mode {mode:o}"),
             State::Other { what } => what.clone(),
         }
     }

@@ -7,7 +7,7 @@ use crate::config::CheckpointsConfig;
 use crate::hook::close_open;
 use crate::record::{Checkpoint, State};
 use crate::store::Store;
-use crate::tree::{lstat_beneath, read_beneath};
+use crate::tree::{lstat_beneath, read_beneath, read_link_beneath};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::collections::BTreeMap;
 use wrench_core::{Context, ToolError, ToolResult};
@@ -118,7 +118,7 @@ pub fn plan(
     let mut store = Store::open(ctx, cfg.clone())?;
     if close {
         let ws = Workspace::open(&ctx.root)?;
-        close_open(ctx, &ws, &mut store, None, true);
+        close_open(ctx, &ws, &mut store, None, true, None);
     }
     let all: Vec<Checkpoint> = store.all()?.into_iter().filter(|c| !c.open).collect();
     let from = pick_from(&all, to, steps)?;
@@ -161,12 +161,31 @@ pub fn items(checkpoints: &[Checkpoint], filter: Option<&GlobSet>) -> Vec<Item> 
 pub fn current(ws: &Workspace, rel: &str, max: u64) -> (State, Option<Vec<u8>>) {
     match lstat_beneath(ws, rel) {
         Ok(None) => (State::Absent, None),
-        Ok(Some(m)) if m.file_type().is_symlink() => (
-            State::Other {
-                what: "a symlink".into(),
-            },
-            None,
-        ),
+        Ok(Some(m)) if m.file_type().is_symlink() => match read_link_beneath(ws, rel) {
+            Some(target) => {
+                use sha2::Digest;
+                let st = State::Symlink {
+                    sha256: hex::encode(sha2::Sha256::digest(&target)),
+                    size: target.len() as u64,
+                };
+                (st, Some(target))
+            }
+            None => (
+                State::Other {
+                    what: "a symlink that could not be read".into(),
+                },
+                None,
+            ),
+        },
+        Ok(Some(m)) if m.is_dir() => {
+            use std::os::unix::fs::MetadataExt;
+            (
+                State::Dir {
+                    mode: m.mode() & 0o7777,
+                },
+                None,
+            )
+        }
         Ok(Some(m)) if !m.is_file() => (
             State::Other {
                 what: "not a regular file".into(),

@@ -24,7 +24,7 @@
 
 use crate::config::CheckpointsConfig;
 use crate::record::Checkpoint;
-use crate::tree::Tree;
+use crate::tree::{Rec, Tree};
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
@@ -136,6 +136,28 @@ fn set_counter(dir: &Path, name: &str, v: u64) -> ToolResult<()> {
         let _ = fs::remove_file(o);
     }
     Ok(())
+}
+
+/// Records a stat cache's delta may hold before the next save writes the
+/// tree whole again (or an eighth of the tree, when that is more).
+pub const COMPACT_AT: usize = 2_000;
+
+/// A base tree with its delta applied (None when either is unreadable).
+fn load_pair(base: &Path, delta: Option<&Path>) -> Option<Tree> {
+    let mut t = Tree::decode(&read_opt(base).ok().flatten()?)?;
+    if let Some(d) = delta {
+        let d = Tree::decode(&read_opt(d).ok().flatten()?)?;
+        for (p, r) in d.files {
+            if r.is_gone() {
+                t.files.remove(&p);
+            } else {
+                t.files.insert(p, r);
+            }
+        }
+        t.token = d.token;
+        t.complete = d.complete;
+    }
+    Some(t)
 }
 
 /// The store directory of a call's workspace: `checkpoints/` in the state
@@ -319,45 +341,123 @@ impl Store {
         self.unpin_tree(id);
     }
 
-    fn tree_path(&self) -> Option<PathBuf> {
-        counter(&self.dir, "tree").map(|g| self.dir.join("trees").join(format!("t{g}.bin")))
-    }
     fn open_tree_path(&self, id: u64) -> PathBuf {
         self.dir.join("trees").join(format!("{id}.bin"))
     }
 
-    /// The stat cache (empty when none or unreadable: then every file is
-    /// hashed again, which is slow, never wrong).
-    pub fn load_tree(&self) -> Tree {
-        self.tree_path()
-            .and_then(|p| read_opt(&p).ok().flatten())
-            .and_then(|b| Tree::decode(&b))
-            .unwrap_or_default()
+    fn delta_path(&self, g: u64, k: u64) -> PathBuf {
+        self.dir.join("trees").join(format!("t{g}.d{k}.bin"))
+    }
+    fn open_delta_path(&self, id: u64) -> PathBuf {
+        self.dir.join("trees").join(format!("{id}.d.bin"))
     }
 
-    /// Write the stat cache as a new generation and drop the old one.
-    pub fn save_tree(&self, t: &Tree) -> ToolResult<()> {
-        let old = self.tree_path();
-        let g = counter(&self.dir, "tree").unwrap_or(0) + 1;
+    /// The stat cache: the base of its generation with its delta applied
+    /// (empty when none or unreadable: then every file is hashed again,
+    /// which is slow, never wrong). Its `origin` names what was loaded.
+    pub fn load_tree(&self) -> Tree {
+        let Some(g) = counter(&self.dir, "tree") else {
+            return Tree::default();
+        };
+        let k = counter(&self.dir, "delta").unwrap_or(0);
+        let base = self.dir.join("trees").join(format!("t{g}.bin"));
+        let delta = (k > 0).then(|| self.delta_path(g, k));
+        match load_pair(&base, delta.as_deref()) {
+            Some(mut t) => {
+                t.origin = Some((g, k));
+                t
+            }
+            None => Tree::default(),
+        }
+    }
+
+    /// Save the stat cache `t` after the records of `paths` changed (and
+    /// its token): as a delta on the base it was loaded from, a small file,
+    /// when the saved cache is still that one and the delta stays small;
+    /// else whole.
+    ///
+    /// With no path changed nothing is written: the saved cache keeps its
+    /// older token, which is still true (it only makes the next list of
+    /// changed paths longer by what changed since, which is nothing yet).
+    pub fn save_tree_delta(&self, t: &mut Tree, paths: &[String]) -> ToolResult<()> {
+        let (Some(g), k) = (
+            counter(&self.dir, "tree"),
+            counter(&self.dir, "delta").unwrap_or(0),
+        ) else {
+            return self.save_tree(t);
+        };
+        if t.origin != Some((g, k)) {
+            return self.save_tree(t);
+        }
+        if paths.is_empty() {
+            return Ok(());
+        }
+        let mut d = if k > 0 {
+            match read_opt(&self.delta_path(g, k))
+                .ok()
+                .flatten()
+                .and_then(|b| Tree::decode(&b))
+            {
+                Some(d) => d,
+                None => return self.save_tree(t),
+            }
+        } else {
+            Tree::default()
+        };
+        for p in paths {
+            let r = t.files.get(p).copied().unwrap_or_else(Rec::gone);
+            d.files.insert(p.clone(), r);
+        }
+        if d.files.len() > COMPACT_AT.max(t.files.len() / 8) {
+            return self.save_tree(t);
+        }
+        d.token = t.token;
+        d.complete = t.complete;
+        replace(&self.delta_path(g, k + 1), &d.encode())?;
+        set_counter(&self.dir, "delta", k + 1)?;
+        if k > 0 {
+            let _ = fs::remove_file(self.delta_path(g, k));
+        }
+        t.origin = Some((g, k + 1));
+        Ok(())
+    }
+
+    /// Write the stat cache whole as a new generation and drop the old one.
+    pub fn save_tree(&self, t: &mut Tree) -> ToolResult<()> {
+        let old = counter(&self.dir, "tree");
+        let k = counter(&self.dir, "delta").unwrap_or(0);
+        let g = old.unwrap_or(0) + 1;
         replace(
             &self.dir.join("trees").join(format!("t{g}.bin")),
             &t.encode(),
         )?;
         set_counter(&self.dir, "tree", g)?;
+        set_counter(&self.dir, "delta", 0)?;
         if let Some(o) = old {
-            let _ = fs::remove_file(o);
+            let _ = fs::remove_file(self.delta_path(o, k));
+            let _ = fs::remove_file(self.dir.join("trees").join(format!("t{o}.bin")));
         }
+        t.origin = Some((g, 0));
         Ok(())
     }
 
-    /// Keep the current stat cache as the before-tree of checkpoint `id`.
+    /// Keep the stat cache as the before-tree of checkpoint `id`: hard
+    /// links to its files when `t` is what is saved (no copy), else `t`
+    /// written whole.
     pub fn pin_tree(&self, id: u64, t: &Tree) -> ToolResult<()> {
-        let to = self.open_tree_path(id);
+        let (to, to_delta) = (self.open_tree_path(id), self.open_delta_path(id));
         let _ = fs::remove_file(&to);
-        let linked = self
-            .tree_path()
-            .is_some_and(|from| fs::hard_link(from, &to).is_ok());
+        let _ = fs::remove_file(&to_delta);
+        let g = counter(&self.dir, "tree");
+        let k = counter(&self.dir, "delta").unwrap_or(0);
+        let linked = g.is_some_and(|g| {
+            t.origin == Some((g, k))
+                && fs::hard_link(self.dir.join("trees").join(format!("t{g}.bin")), &to).is_ok()
+                && (k == 0 || fs::hard_link(self.delta_path(g, k), &to_delta).is_ok())
+        });
         if !linked {
+            let _ = fs::remove_file(&to);
+            let _ = fs::remove_file(&to_delta);
             replace(&to, &t.encode())?;
         }
         Ok(())
@@ -365,13 +465,12 @@ impl Store {
 
     /// The before-tree of open checkpoint `id`.
     pub fn pinned_tree(&self, id: u64) -> Option<Tree> {
-        read_opt(&self.open_tree_path(id))
-            .ok()
-            .flatten()
-            .and_then(|b| Tree::decode(&b))
+        let d = self.open_delta_path(id);
+        load_pair(&self.open_tree_path(id), d.exists().then_some(d.as_path()))
     }
 
     pub fn unpin_tree(&self, id: u64) {
+        let _ = fs::remove_file(self.open_delta_path(id));
         let _ = fs::remove_file(self.open_tree_path(id));
     }
 
@@ -598,6 +697,73 @@ mod tests {
         s.save(&cp(2, &b, 20 * day)).unwrap();
         s.prune(20 * day).unwrap();
         assert_eq!(s.ids().unwrap(), vec![2]);
+    }
+
+    fn rec(n: u64) -> Rec {
+        let mut r = Rec::gone();
+        r.kind = crate::tree::Kind::Other;
+        r.size = n;
+        r
+    }
+
+    #[test]
+    fn a_stat_cache_saved_as_deltas_loads_as_saved_and_is_rewritten_whole_when_another_saved_since()
+    {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open_dir(d.path(), cfg(100, 5)).unwrap();
+        let mut t = Tree::default();
+        for i in 0..10 {
+            t.files.insert(format!("f{i}"), rec(i));
+        }
+        t.complete = true;
+        s.save_tree(&mut t).unwrap();
+        // A change, a deletion and a new path, as a delta.
+        t.files.insert("f1".into(), rec(100));
+        t.files.remove("f2");
+        t.files.insert("new".into(), rec(7));
+        s.save_tree_delta(&mut t, &["f1".into(), "f2".into(), "new".into()])
+            .unwrap();
+        assert_eq!(t.origin, Some((1, 1)));
+        let loaded = s.load_tree();
+        assert_eq!(loaded.files, t.files);
+        // Deltas pile up on the same base.
+        let mut t2 = loaded;
+        t2.files.remove("f3");
+        s.save_tree_delta(&mut t2, &["f3".into()]).unwrap();
+        assert_eq!(s.load_tree().files, t2.files);
+        // `t` was loaded before that save: its delta would mix two
+        // histories, so it is written whole.
+        t.files.insert("f4".into(), rec(44));
+        s.save_tree_delta(&mut t, &["f4".into()]).unwrap();
+        assert_eq!(t.origin, Some((2, 0)));
+        assert_eq!(s.load_tree().files, t.files);
+        // A pinned tree reads back as it was.
+        let t3 = s.load_tree();
+        s.pin_tree(9, &t3).unwrap();
+        assert_eq!(s.pinned_tree(9).unwrap().files, t3.files);
+        let mut t4 = s.load_tree();
+        t4.files.insert("z".into(), rec(1));
+        s.save_tree_delta(&mut t4, &["z".into()]).unwrap();
+        s.pin_tree(10, &t4).unwrap();
+        assert_eq!(s.pinned_tree(10).unwrap().files, t4.files);
+        s.unpin_tree(10);
+        assert!(s.pinned_tree(10).is_none());
+    }
+
+    #[test]
+    fn a_symlink_target_the_stat_cache_names_survives_collection() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = Store::open_dir(d.path(), cfg(1 << 20, 5)).unwrap();
+        let target = s.put(b"../elsewhere").unwrap();
+        let gone = s.put(b"named by nothing").unwrap();
+        let mut r = rec(12);
+        r.kind = crate::tree::Kind::Symlink;
+        r.digest = hex::decode(&target).unwrap().try_into().unwrap();
+        let mut t = Tree::default();
+        t.files.insert("link".into(), r);
+        s.save_tree(&mut t).unwrap();
+        s.collect().unwrap();
+        assert!(s.has(&target) && !s.has(&gone));
     }
 
     #[test]

@@ -3,10 +3,12 @@
 use crate::config::CheckpointsConfig;
 use crate::record::{Checkpoint, State, format_time};
 use crate::restore::{self, Item};
+use crate::steps::{Step, Taken};
 use crate::store::Store;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::path::Path;
+use std::path::PathBuf;
 use wrench_core::frame::echo;
 use wrench_core::{
     Access, AccessClass, Action, ActionPlan, Authorized, Context, Effect, OutputKind, Risk, Tool,
@@ -14,7 +16,7 @@ use wrench_core::{
 };
 use wrench_permissions::Workspace;
 use wrench_permissions::mutation::{Change, MutationGuard, Transaction};
-use wrench_permissions::write::FileStamp;
+use wrench_permissions::write::{FileStamp, WriteTarget, protected_reason};
 
 /// Checkpoints `list` shows unless `limit` says otherwise.
 pub const DEFAULT_LIST: usize = 20;
@@ -214,7 +216,7 @@ impl Tool for CheckpointsTool {
             CheckpointsAction::List => {
                 let mut store = Store::open(ctx, cfg)?;
                 let ws = Workspace::open(&ctx.root)?;
-                crate::hook::close_open(ctx, &ws, &mut store, None, true);
+                crate::hook::close_open(ctx, &ws, &mut store, None, true, None);
                 let all = store.all()?;
                 let n = a.limit.unwrap_or(DEFAULT_LIST).max(1);
                 let shown: Vec<&Checkpoint> = all.iter().rev().take(n).collect();
@@ -334,6 +336,20 @@ fn diff_of(
     new_b: Option<&[u8]>,
 ) -> String {
     let shown = echo(path);
+    let not_file = |s: &State| matches!(s, State::Symlink { .. } | State::Dir { .. });
+    if not_file(old) || not_file(new) {
+        let what = |s: &State, b: Option<&[u8]>| match (s, b) {
+            (State::Symlink { .. }, Some(t)) => {
+                format!("a symlink to {}", echo(&String::from_utf8_lossy(t)))
+            }
+            _ => s.describe(),
+        };
+        return format!(
+            "{shown}: was {}, is now {}\n",
+            what(old, old_b),
+            what(new, new_b)
+        );
+    }
     let known = |s: &State, b: Option<&[u8]>| matches!(s, State::Absent) || b.is_some();
     if !known(old, old_b) || !known(new, new_b) {
         return format!(
@@ -363,6 +379,73 @@ fn need_id(id: Option<&str>) -> ToolResult<u64> {
             echo(id)
         ))
     })
+}
+
+/// The target of one undo step. A path that is or becomes a symlink or a
+/// directory is changed as itself (its parents must be real directories
+/// inside the root, checked again when the step runs), never through a
+/// link; a file is resolved as every change tool resolves it.
+fn target_of(ws: &Workspace, path: &str, now: &State, to: &State) -> ToolResult<WriteTarget> {
+    let itself = |s: &State| matches!(s, State::Symlink { .. } | State::Dir { .. });
+    if !itself(now) && !itself(to) {
+        return ws.resolve_for_write(path);
+    }
+    let resolved = ws.resolve(path)?;
+    if resolved.rel.as_os_str().is_empty() {
+        return Err(ToolError::invalid_args(
+            "undo never changes the workspace root itself",
+        ));
+    }
+    if let Some(why) = protected_reason(&resolved.rel) {
+        return Err(ToolError::denied(format!("{why}; nothing was changed")));
+    }
+    Ok(WriteTarget {
+        real_rel: resolved.rel.clone(),
+        exists: !matches!(now, State::Absent),
+        resolved,
+    })
+}
+
+/// Run an undo: the steps before the transaction (rolled back if anything
+/// until the transaction fails), the transaction, then the steps after it
+/// (links, directories to remove, modes). Returns notes on what
+/// stayed (a directory not empty, a step after the commit that failed).
+fn commit(
+    ws: &Workspace,
+    guard: &MutationGuard<'_>,
+    tx: Transaction,
+    pre: &[Step],
+    post: &[Step],
+) -> ToolResult<Vec<String>> {
+    let mut taken = Taken::default();
+    for s in pre {
+        if let Err(e) = taken.take(ws, s) {
+            taken.roll_back();
+            return Err(ToolError::new(
+                e.kind,
+                format!("{}; nothing was changed", e.message),
+            ));
+        }
+    }
+    if !tx.is_empty()
+        && let Err(e) = guard.commit(tx)
+    {
+        taken.roll_back();
+        return Err(e);
+    }
+    let mut notes = Vec::new();
+    for s in post {
+        match taken.take(ws, s) {
+            Ok(Some(n)) => notes.push(n),
+            Ok(None) => {}
+            Err(e) => notes.push(format!(
+                "the files were restored, but this step failed: {}",
+                e.message
+            )),
+        }
+    }
+    taken.finish();
+    Ok(notes)
 }
 
 /// What undo does to one path.
@@ -413,12 +496,16 @@ impl Tool for UndoTool {
                 });
                 continue;
             }
-            // Confinement and protected paths: a symlink planted at the
-            // path that leads out of the root is refused here.
-            let t = ws.resolve_for_write(&it.path)?;
-            match it.to {
-                State::Absent => t.plan_delete(&ws, &mut base),
-                _ => t.plan_write(&ws, &mut base, Risk::High),
+            // Confinement and protected paths: a symlink planted at a
+            // file's path that leads out of the root is refused here; a
+            // link or directory undo restores is planned as itself.
+            let t = target_of(&ws, &it.path, &now, &it.to)?;
+            let file = |s: &State| matches!(s, State::File { .. } | State::Unstored { .. });
+            if matches!(it.to, State::Absent) || (file(&now) && !file(&it.to)) {
+                t.plan_delete(&ws, &mut base);
+            }
+            if !matches!(it.to, State::Absent) {
+                t.plan_write(&ws, &mut base, Risk::High);
             }
             changes += 1;
         }
@@ -441,30 +528,46 @@ impl Tool for UndoTool {
         };
         let store = Store::open(ctx, cfg.clone())?;
         let mut tx = Transaction::new();
+        // Symlinks and directories: before the transaction (undone if it
+        // fails), after it, and directories to remove, deepest first.
+        let (mut pre, mut post, mut rmdirs, mut modes) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut done: Vec<(&Item, &'static str)> = Vec::new();
         let mut conflicts = String::new();
         let mut skipped = Vec::new();
         let mut unrestorable = Vec::new();
         for it in &plan.items {
             let shown = echo(&it.path).into_owned();
-            let t = ws.resolve_for_write(&it.path)?;
+            let (now, now_bytes) = restore::current(&ws, &it.path, cfg.max_file_bytes);
+            if now.same(&it.to) {
+                continue;
+            }
+            // A symlink wrench did not leave there (planted since) is never
+            // replaced, not even with `force`: it is taken away by hand.
+            if matches!(now, State::Symlink { .. })
+                && !it.expected.as_ref().is_some_and(|e| e.same(&now))
+            {
+                return Err(ToolError::conflict(format!(
+                    "{shown} is now a symlink that no checkpoint of this undo left there; nothing was changed. Remove it (it is not followed), then undo again"
+                )));
+            }
+            let t = target_of(&ws, &it.path, &now, &it.to)?;
             if t.real_rel != Path::new(&it.path) {
                 return Err(ToolError::conflict(format!(
                     "{shown} now leads elsewhere through a symlink ({}); nothing was changed. Remove the symlink, then undo again",
                     echo(&t.real_rel.to_string_lossy())
                 )));
             }
-            let (now, now_bytes) = restore::current(&ws, &it.path, cfg.max_file_bytes);
-            if now.same(&it.to) {
-                continue;
-            }
             if matches!(now, State::Other { .. }) {
                 return Err(ToolError::conflict(format!(
-                    "{shown} is now {}; undo restores regular files only, nothing was changed. Move it away, then undo again",
+                    "{shown} is now {}; undo does not replace it, nothing was changed. Move it away, then undo again",
                     now.describe()
                 )));
             }
-            if !matches!(it.to, State::Absent | State::File { .. }) {
+            if !matches!(
+                it.to,
+                State::Absent | State::File { .. } | State::Symlink { .. } | State::Dir { .. }
+            ) {
                 if a.force {
                     skipped.push(format!("{shown} ({})", it.to.describe()));
                 } else {
@@ -475,7 +578,12 @@ impl Tool for UndoTool {
             let expected_ok = it.expected.as_ref().is_some_and(|e| e.same(&now));
             if !expected_ok && !a.force {
                 match &it.expected {
-                    Some(exp @ (State::Absent | State::File { .. })) => {
+                    Some(
+                        exp @ (State::Absent
+                        | State::File { .. }
+                        | State::Symlink { .. }
+                        | State::Dir { .. }),
+                    ) => {
                         conflicts.push_str(&format!(
                             "{shown} was changed outside wrench after cp-{}:\n",
                             it.last
@@ -500,14 +608,46 @@ impl Tool for UndoTool {
                 }
                 continue;
             }
-            let stamp = match &now {
-                State::Absent => None,
-                _ => ws
-                    .read_target(&t)?
-                    .map(|(_, meta)| FileStamp::of_meta(&meta)),
-            };
-            match (&it.to, stamp) {
-                (State::File { sha256, mode, .. }, expect) => {
+            let is_dir = |s: &State| matches!(s, State::Dir { .. });
+            if is_dir(&it.to) != is_dir(&now)
+                && !matches!(now, State::Absent)
+                && !matches!(it.to, State::Absent)
+            {
+                return Err(ToolError::conflict(format!(
+                    "{shown} is now {} where {} was; undo does not swap a directory for a file in one step, nothing was changed. Move it away, then undo again",
+                    now.describe(),
+                    it.to.describe()
+                )));
+            }
+            if let Some(g) = &guard {
+                g.require_covered(&t, matches!(it.to, State::Absent))?;
+            }
+            let rel = PathBuf::from(&it.path);
+            // Take away what is there now.
+            let mut expect = None;
+            match &now {
+                State::Symlink { .. } => pre.push(Step::Unlink { rel: rel.clone() }),
+                State::File { .. } | State::Unstored { .. } => {
+                    expect = ws
+                        .read_target(&t)?
+                        .map(|(_, meta)| FileStamp::of_meta(&meta));
+                    if !matches!(it.to, State::File { .. })
+                        && let Some(expect) = expect
+                    {
+                        tx.push(Change::Delete {
+                            target: t.clone(),
+                            expect,
+                        });
+                    }
+                }
+                State::Dir { .. } if matches!(it.to, State::Absent) => {
+                    rmdirs.push(Step::Rmdir { rel: rel.clone() });
+                }
+                _ => {}
+            }
+            // Put back what was there before.
+            match &it.to {
+                State::File { sha256, mode, .. } => {
                     let bytes = store.get(sha256)?;
                     tx.push_with_mode(
                         Change::Write {
@@ -518,8 +658,28 @@ impl Tool for UndoTool {
                         *mode,
                     );
                 }
-                (_, Some(expect)) => tx.push(Change::Delete { target: t, expect }),
-                (_, None) => continue,
+                State::Symlink { sha256, .. } => {
+                    let target = store.get(sha256)?;
+                    let step = Step::Link { rel, target };
+                    // A file there goes with the transaction first.
+                    if expect.is_some() {
+                        post.push(step);
+                    } else {
+                        pre.push(step);
+                    }
+                }
+                // A directory's mode comes last, after everything in it is
+                // back (it may not let its owner write); it is made 0700.
+                State::Dir { mode } => {
+                    if !is_dir(&now) {
+                        pre.push(Step::Mkdir {
+                            rel: rel.clone(),
+                            mode: 0o700,
+                        });
+                    }
+                    modes.push(Step::Chmod { rel, mode: *mode });
+                }
+                _ => {}
             }
             done.push((it, verb(it, a.dry_run)));
         }
@@ -553,10 +713,16 @@ impl Tool for UndoTool {
         } else {
             format!("Undid {range}:\n")
         };
+        let mut kept = Vec::new();
         if !done.is_empty()
             && let Some(g) = &guard
         {
-            g.commit(tx)?;
+            // Deepest directories first for removal and for modes.
+            rmdirs.reverse();
+            modes.reverse();
+            post.extend(rmdirs);
+            post.extend(modes);
+            kept = commit(&ws, g, tx, &pre, &post)?;
         }
         for (it, v) in done.iter().take(MAX_SHOW_PATHS) {
             text.push_str(&format!("  {v} {}\n", echo(&it.path)));
@@ -566,6 +732,9 @@ impl Tool for UndoTool {
         }
         for s in &skipped {
             text.push_str(&format!("  skipped {s}: its content was not kept\n"));
+        }
+        for k in &kept {
+            text.push_str(&format!("  note: {}\n", echo(k)));
         }
         #[derive(Serialize)]
         struct Out<'a> {

@@ -7,11 +7,13 @@
 
 use crate::record::State;
 use crate::store::Store;
+use crate::watch::Token;
 use std::collections::HashMap;
 use std::fs::Metadata;
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use wrench_permissions::{Workspace, openat2_beneath};
 
 /// Threads that list and stat the tree (hashing stays on the caller's).
@@ -31,6 +33,9 @@ pub enum Kind {
     Unreadable = 3,
     Symlink = 4,
     Other = 5,
+    Dir = 6,
+    /// In a stat cache's delta only: the path is no longer there.
+    Gone = 7,
 }
 
 impl Kind {
@@ -42,6 +47,8 @@ impl Kind {
             3 => Kind::Unreadable,
             4 => Kind::Symlink,
             5 => Kind::Other,
+            6 => Kind::Dir,
+            7 => Kind::Gone,
             _ => return None,
         })
     }
@@ -58,6 +65,9 @@ pub struct Rec {
     pub kind: Kind,
     pub digest: [u8; 32],
     pub hashed_at: i64,
+    /// Hard links: a file with more than one may be written through a
+    /// name a watcher does not see, so a watched update stats it anyway.
+    pub nlink: u64,
 }
 
 impl Rec {
@@ -71,7 +81,27 @@ impl Rec {
             kind,
             digest: [0; 32],
             hashed_at: 0,
+            nlink: meta.nlink(),
         }
+    }
+
+    /// A delta's record of a path that is gone.
+    pub fn gone() -> Rec {
+        Rec {
+            size: 0,
+            mtime: 0,
+            ctime: 0,
+            ino: 0,
+            mode: 0,
+            kind: Kind::Gone,
+            digest: [0; 32],
+            hashed_at: 0,
+            nlink: 0,
+        }
+    }
+
+    pub fn is_gone(&self) -> bool {
+        self.kind == Kind::Gone
     }
 
     fn same_stamp(&self, o: &Rec) -> bool {
@@ -97,10 +127,13 @@ impl Rec {
                 };
             }
             Kind::Symlink => {
-                return State::Other {
-                    what: "a symlink".into(),
+                return State::Symlink {
+                    sha256: hex::encode(self.digest),
+                    size: self.size,
                 };
             }
+            Kind::Dir => return State::Dir { mode: self.mode },
+            Kind::Gone => return State::Absent,
             Kind::Other => {
                 return State::Other {
                     what: "not a regular file".into(),
@@ -121,6 +154,10 @@ impl Rec {
     pub fn differs(&self, o: &Rec) -> bool {
         match (self.kind, o.kind) {
             (Kind::Stored, Kind::Stored) => self.digest != o.digest || self.mode != o.mode,
+            (Kind::Symlink, Kind::Symlink) => self.digest != o.digest,
+            // A directory's times move with every entry made in it; only
+            // its mode is its own.
+            (Kind::Dir, Kind::Dir) => self.mode != o.mode,
             _ => self.kind != o.kind || !self.same_stamp(o),
         }
     }
@@ -133,16 +170,22 @@ pub struct Tree {
     /// False when the walk stopped early (file or time cap): a path it
     /// lacks may still exist.
     pub complete: bool,
+    /// The watcher's token this tree is true as of (every path not reported
+    /// changed since it is as recorded); None when no watcher vouches.
+    pub token: Option<Token>,
+    /// The saved stat cache this tree was loaded from or saved as (its
+    /// generation and delta number); not encoded.
+    pub origin: Option<(u64, u64)>,
 }
 
-const MAGIC: &[u8; 4] = b"WCT2";
+const MAGIC: &[u8; 4] = b"WCT3";
 
 impl Tree {
-    /// The digests of the stored files.
+    /// The digests of the stored contents: files, and symlinks' targets.
     pub fn blobs(&self) -> impl Iterator<Item = String> + '_ {
         self.files
             .values()
-            .filter(|r| r.kind == Kind::Stored)
+            .filter(|r| matches!(r.kind, Kind::Stored | Kind::Symlink))
             .map(|r| hex::encode(r.digest))
     }
 
@@ -152,6 +195,14 @@ impl Tree {
         let mut out = Vec::with_capacity(16 + paths.len() * 100);
         out.extend_from_slice(MAGIC);
         out.push(u8::from(self.complete));
+        match self.token {
+            Some(t) => {
+                out.push(1);
+                out.extend_from_slice(&t.epoch.to_le_bytes());
+                out.extend_from_slice(&t.seq.to_le_bytes());
+            }
+            None => out.push(0),
+        }
         out.extend_from_slice(&(paths.len() as u64).to_le_bytes());
         for p in paths {
             let r = &self.files[p];
@@ -165,6 +216,7 @@ impl Tree {
             out.push(r.kind as u8);
             out.extend_from_slice(&r.digest);
             out.extend_from_slice(&r.hashed_at.to_le_bytes());
+            out.extend_from_slice(&r.nlink.to_le_bytes());
         }
         out
     }
@@ -178,6 +230,14 @@ impl Tree {
         let complete = match c.take(1)?[0] {
             0 => false,
             1 => true,
+            _ => return None,
+        };
+        let token = match c.take(1)?[0] {
+            0 => None,
+            1 => Some(Token {
+                epoch: c.u64()?,
+                seq: c.u64()?,
+            }),
             _ => return None,
         };
         let n = c.u64()?;
@@ -194,10 +254,16 @@ impl Tree {
                 kind: Kind::from_u8(c.take(1)?[0])?,
                 digest: c.take(32)?.try_into().ok()?,
                 hashed_at: c.u64()? as i64,
+                nlink: c.u64()?,
             };
             files.insert(path, rec);
         }
-        (c.at == b.len()).then_some(Tree { files, complete })
+        (c.at == b.len()).then_some(Tree {
+            files,
+            complete,
+            token,
+            origin: None,
+        })
     }
 }
 
@@ -247,6 +313,34 @@ pub fn read_beneath(ws: &Workspace, rel: &str, max: u64) -> Option<(Vec<u8>, Met
     (bytes.len() as u64 <= max).then_some((bytes, meta))
 }
 
+/// The target bytes of the symlink `rel` (reached beneath the root, the
+/// link itself never followed); None when it is not a symlink.
+pub fn read_link_beneath(ws: &Workspace, rel: &str) -> Option<Vec<u8>> {
+    use std::os::fd::AsRawFd;
+    let f = openat2_beneath(
+        ws.root_fd(),
+        Path::new(rel),
+        libc::O_PATH | libc::O_NOFOLLOW,
+    )
+    .ok()?;
+    let mut buf = vec![0u8; libc::PATH_MAX as usize + 1];
+    // SAFETY: a valid O_PATH descriptor of the link, an empty path (the
+    // descriptor itself), and a buffer of the length passed.
+    let n = unsafe {
+        libc::readlinkat(
+            f.as_raw_fd(),
+            c"".as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    let n = usize::try_from(n).ok()?;
+    (n < buf.len()).then(|| {
+        buf.truncate(n);
+        buf
+    })
+}
+
 /// The metadata of `rel` itself (a symlink is not followed), None when absent.
 pub fn lstat_beneath(ws: &Workspace, rel: &str) -> std::io::Result<Option<Metadata>> {
     match openat2_beneath(
@@ -268,7 +362,14 @@ pub fn lstat_beneath(ws: &Workspace, rel: &str) -> std::io::Result<Option<Metada
 pub fn without_hashing(meta: &Metadata, old: Option<&Rec>, max_file_bytes: u64) -> Option<Rec> {
     let ft = meta.file_type();
     if ft.is_symlink() {
-        return Some(Rec::stamp_of(meta, Kind::Symlink));
+        // A link's target never changes in place: same stamp, same target.
+        let fresh = Rec::stamp_of(meta, Kind::Symlink);
+        return old
+            .filter(|o| o.kind == Kind::Symlink && o.same_stamp(&fresh))
+            .copied();
+    }
+    if ft.is_dir() {
+        return Some(Rec::stamp_of(meta, Kind::Dir));
     }
     if !ft.is_file() {
         return Some(Rec::stamp_of(meta, Kind::Other));
@@ -295,6 +396,22 @@ pub fn observe(
 ) -> Rec {
     if let Some(r) = without_hashing(meta, old, store.cfg.max_file_bytes) {
         return r;
+    }
+    if meta.file_type().is_symlink() {
+        let Some(target) = read_link_beneath(ws, rel) else {
+            return Rec::stamp_of(meta, Kind::Unreadable);
+        };
+        let mut rec = Rec::stamp_of(meta, Kind::Symlink);
+        use sha2::Digest;
+        rec.digest = sha2::Sha256::digest(&target).into();
+        return match store.put_as(&hex::encode(rec.digest), &target) {
+            Ok(()) => rec,
+            Err(_) => Rec {
+                kind: Kind::StoreFull,
+                digest: [0; 32],
+                ..rec
+            },
+        };
     }
     let hashed_at = now_ns();
     let Some((bytes, meta)) = read_beneath(ws, rel, store.cfg.max_file_bytes) else {
@@ -351,12 +468,20 @@ fn excluded_name(name: &str) -> bool {
     crate::config::ALWAYS_EXCLUDED.contains(&name)
 }
 
-/// Walk the workspace (ignore files honoured, [`crate::config::ALWAYS_EXCLUDED`]
-/// and cache directories skipped, symlinks not followed), reusing `old`'s
-/// records for unchanged files and storing changed ones.
-pub fn walk(ws: &Workspace, store: &mut Store, old: &Tree, skip: &[PathBuf]) -> Snapshot {
-    let root = ws.root().to_path_buf();
-    let mut wb = ignore::WalkBuilder::new(&root);
+/// The walker every tree walk uses (and the watcher, for the directories
+/// it watches): ignore files honoured (`.gitignore`, `.ignore`,
+/// `.git/info/exclude`; not git's global config, not files above the
+/// root), [`crate::config::ALWAYS_EXCLUDED`] names, `skip` and cache
+/// directories never entered, symlinks not followed, one file system.
+/// With `scope`, only what it covers is yielded (and the directories on
+/// the way to it, listed so their ignore files apply).
+pub fn walker(
+    root: &Path,
+    exclude: &[String],
+    skip: &[PathBuf],
+    scope: Option<Arc<Scope>>,
+) -> ignore::WalkBuilder {
+    let mut wb = ignore::WalkBuilder::new(root);
     wb.hidden(false)
         .parents(false)
         .ignore(true)
@@ -366,9 +491,9 @@ pub fn walk(ws: &Workspace, store: &mut Store, old: &Tree, skip: &[PathBuf]) -> 
         .require_git(false)
         .follow_links(false)
         .same_file_system(true);
-    if !store.cfg.exclude.is_empty() {
-        let mut ob = ignore::overrides::OverrideBuilder::new(&root);
-        for g in &store.cfg.exclude {
+    if !exclude.is_empty() {
+        let mut ob = ignore::overrides::OverrideBuilder::new(root);
+        for g in exclude {
             let _ = ob.add(&format!("!{g}"));
         }
         if let Ok(o) = ob.build() {
@@ -376,9 +501,24 @@ pub fn walk(ws: &Workspace, store: &mut Store, old: &Tree, skip: &[PathBuf]) -> 
         }
     }
     let skip = skip.to_vec();
+    let root = root.to_path_buf();
     wb.filter_entry(move |e| {
+        if e.depth() == 0 {
+            return true;
+        }
         let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-        if !is_dir || e.depth() == 0 {
+        if let Some(sc) = &scope {
+            let rel = e
+                .path()
+                .strip_prefix(&root)
+                .ok()
+                .and_then(Path::to_str)
+                .unwrap_or("");
+            if !(sc.covers(rel) || (is_dir && sc.is_on_the_way(rel))) {
+                return false;
+            }
+        }
+        if !is_dir {
             return true;
         }
         let name = e.file_name().to_string_lossy();
@@ -386,6 +526,188 @@ pub fn walk(ws: &Workspace, store: &mut Store, old: &Tree, skip: &[PathBuf]) -> 
             || skip.iter().any(|s| e.path().starts_with(s))
             || is_cache_dir(e.path()))
     });
+    wb
+}
+
+/// The part of the tree a scoped walk visits: these paths and everything
+/// under them (and the directories on the way to them, listed only to
+/// reach them, so their ignore files apply as in a full walk).
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    targets: std::collections::HashSet<String>,
+    ancestors: std::collections::HashSet<String>,
+}
+
+impl Scope {
+    pub fn new<'a>(paths: impl IntoIterator<Item = &'a str>) -> Scope {
+        let mut s = Scope::default();
+        for p in paths {
+            let p = p.trim_matches('/');
+            if p.is_empty() {
+                continue;
+            }
+            let mut at = 0;
+            while let Some(i) = p[at..].find('/') {
+                s.ancestors.insert(p[..at + i].to_string());
+                at += i + 1;
+            }
+            s.targets.insert(p.to_string());
+        }
+        s
+    }
+
+    /// `rel` is a target or lies under one.
+    pub fn covers(&self, rel: &str) -> bool {
+        if self.targets.contains(rel) {
+            return true;
+        }
+        rel.match_indices('/')
+            .any(|(i, _)| self.targets.contains(&rel[..i]))
+    }
+
+    /// `rel` is a directory above a target.
+    pub fn is_on_the_way(&self, rel: &str) -> bool {
+        self.ancestors.contains(rel)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.targets.is_empty()
+    }
+
+    pub fn targets(&self) -> impl Iterator<Item = &str> {
+        self.targets.iter().map(String::as_str)
+    }
+
+    pub fn is_target(&self, rel: &str) -> bool {
+        self.targets.contains(rel)
+    }
+}
+
+/// Walk the workspace (see [`walker`]), reusing `old`'s records for
+/// unchanged files and storing changed ones.
+pub fn walk(ws: &Workspace, store: &mut Store, old: &Tree, skip: &[PathBuf]) -> Snapshot {
+    walk_in(ws, store, old, skip, None)
+}
+
+/// What [`update`] changed: the records the scope covered before, and the
+/// paths it covers now.
+#[derive(Debug, Default)]
+pub struct Updated {
+    pub before: HashMap<String, Rec>,
+    pub after: Vec<String>,
+    pub partial: Vec<String>,
+}
+
+impl Updated {
+    /// Every path whose record may have changed.
+    pub fn paths(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .before
+            .keys()
+            .chain(self.after.iter())
+            .cloned()
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// The paths whose state differs between the records before and `now`,
+    /// sorted, with their states (as [`diff`], on the scope only).
+    pub fn diff(
+        &self,
+        now: &Tree,
+        gone: impl Fn(&str) -> bool,
+        made_since: i64,
+    ) -> Vec<(String, State, State)> {
+        let mut out = Vec::new();
+        for p in &self.after {
+            let Some(a) = now.files.get(p) else { continue };
+            match self.before.get(p) {
+                Some(b) if !b.differs(a) => {}
+                Some(b) => out.push((p.clone(), b.state(), a.state())),
+                None if a.ctime >= made_since => out.push((p.clone(), State::Absent, a.state())),
+                None => {}
+            }
+        }
+        for (p, b) in &self.before {
+            if !now.files.contains_key(p) && gone(p) {
+                out.push((p.clone(), b.state(), State::Absent));
+            }
+        }
+        out.sort_by(|x, y| x.0.cmp(&y.0));
+        out
+    }
+}
+
+/// Bring `tree` up to date with the changes a watcher reported since it
+/// was taken: every path in `changed` (and under it) walked again, and
+/// every hard-linked file stated again (a write through a link elsewhere
+/// makes no event here); the rest is kept as it is, never copied. The
+/// walk is scoped, from the root, so ignore files apply exactly as in a
+/// full walk.
+pub fn update(
+    ws: &Workspace,
+    store: &mut Store,
+    tree: &mut Tree,
+    skip: &[PathBuf],
+    changed: &[String],
+) -> Updated {
+    let linked = tree
+        .files
+        .iter()
+        .filter(|(_, r)| r.nlink > 1 && r.kind != Kind::Dir)
+        .map(|(p, _)| p.as_str());
+    let scope = Arc::new(Scope::new(changed.iter().map(String::as_str).chain(linked)));
+    if scope.is_empty() {
+        return Updated::default();
+    }
+    let snap = walk_in(ws, store, tree, skip, Some(scope.clone()));
+    // What the scope covers in the tree: its targets, and what lies under
+    // those that were directories (one pass over the tree, only then).
+    let mut covered: Vec<String> = scope
+        .targets()
+        .filter(|t| tree.files.contains_key(*t))
+        .map(str::to_string)
+        .collect();
+    if scope
+        .targets()
+        .any(|t| tree.files.get(t).is_some_and(|r| r.kind == Kind::Dir))
+    {
+        covered.extend(
+            tree.files
+                .keys()
+                .filter(|p| !scope.is_target(p) && scope.covers(p))
+                .cloned(),
+        );
+    }
+    let mut up = Updated {
+        partial: snap.partial,
+        ..Updated::default()
+    };
+    for p in covered {
+        if let Some(r) = tree.files.remove(&p) {
+            up.before.insert(p, r);
+        }
+    }
+    for (p, r) in snap.tree.files {
+        up.after.push(p.clone());
+        tree.files.insert(p, r);
+    }
+    tree.complete &= snap.tree.complete;
+    up
+}
+
+fn walk_in(
+    ws: &Workspace,
+    store: &mut Store,
+    old: &Tree,
+    skip: &[PathBuf],
+    scope: Option<Arc<Scope>>,
+) -> Snapshot {
+    let root = ws.root().to_path_buf();
+    let scoped = scope.is_some();
+    let mut wb = walker(&root, &store.cfg.exclude, skip, scope.clone());
     // Listing and stat-ing run on WALK_THREADS threads; what must be
     // hashed is collected and hashed here, in order, into the store.
     enum Seen {
@@ -398,45 +720,59 @@ pub fn walk(ws: &Workspace, store: &mut Store, old: &Tree, skip: &[PathBuf]) -> 
     let over_flag = std::sync::atomic::AtomicBool::new(false);
     let max_file = store.cfg.max_file_bytes;
     let started = std::time::Instant::now();
-    wb.threads(WALK_THREADS).build_parallel().run(|| {
-        let tx = tx.clone();
-        let (root, count, over_flag, started) = (&root, &count, &over_flag, &started);
-        Box::new(move |entry| {
-            use ignore::WalkState;
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
-            };
-            if entry.depth() == 0
-                || entry.file_type().is_some_and(|t| t.is_dir())
-                || entry.file_name().eq_ignore_ascii_case(".git")
-            {
-                return WalkState::Continue;
+    let visit = |entry: Result<ignore::DirEntry, ignore::Error>,
+                 tx: &std::sync::mpsc::Sender<Seen>| {
+        use ignore::WalkState;
+        let Ok(entry) = entry else {
+            return WalkState::Continue;
+        };
+        if entry.depth() == 0 || entry.file_name().eq_ignore_ascii_case(".git") {
+            return WalkState::Continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(&root) else {
+            return WalkState::Continue;
+        };
+        let Some(rel) = rel.to_str().map(str::to_string) else {
+            let _ = tx.send(Seen::NotUtf8);
+            return WalkState::Continue;
+        };
+        if let Some(sc) = &scope
+            && !sc.covers(&rel)
+        {
+            // Listed only to reach a target: not recorded.
+            return WalkState::Continue;
+        }
+        if count.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= crate::config::MAX_TREE_FILES
+            || started.elapsed() > crate::config::MAX_WALK_TIME
+        {
+            over_flag.store(true, std::sync::atomic::Ordering::Relaxed);
+            return WalkState::Quit;
+        }
+        let Ok(meta) = entry.metadata() else {
+            return WalkState::Continue;
+        };
+        let seen = match without_hashing(&meta, old.files.get(&rel), max_file) {
+            Some(r) => Seen::Done(rel, r),
+            None => Seen::Hash(rel, meta),
+        };
+        let _ = tx.send(seen);
+        WalkState::Continue
+    };
+    match scoped {
+        // A few paths: one thread, no start-up cost.
+        true => {
+            for entry in wb.build() {
+                if let ignore::WalkState::Quit = visit(entry, &tx) {
+                    break;
+                }
             }
-            if count.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-                >= crate::config::MAX_TREE_FILES
-                || started.elapsed() > crate::config::MAX_WALK_TIME
-            {
-                over_flag.store(true, std::sync::atomic::Ordering::Relaxed);
-                return WalkState::Quit;
-            }
-            let Ok(rel) = entry.path().strip_prefix(root) else {
-                return WalkState::Continue;
-            };
-            let Some(rel) = rel.to_str().map(str::to_string) else {
-                let _ = tx.send(Seen::NotUtf8);
-                return WalkState::Continue;
-            };
-            let Ok(meta) = entry.metadata() else {
-                return WalkState::Continue;
-            };
-            let seen = match without_hashing(&meta, old.files.get(&rel), max_file) {
-                Some(r) => Seen::Done(rel, r),
-                None => Seen::Hash(rel, meta),
-            };
-            let _ = tx.send(seen);
-            WalkState::Continue
-        })
-    });
+        }
+        false => wb.threads(WALK_THREADS).build_parallel().run(|| {
+            let tx = tx.clone();
+            let visit = &visit;
+            Box::new(move |entry| visit(entry, &tx))
+        }),
+    }
     drop(tx);
     let mut tree = Tree::default();
     let mut partial = Vec::new();
@@ -474,26 +810,32 @@ pub fn walk(ws: &Workspace, store: &mut Store, old: &Tree, skip: &[PathBuf]) -> 
 }
 
 /// The paths whose records differ between two trees, sorted, with their
-/// before and after states. A walk that stopped early proves nothing
-/// about the paths it lacks: a path missing from an incomplete `after` is
-/// deleted only if `gone` confirms it, and one missing from an incomplete
-/// `before` is not reported as created (its before-state is unknown).
+/// before and after states. A path is deleted only if `gone` confirms it
+/// (a path an ignore rule now hides is still there), and created only if
+/// its ctime is at or after `made_since` (a file an ignore rule no longer
+/// hides was not made by the call: creating, renaming or linking a name
+/// always sets ctime to now, and no process can set it back). A walk that
+/// stopped early proves nothing about the paths it lacks: one missing from
+/// an incomplete `before` is not reported as created.
 pub fn diff(
     before: &Tree,
     after: &Tree,
     gone: impl Fn(&str) -> bool,
+    made_since: i64,
 ) -> Vec<(String, State, State)> {
     let mut out = Vec::new();
     for (p, a) in &after.files {
         match before.files.get(p) {
             Some(b) if !b.differs(a) => {}
             Some(b) => out.push((p.clone(), b.state(), a.state())),
-            None if before.complete => out.push((p.clone(), State::Absent, a.state())),
+            None if before.complete && a.ctime >= made_since => {
+                out.push((p.clone(), State::Absent, a.state()))
+            }
             None => {}
         }
     }
     for (p, b) in &before.files {
-        if !after.files.contains_key(p) && (after.complete || gone(p)) {
+        if !after.files.contains_key(p) && gone(p) {
             out.push((p.clone(), b.state(), State::Absent));
         }
     }
@@ -513,9 +855,10 @@ mod tests {
             ctime: (seed as i64).wrapping_neg(),
             ino: seed ^ 0xdead,
             mode: (seed as u32) & 0o7777,
-            kind: Kind::from_u8(kind % 6).unwrap_or(Kind::Other),
+            kind: Kind::from_u8(kind % 8).unwrap_or(Kind::Other),
             digest: [seed as u8; 32],
             hashed_at: (seed as i64).wrapping_add(7),
+            nlink: seed % 3,
         }
     }
 
@@ -523,6 +866,8 @@ mod tests {
         Tree {
             files: paths.iter().map(|p| (p.to_string(), rec(0, 1))).collect(),
             complete,
+            token: None,
+            origin: None,
         }
     }
 
@@ -530,22 +875,27 @@ mod tests {
     fn an_incomplete_walk_reports_no_unproven_creation_or_deletion() {
         let full = tree(&["a", "b"], true);
         let cut = tree(&["a"], false);
-        // b missing from a cut after-walk: deleted only if really gone.
-        assert!(diff(&full, &cut, |_| false).is_empty());
-        assert_eq!(diff(&full, &cut, |p| p == "b").len(), 1);
+        let any = i64::MIN;
+        // b missing from an after-walk: deleted only if really gone (cut
+        // short, or hidden by an ignore rule since).
+        assert!(diff(&full, &cut, |_| false, any).is_empty());
+        assert_eq!(diff(&full, &cut, |p| p == "b", any).len(), 1);
+        assert!(diff(&full, &tree(&["a"], true), |_| false, any).is_empty());
         // b missing from a cut before-walk: not claimed as created.
-        assert!(diff(&cut, &full, |_| true).is_empty());
+        assert!(diff(&cut, &full, |_| true, any).is_empty());
         // Complete walks: both directions are reported.
-        assert_eq!(diff(&tree(&["a"], true), &full, |_| false).len(), 1);
-        assert_eq!(diff(&full, &tree(&["a"], true), |_| false).len(), 1);
+        assert_eq!(diff(&tree(&["a"], true), &full, |_| false, any).len(), 1);
+        assert_eq!(diff(&full, &tree(&["a"], true), |_| true, any).len(), 1);
+        // A path older than the call (an ignore rule dropped) was not made by it.
+        assert!(diff(&tree(&["a"], true), &full, |_| false, i64::MAX).is_empty());
     }
 
     proptest! {
         #[test]
         fn a_tree_round_trips_through_its_encoding(
-            files in prop::collection::hash_map("[a-z/é.\\n\\t ]{1,20}", (0u8..6, any::<u64>()), 0..20)
+            files in prop::collection::hash_map("[a-z/é.\\n\\t ]{1,20}", (0u8..8, any::<u64>()), 0..20)
         ) {
-            let t = Tree { files: files.into_iter().map(|(p, (k, s))| (p, rec(k, s))).collect(), complete: true };
+            let t = Tree { files: files.into_iter().map(|(p, (k, s))| (p, rec(k, s))).collect(), complete: true, token: Some(Token { epoch: 7, seq: 9 }), origin: None };
             prop_assert_eq!(Tree::decode(&t.encode()), Some(t));
         }
 

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use wrench_checkpoints::watch::{ChangeFeed, Changes, OwnWatchers, Token, TreeWatch};
 use wrench_core::{Call, CallResult, Config, ToolError, ToolResult};
 use wrench_daemon::{Door, Endpoint, Op, Reply, RunOptions, RunRequest, Status};
 
@@ -271,10 +272,70 @@ pub async fn forward(
     })
 }
 
+/// The checkpointer of a CLI engine: it asks a running daemon (never
+/// starting one) which paths changed since a tree snapshot, so a
+/// checkpoint around a shell command stats only those; without a daemon,
+/// or on any doubt, the tree is walked.
+pub fn checkpointer(config: &Config) -> ToolResult<Option<Arc<dyn wrench_core::Checkpointer>>> {
+    let enabled = DaemonConfig::from_config(config)?.enabled.unwrap_or(true);
+    let feed = Arc::new(DaemonFeed {
+        daemon: enabled,
+        own: OwnWatchers::default(),
+    }) as Arc<dyn ChangeFeed>;
+    wrench_checkpoints::Recorder::from_config_with_feed(config, Some(feed))
+}
+
+/// A checkpoint's [`ChangeFeed`]: the process's own watcher once it has
+/// one (a long-lived process: `mcp serve`, `batch`), else the daemon's.
+struct DaemonFeed {
+    daemon: bool,
+    own: OwnWatchers,
+}
+
+impl DaemonFeed {
+    fn daemon(&self, root: &Path, since: Option<Token>) -> Option<Changes> {
+        if !self.daemon
+            || std::env::var_os("WRENCH_NO_DAEMON").is_some_and(|v| !v.is_empty() && v != "0")
+            || wrench_process::sockdir::self_no_new_privs()
+        {
+            return None;
+        }
+        let since = since.map(|t| wrench_daemon::TreeToken {
+            epoch: t.epoch,
+            seq: t.seq,
+        });
+        let c = Endpoint::new(root).ok()?.changes(since)?;
+        Some(Changes {
+            token: Token {
+                epoch: c.token.epoch,
+                seq: c.token.seq,
+            },
+            changed: c.changed,
+        })
+    }
+}
+
+impl ChangeFeed for DaemonFeed {
+    fn changes(&self, root: &Path, since: Option<Token>) -> Option<Changes> {
+        if let Some(c) = self.own.changes(root, since) {
+            return Some(c);
+        }
+        let c = self.daemon(root, since);
+        if c.is_none() {
+            self.own.unanswered(root);
+        }
+        c
+    }
+}
+
 /// What the daemon process serves with.
 struct Served {
     root: PathBuf,
     live: Mutex<Option<wrench_symbols::live::Live>>,
+    /// The checkpoints' tree watcher, once its watches are in place.
+    tree: Arc<std::sync::OnceLock<TreeWatch>>,
+    tree_error: Arc<Mutex<Option<String>>>,
+    tree_answers: std::sync::atomic::AtomicU64,
     /// The sandbox decision (on, network) of the language servers it runs:
     /// the first request's; a request that needs another is declined.
     sandbox: Mutex<Option<(bool, bool)>>,
@@ -396,6 +457,34 @@ impl wrench_daemon::Handler for Served {
             s.watched_dirs = l.watched();
             s.watcher_error = l.broken();
         }
+        if let Some(t) = self.tree.get() {
+            s.tree_watched_dirs = t.watched();
+            s.tree_watch_error = t.broken();
+        } else if let Ok(e) = self.tree_error.lock() {
+            s.tree_watch_error = e.clone();
+        }
+        s.tree_answers = self.tree_answers.load(std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn changes(
+        &self,
+        since: Option<wrench_daemon::TreeToken>,
+    ) -> Option<wrench_daemon::TreeChanges> {
+        let c = self.tree.get()?.changes(since.map(|t| Token {
+            epoch: t.epoch,
+            seq: t.seq,
+        }));
+        if c.changed.is_some() {
+            self.tree_answers
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        Some(wrench_daemon::TreeChanges {
+            token: wrench_daemon::TreeToken {
+                epoch: c.token.epoch,
+                seq: c.token.seq,
+            },
+            changed: c.changed,
+        })
     }
 
     async fn shutdown(&self) {
@@ -450,9 +539,30 @@ pub async fn run_daemon(root: &Path, idle: Duration) -> ToolResult<i32> {
             }
         }
     });
+    // The checkpoints' tree watcher: its watches take as long as listing
+    // the tree's directories; until then checkpoints walk.
+    let tree = Arc::new(std::sync::OnceLock::new());
+    let tree_error = Arc::new(Mutex::new(None));
+    let (t2, e2, r3) = (tree.clone(), tree_error.clone(), root.clone());
+    let own = session.workspace_dir().join("tree-watch");
+    let skip = wrench_checkpoints::hook::state_dirs(&session);
+    tokio::task::spawn_blocking(move || match TreeWatch::start(&r3, &own, &skip) {
+        Ok(w) => {
+            let _ = t2.set(w);
+        }
+        Err(e) => {
+            eprintln!("wrench daemon: no tree watcher ({e}); checkpoints walk the tree");
+            if let Ok(mut g) = e2.lock() {
+                *g = Some(e);
+            }
+        }
+    });
     let handler = Arc::new(Served {
         root: root.clone(),
         live: Mutex::new(live),
+        tree,
+        tree_error,
+        tree_answers: std::sync::atomic::AtomicU64::new(0),
         sandbox: Mutex::new(None),
     });
     match wrench_daemon::run(bound, handler).await {
@@ -482,6 +592,13 @@ pub fn status_text(s: &Status) -> String {
     );
     if let Some(w) = &s.watcher_error {
         t.push_str(&format!("watcher: {w} (queries check every file)\n"));
+    }
+    t.push_str(&format!(
+        "checkpoints: {} directories watched, {} answers with changed paths\n",
+        s.tree_watched_dirs, s.tree_answers
+    ));
+    if let Some(w) = &s.tree_watch_error {
+        t.push_str(&format!("tree watcher: {w} (checkpoints walk the tree)\n"));
     }
     t
 }

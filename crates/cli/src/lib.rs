@@ -176,7 +176,7 @@ pub fn engine(opts: &Options, asker: Option<Arc<dyn wrench_core::Asker>>) -> Too
         .with_change_diagnostics(Some(wrench_lsp::change_hook()))
         .with_asker(asker)
         .with_allow_hint(Arc::new(move |plan| advisor.advice(plan)))
-        .with_checkpointer(wrench_checkpoints::Recorder::from_config(&config)?);
+        .with_checkpointer(daemon::checkpointer(&config)?);
     Ok(Engine {
         executor: Executor::new(Arc::new(reg), ctx),
         config,

@@ -582,11 +582,11 @@ fn a_listing_stays_small_when_a_command_changed_many_files_and_undo_covers_them_
     );
     let v = ok(&e, "checkpoints", json!({}));
     let cp = &v["output"]["checkpoints"][0];
-    assert_eq!(cp["paths"], 60, "{v:#}");
+    assert_eq!(cp["paths"], 61, "the directory and its 60 files: {v:#}");
     assert_eq!(cp["entries"].as_array().unwrap().len(), 5);
-    assert!(v["text"].as_str().unwrap().contains("and 55 more"));
+    assert!(v["text"].as_str().unwrap().contains("and 56 more"));
     ok(&e, "undo", json!({}));
-    assert_eq!(fs::read_dir(e.root.join("gen")).unwrap().count(), 0);
+    assert!(!e.root.join("gen").exists());
 }
 
 #[test]
@@ -626,4 +626,357 @@ fn a_dry_run_of_a_change_tool_takes_no_checkpoint() {
         json!({"path": "a.txt", "old_string": "two", "new_string": "TWO"}),
     );
     assert_eq!(ids(&e).len(), 1);
+}
+
+fn link_target(p: &Path) -> std::ffi::OsString {
+    fs::read_link(p).unwrap().into_os_string()
+}
+
+/// The paths a checkpoint lists (`show`), sorted.
+fn paths_of(e: &Env, id: &str) -> Vec<String> {
+    let v = ok(e, "checkpoints", json!({"action": "show", "id": id}));
+    let mut p: Vec<String> = v["output"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["path"].as_str().unwrap().to_string())
+        .collect();
+    p.sort();
+    p
+}
+
+#[test]
+fn undo_restores_symlinks_as_links_and_directories_with_their_modes() {
+    let e = Env::new();
+    start(&e);
+    let outside = e.state.join("victim.txt");
+    fs::write(&outside, "outside\n").unwrap();
+    let victim_before = fs::metadata(&outside).unwrap();
+    fs::create_dir_all(e.root.join("keep/inner")).unwrap();
+    write_mode(&e.root.join("keep/inner/f"), b"kept\n", 0o600);
+    fs::set_permissions(e.root.join("keep"), fs::Permissions::from_mode(0o750)).unwrap();
+    fs::set_permissions(e.root.join("keep/inner"), fs::Permissions::from_mode(0o711)).unwrap();
+    // A directory its owner may not write to: its files come back first.
+    fs::create_dir_all(e.root.join("ro")).unwrap();
+    fs::write(e.root.join("ro/f"), "in a read-only directory\n").unwrap();
+    fs::set_permissions(e.root.join("ro"), fs::Permissions::from_mode(0o555)).unwrap();
+    std::os::unix::fs::symlink("a.txt", e.root.join("link")).unwrap();
+    std::os::unix::fs::symlink(&outside, e.root.join("out")).unwrap();
+    // Target bytes that no path normalization would keep.
+    std::os::unix::fs::symlink("./b.sh//../b.sh", e.root.join("odd")).unwrap();
+    let before = files_under(&e.root);
+    ok(
+        &e,
+        "bash",
+        json!({"command": "rm -r keep && chmod 755 ro && rm -r ro && rm link out odd && mkdir -p made/deep && echo x > made/deep/f && ln -s b.sh link2"}),
+    );
+    let cp = ids(&e)[0].clone();
+    let paths = paths_of(&e, &cp);
+    for p in [
+        "keep",
+        "keep/inner",
+        "keep/inner/f",
+        "link",
+        "out",
+        "odd",
+        "made",
+        "made/deep",
+        "made/deep/f",
+        "link2",
+    ] {
+        assert!(
+            paths.contains(&p.to_string()),
+            "{p} not recorded: {paths:?}"
+        );
+    }
+    let v = ok(&e, "undo", json!({}));
+    assert_eq!(files_under(&e.root), before, "{v:#}");
+    assert_eq!(link_target(&e.root.join("link")), "a.txt");
+    assert_eq!(link_target(&e.root.join("out")), outside.as_os_str());
+    assert_eq!(link_target(&e.root.join("odd")), "./b.sh//../b.sh");
+    assert_eq!(mode(&e.root.join("keep")), 0o750);
+    assert_eq!(mode(&e.root.join("keep/inner")), 0o711);
+    assert_eq!(mode(&e.root.join("ro")), 0o555);
+    assert!(
+        !e.root.join("made").exists(),
+        "a directory the command made is removed: {v:#}"
+    );
+    assert!(fs::symlink_metadata(e.root.join("link2")).is_err());
+    // The link out of the root was made again, never written through.
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "outside\n");
+    let victim_after = fs::metadata(&outside).unwrap();
+    assert_eq!(
+        victim_after.modified().unwrap(),
+        victim_before.modified().unwrap()
+    );
+    // The undo is a checkpoint too: undoing it takes the links away again.
+    ok(&e, "undo", json!({}));
+    assert!(fs::symlink_metadata(e.root.join("out")).is_err());
+    assert!(!e.root.join("keep").exists());
+    assert!(!e.root.join("ro").exists());
+    assert_eq!(link_target(&e.root.join("link2")), "b.sh");
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "outside\n");
+}
+
+#[test]
+fn a_file_a_command_swapped_for_a_symlink_out_of_the_root_comes_back_without_writing_through_it() {
+    let e = Env::new();
+    start(&e);
+    let outside = e.state.join("victim.txt");
+    fs::write(&outside, "outside\n").unwrap();
+    ok(
+        &e,
+        "bash",
+        json!({"command": format!("rm c.txt && ln -s {} c.txt", outside.display())}),
+    );
+    let v = ok(&e, "undo", json!({}));
+    let m = fs::symlink_metadata(e.root.join("c.txt")).unwrap();
+    assert!(m.is_file(), "c.txt is a file again: {v:#}");
+    assert_eq!(fs::read(e.root.join("c.txt")).unwrap(), b"delete me\n");
+    assert_eq!(mode(&e.root.join("c.txt")), 0o640);
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "outside\n");
+}
+
+#[test]
+fn a_symlink_a_command_replaced_with_a_file_is_a_link_again_and_its_target_untouched() {
+    let e = Env::new();
+    start(&e);
+    std::os::unix::fs::symlink("a.txt", e.root.join("link")).unwrap();
+    // `sed -i` on a link writes a new regular file in its place.
+    ok(
+        &e,
+        "bash",
+        json!({"command": "cp link tmp && rm link && sed s/one/ONE/ tmp > link && rm tmp"}),
+    );
+    assert!(fs::symlink_metadata(e.root.join("link")).unwrap().is_file());
+    let v = ok(&e, "undo", json!({}));
+    assert_eq!(link_target(&e.root.join("link")), "a.txt", "{v:#}");
+    assert_eq!(
+        fs::read(e.root.join("a.txt")).unwrap(),
+        b"one\r\ntwo\r\nthree\r\n"
+    );
+}
+
+#[test]
+fn a_directory_a_command_made_stays_when_something_else_is_in_it() {
+    let e = Env::new();
+    start(&e);
+    ok(&e, "bash", json!({"command": "mkdir d && echo x > d/f"}));
+    fs::write(e.root.join("d/mine"), "not wrench's\n").unwrap();
+    let v = ok(&e, "undo", json!({"paths": ["d"]}));
+    assert!(!e.root.join("d/f").exists(), "{v:#}");
+    assert_eq!(
+        fs::read_to_string(e.root.join("d/mine")).unwrap(),
+        "not wrench's\n"
+    );
+    assert!(v["text"].as_str().unwrap().contains("not empty"), "{v:#}");
+}
+
+#[test]
+fn a_symlink_planted_at_a_directory_a_command_deleted_is_never_written_through() {
+    let e = Env::new();
+    fs::create_dir_all(e.root.join("sub/deeper")).unwrap();
+    fs::write(e.root.join("sub/deeper/f"), "f\n").unwrap();
+    ok(&e, "bash", json!({"command": "rm -r sub"}));
+    let outside = e.state.join("outside-dir");
+    fs::create_dir_all(outside.join("deeper")).unwrap();
+    std::os::unix::fs::symlink(&outside, e.root.join("sub")).unwrap();
+    for force in [false, true] {
+        let (code, v) = call(&e, "undo", json!({"force": force}));
+        assert_ne!(code, 0, "{v:#}");
+        assert_eq!(fs::read_dir(outside.join("deeper")).unwrap().count(), 0);
+        assert!(
+            fs::symlink_metadata(e.root.join("sub"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+    // Taken away by hand, the directory comes back whole.
+    fs::remove_file(e.root.join("sub")).unwrap();
+    let v = ok(&e, "undo", json!({}));
+    assert_eq!(
+        fs::read_to_string(e.root.join("sub/deeper/f")).unwrap(),
+        "f\n",
+        "{v:#}"
+    );
+}
+
+/// `call` with the daemon's runtime dir (its socket dir) set.
+fn call_rt(e: &Env, rt: &Path, tool: &str, args: Value) -> Value {
+    let out = wrench_cmd(e, &["--mode", "yolo"])
+        .env("XDG_RUNTIME_DIR", rt)
+        .env_remove("WRENCH_NO_DAEMON")
+        .args(["call", tool, &args.to_string()])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{tool}: {v:#}");
+    v
+}
+
+fn daemon(e: &Env, rt: &Path, args: &[&str]) -> Value {
+    let out = wrench_cmd(e, &["daemon"])
+        .env("XDG_RUNTIME_DIR", rt)
+        .env_remove("WRENCH_NO_DAEMON")
+        .args(args)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
+}
+
+struct StopDaemon<'a>(&'a Env, &'a Path);
+impl Drop for StopDaemon<'_> {
+    fn drop(&mut self) {
+        daemon(self.0, self.1, &["stop", "--json"]);
+    }
+}
+
+#[test]
+fn with_the_daemon_watching_a_command_checkpoint_stats_only_what_changed_and_misses_nothing() {
+    let e = Env::new();
+    start(&e);
+    fs::create_dir_all(e.root.join("src/nested")).unwrap();
+    for f in ["x", "y", "z"] {
+        fs::write(e.root.join("src/nested").join(f), f).unwrap();
+    }
+    let rt = e.state.join("rt");
+    fs::DirBuilder::new().recursive(true).create(&rt).unwrap();
+    fs::set_permissions(&rt, fs::Permissions::from_mode(0o700)).unwrap();
+    daemon(&e, &rt, &["start", "--json"]);
+    let _stop = StopDaemon(&e, &rt);
+    let watched = |v: &Value| v["status"]["tree_watched_dirs"].as_u64().unwrap_or(0);
+    let mut st = daemon(&e, &rt, &["status", "--json"]);
+    for _ in 0..200 {
+        if watched(&st) > 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+        st = daemon(&e, &rt, &["status", "--json"]);
+    }
+    assert!(watched(&st) >= 3, "the tree watcher is up: {st:#}");
+    // The first checkpoint walks the tree and takes a token.
+    call_rt(&e, &rt, "bash", json!({"command": "echo 1 >> a.txt"}));
+    let before = files_under(&e.root);
+    call_rt(
+        &e,
+        &rt,
+        "bash",
+        json!({"command": "mkdir -p new/deep && echo n > new/deep/f && rm src/nested/x && mv src/nested/y src/y2 && ln -s a.txt src/l && chmod 700 b.sh"}),
+    );
+    let cp = ids(&e)[0].clone();
+    assert_eq!(
+        paths_of(&e, &cp),
+        [
+            "b.sh",
+            "new",
+            "new/deep",
+            "new/deep/f",
+            "src/l",
+            "src/nested/x",
+            "src/nested/y",
+            "src/y2"
+        ]
+    );
+    let answers = |v: &Value| v["status"]["tree_answers"].as_u64().unwrap_or(0);
+    let st = daemon(&e, &rt, &["status", "--json"]);
+    assert!(answers(&st) >= 2, "the watcher answered: {st:#}");
+    // A change by someone else between two commands is not the command's.
+    fs::write(e.root.join("src/nested/z"), "changed by hand").unwrap();
+    call_rt(&e, &rt, "bash", json!({"command": "echo o > other.txt"}));
+    assert_eq!(paths_of(&e, &ids(&e)[0]), ["other.txt"]);
+    // A directory made and filled in one go is watched from then on.
+    call_rt(
+        &e,
+        &rt,
+        "bash",
+        json!({"command": "mkdir -p q/r/s && echo 1 > q/r/s/f && echo 2 > q/r/s/g"}),
+    );
+    assert_eq!(
+        paths_of(&e, &ids(&e)[0]),
+        ["q", "q/r", "q/r/s", "q/r/s/f", "q/r/s/g"]
+    );
+    call_rt(&e, &rt, "bash", json!({"command": "echo 3 >> q/r/s/f"}));
+    assert_eq!(paths_of(&e, &ids(&e)[0]), ["q/r/s/f"]);
+    // An ignore file changed: the next checkpoint walks the whole tree.
+    call_rt(
+        &e,
+        &rt,
+        "bash",
+        json!({"command": "echo 'q/' > .gitignore"}),
+    );
+    // Files an ignore rule hides now are not deleted by the command.
+    assert_eq!(paths_of(&e, &ids(&e)[0]), [".gitignore"]);
+    call_rt(
+        &e,
+        &rt,
+        "bash",
+        json!({"command": "echo 4 >> q/r/s/f && echo 5 > kept.txt"}),
+    );
+    assert_eq!(paths_of(&e, &ids(&e)[0]), ["kept.txt"]);
+    fs::remove_file(e.root.join(".gitignore")).unwrap();
+    fs::remove_dir_all(e.root.join("q")).unwrap();
+    fs::remove_file(e.root.join("kept.txt")).unwrap();
+    fs::remove_file(e.root.join("other.txt")).unwrap();
+    fs::write(e.root.join("src/nested/z"), "z").unwrap();
+    let v = call_rt(&e, &rt, "undo", json!({"to": cp, "force": true}));
+    assert_eq!(files_under(&e.root), before, "{v:#}");
+}
+
+#[test]
+fn a_long_lived_process_keeps_a_watcher_of_its_own_and_each_checkpoint_still_lists_exactly_its_changes()
+ {
+    let e = Env::new();
+    start(&e);
+    let cmds = [
+        "echo 1 > a1",
+        "echo 2 > a2",
+        "sleep 0.5 && echo s > s",
+        "mkdir -p n/m && echo 4 > n/m/f",
+        "echo 5 >> n/m/f",
+        "rm a1 && mv a2 n/a2",
+    ];
+    // A listing between two commands keeps them apart (bash calls of a
+    // batch may otherwise run together).
+    let mut lines = String::new();
+    for (i, c) in cmds.iter().enumerate() {
+        lines.push_str(&format!(
+            "{}\n{}\n",
+            json!({"id": format!("b{i}"), "tool": "bash", "args": {"command": c}}),
+            json!({"id": format!("l{i}"), "tool": "checkpoints", "args": {"limit": 1}})
+        ));
+    }
+    let f = e.state.join("calls.jsonl");
+    fs::write(&f, lines).unwrap();
+    let out = wrench_cmd(&e, &["--mode", "yolo", "batch", f.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let listed: Vec<Vec<String>> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["tool"] == "checkpoints")
+        .map(|v| {
+            let mut p: Vec<String> = v["output"]["checkpoints"][0]["entries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x["path"].as_str().unwrap().to_string())
+                .collect();
+            p.sort();
+            p
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            vec!["a1"],
+            vec!["a2"],
+            vec!["s"],
+            vec!["n", "n/m", "n/m/f"],
+            vec!["n/m/f"],
+            vec!["a1", "a2", "n/a2"],
+        ],
+        "{text}"
+    );
 }

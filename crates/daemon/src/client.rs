@@ -1,7 +1,9 @@
 //! The client side: which socket a root's daemon listens on, the explicit
 //! environment it is started with, starting it detached, and one request.
 
-use crate::protocol::{Hello, Op, PROTOCOL_VERSION, Reply, Request, Status};
+use crate::protocol::{
+    Hello, Op, PROTOCOL_VERSION, Reply, Request, Status, TreeChanges, TreeToken,
+};
 use sha2::{Digest, Sha256};
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -41,6 +43,9 @@ pub const START_WAIT: Duration = Duration::from_secs(20);
 pub const STOP_WAIT: Duration = Duration::from_secs(15);
 /// Read timeout of a status or stop request.
 pub const CONTROL_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest a checkpoint waits for the daemon's list of changed paths
+/// (the watcher's own barrier wait is a quarter of a second).
+pub const CHANGES_TIMEOUT: Duration = Duration::from_secs(2);
 /// Largest reply a client reads.
 pub const MAX_REPLY_BYTES: u64 = 256 * 1024 * 1024;
 
@@ -196,6 +201,16 @@ impl Endpoint {
             Ok(r) => Err(ClientError::Failed(r.error.unwrap_or_default())),
             Err(ClientError::NotRunning) => Ok(None),
             Err(e) => Err(e),
+        }
+    }
+
+    /// What the running daemon's tree watcher saw change since `since`;
+    /// None when no daemon of this build runs or it keeps no watcher (a
+    /// checkpoint then walks the tree). Never starts one.
+    pub fn changes(&self, since: Option<TreeToken>) -> Option<TreeChanges> {
+        match self.request(Op::Changes { since }, Some(CHANGES_TIMEOUT)) {
+            Ok(r) if r.ok && !r.mismatch => r.changes,
+            _ => None,
         }
     }
 

@@ -17,5 +17,7 @@ pub mod protocol;
 pub mod server;
 
 pub use client::{ClientError, Endpoint};
-pub use protocol::{Door, Op, PROTOCOL_VERSION, Reply, RunOptions, RunRequest, Status};
+pub use protocol::{
+    Door, Op, PROTOCOL_VERSION, Reply, RunOptions, RunRequest, Status, TreeChanges, TreeToken,
+};
 pub use server::{Bound, Exit, Handler, ServerConfig, bind, run, serve};

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// Bumped on any change to these types.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 /// Largest request line the daemon reads (a big `batch`).
 pub const MAX_REQUEST_BYTES: u64 = 32 * 1024 * 1024;
 
@@ -41,6 +41,28 @@ pub enum Op {
     Run(RunRequest),
     Status,
     Stop,
+    /// The paths the daemon's tree watcher saw change since a token (for
+    /// a checkpoint around a shell command), and a new token.
+    Changes {
+        since: Option<TreeToken>,
+    },
+}
+
+/// A point in the daemon's tree watcher's history (`epoch` is random per
+/// watcher, so a restarted daemon never vouches for another's token).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TreeToken {
+    pub epoch: u64,
+    pub seq: u64,
+}
+
+/// The answer to [`Op::Changes`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TreeChanges {
+    pub token: TreeToken,
+    /// Relative, `/`-separated paths; None: the watcher cannot vouch
+    /// (walk everything).
+    pub changed: Option<Vec<String>>,
 }
 
 /// The policy options of the CLI invocation, as given (the daemon builds
@@ -94,6 +116,15 @@ pub struct Status {
     /// Why the watcher gave up (queries then check every file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watcher_error: Option<String>,
+    /// Directories the checkpoints' tree watcher watches (0: not running).
+    #[serde(default)]
+    pub tree_watched_dirs: usize,
+    /// Checkpoint queries answered with a list of changed paths.
+    #[serde(default)]
+    pub tree_answers: u64,
+    /// Why the tree watcher gives no lists (checkpoints then walk the tree).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree_watch_error: Option<String>,
 }
 
 /// One reply.
@@ -118,6 +149,8 @@ pub struct Reply {
     pub exit_code: i32,
     #[serde(default)]
     pub status: Option<Status>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<TreeChanges>,
 }
 
 impl Reply {

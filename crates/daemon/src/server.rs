@@ -3,7 +3,9 @@
 //! every connection checked, the hello checked on every request, and an
 //! exit after the idle timeout with no request running.
 
-use crate::protocol::{Hello, MAX_REQUEST_BYTES, Op, Reply, Request, RunRequest, Status};
+use crate::protocol::{
+    Hello, MAX_REQUEST_BYTES, Op, Reply, Request, RunRequest, Status, TreeChanges, TreeToken,
+};
 use nix::fcntl::{Flock, FlockArg};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::PathBuf;
@@ -25,6 +27,11 @@ pub trait Handler: Send + Sync + 'static {
     fn status(&self, s: &mut Status);
     /// Before exit: stop language servers, save the index.
     async fn shutdown(&self);
+    /// What the tree watcher saw change since `since` (None: no watcher).
+    /// Blocking (it waits for the watcher's barrier): run off the reactor.
+    fn changes(&self, _since: Option<TreeToken>) -> Option<TreeChanges> {
+        None
+    }
 }
 
 /// Where and as whom the daemon serves.
@@ -250,6 +257,21 @@ async fn answer(sh: &Arc<Shared>, req: Request) -> Reply {
             Reply {
                 ok: true,
                 status: Some(status(sh)),
+                ..Default::default()
+            }
+        }
+        Op::Changes { since } => {
+            let h = sh.handler.clone();
+            let changes = tokio::task::spawn_blocking(move || h.changes(since))
+                .await
+                .ok()
+                .flatten();
+            Reply {
+                ok: changes.is_some(),
+                error: changes
+                    .is_none()
+                    .then(|| "this daemon keeps no tree watcher".to_string()),
+                changes,
                 ..Default::default()
             }
         }
