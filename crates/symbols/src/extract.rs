@@ -279,7 +279,7 @@ pub(crate) fn defs<'t>(lang: Lang, text: &str, tree: &'t Tree) -> Result<Vec<Def
         {
             hits.push(hit);
         }
-        if cursor.goto_first_child() {
+        if !rules.barren(node) && cursor.goto_first_child() {
             ancestors.push(node);
             starts.push(runs.len());
             continue;
