@@ -604,7 +604,7 @@ fn signature(text: &str, byte: usize) -> String {
 }
 
 #[cfg(test)]
-mod oracle;
+pub(crate) mod oracle;
 
 #[cfg(test)]
 mod tests {

@@ -388,16 +388,8 @@ fn render(
         let _ = writeln!(text, "{}", trailer(shown, Some(total), "symbols", &next));
     }
     if let Some(st) = &stats {
-        let skipped = st.skipped_too_large + st.skipped_not_text + st.skipped_unreadable;
-        if skipped > 0 {
-            let _ = writeln!(
-                text,
-                "(skipped {skipped} files: {} over {} bytes, {} not text, {} unreadable)",
-                st.skipped_too_large,
-                index::MAX_FILE_BYTES,
-                st.skipped_not_text,
-                st.skipped_unreadable
-            );
+        if let Some(note) = st.skipped_note() {
+            let _ = writeln!(text, "{note}");
         }
         if st.truncated {
             let _ = writeln!(
