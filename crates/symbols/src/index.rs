@@ -724,18 +724,21 @@ impl Index {
         idx
     }
 
-    /// Write the shards that changed, and the directory table.
+    /// Write the shards that changed (encoded and written on all CPUs), and
+    /// the directory table.
     pub fn save(&mut self, dir: &Path) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
         let key = cache_key();
-        for i in 0..SHARDS {
-            if self.dirty[i] {
-                write_replace(
-                    &dir.join(format!("shard-{i:02}.bin")),
-                    &encode_shard(&self.shards[i], &key),
-                )?;
-                self.dirty[i] = false;
-            }
+        let dirty: Vec<usize> = (0..SHARDS).filter(|&i| self.dirty[i]).collect();
+        let written = par_map(&dirty, |&i| {
+            write_replace(
+                &dir.join(format!("shard-{i:02}.bin")),
+                &encode_shard(&self.shards[i], &key),
+            )
+        });
+        for (&i, w) in dirty.iter().zip(written) {
+            w?;
+            self.dirty[i] = false;
         }
         if self.meta_dirty {
             write_replace(
