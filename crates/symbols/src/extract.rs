@@ -702,6 +702,29 @@ mod tests {
         assert!(n > 0);
     }
 
+    /// Skimmed extraction equals full extraction over a whole tree, every
+    /// differing file reported: `WRENCH_SYMBOLS_CORPUS=DIR cargo test
+    /// --release -p wrench-symbols -- --ignored skim_keeps_every_symbol_on_a_corpus`.
+    #[test]
+    #[ignore = "needs WRENCH_SYMBOLS_CORPUS"]
+    fn skim_keeps_every_symbol_on_a_corpus() {
+        let root = std::env::var_os("WRENCH_SYMBOLS_CORPUS").expect("WRENCH_SYMBOLS_CORPUS");
+        let (mut n, mut differ) = (0, Vec::new());
+        for e in ignore::WalkBuilder::new(root).build() {
+            let p = e.unwrap().into_path();
+            if let (Some(lang), Ok(src)) = (Lang::from_path(&p), std::fs::read_to_string(&p))
+                && src.len() as u64 <= crate::index::MAX_FILE_BYTES
+            {
+                if extract_skimmed(lang, &src).unwrap() != extract(lang, &src).unwrap() {
+                    differ.push(p.display().to_string());
+                }
+                n += 1;
+            }
+        }
+        assert!(n > 0);
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
+    }
+
     #[test]
     fn go_receivers_lose_pointers_and_type_parameters() {
         assert_eq!(receiver_type("(s *Stack[T])"), "Stack");
