@@ -58,12 +58,7 @@ pub(crate) fn run(root: &Path, state_dir: &Path) -> ToolResult<BenchReport> {
             .into_iter()
             .find(|f| f.status == index::FileStatus::Parsed)
             .map(|f| f.rel.clone());
-        (
-            st.files,
-            st.symbols,
-            st.skipped_too_large + st.skipped_not_text + st.skipped_unreadable,
-            first,
-        )
+        (st.files, st.symbols, st.skipped(), first)
     });
     let cold_index_ms = ms(t);
 

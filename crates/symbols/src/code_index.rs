@@ -178,16 +178,8 @@ fn code_index(
                 wrench_core::trailer(shown.len(), Some(files.len()), "files", &next)
             );
         }
-        let skipped = st.skipped_too_large + st.skipped_not_text + st.skipped_unreadable;
-        if skipped > 0 {
-            let _ = writeln!(
-                text,
-                "(skipped {skipped} files: {} over {} bytes, {} not text, {} unreadable)",
-                st.skipped_too_large,
-                index::MAX_FILE_BYTES,
-                st.skipped_not_text,
-                st.skipped_unreadable
-            );
+        if let Some(note) = st.skipped_note() {
+            let _ = writeln!(text, "{note}");
         }
         let data = CodeIndexData {
             shown_files: shown.len(),

@@ -279,7 +279,7 @@ pub(crate) fn defs<'t>(lang: Lang, text: &str, tree: &'t Tree) -> Result<Vec<Def
         {
             hits.push(hit);
         }
-        if cursor.goto_first_child() {
+        if !rules.barren(node) && cursor.goto_first_child() {
             ancestors.push(node);
             starts.push(runs.len());
             continue;
@@ -604,7 +604,7 @@ fn signature(text: &str, byte: usize) -> String {
 }
 
 #[cfg(test)]
-mod oracle;
+pub(crate) mod oracle;
 
 #[cfg(test)]
 mod tests {
@@ -700,6 +700,29 @@ mod tests {
             }
         }
         assert!(n > 0);
+    }
+
+    /// Skimmed extraction equals full extraction over a whole tree, every
+    /// differing file reported: `WRENCH_SYMBOLS_CORPUS=DIR cargo test
+    /// --release -p wrench-symbols -- --ignored skim_keeps_every_symbol_on_a_corpus`.
+    #[test]
+    #[ignore = "needs WRENCH_SYMBOLS_CORPUS"]
+    fn skim_keeps_every_symbol_on_a_corpus() {
+        let root = std::env::var_os("WRENCH_SYMBOLS_CORPUS").expect("WRENCH_SYMBOLS_CORPUS");
+        let (mut n, mut differ) = (0, Vec::new());
+        for e in ignore::WalkBuilder::new(root).build() {
+            let p = e.unwrap().into_path();
+            if let (Some(lang), Ok(src)) = (Lang::from_path(&p), std::fs::read_to_string(&p))
+                && src.len() as u64 <= crate::index::MAX_FILE_BYTES
+            {
+                if extract_skimmed(lang, &src).unwrap() != extract(lang, &src).unwrap() {
+                    differ.push(p.display().to_string());
+                }
+                n += 1;
+            }
+        }
+        assert!(n > 0);
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
     }
 
     #[test]

@@ -31,6 +31,16 @@ use wrench_permissions::Workspace;
 /// Files larger than this are not parsed (counted as skipped).
 pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
 
+/// A file with a line longer than this whose lines also average more than
+/// [`MINIFIED_AVERAGE_LINE`] bytes is minified or generated (a bundle, a
+/// data blob): not parsed, counted as skipped. Its "symbols" would be one-
+/// letter names on one line, and it costs as much to parse as real source.
+pub const MINIFIED_LONGEST_LINE: usize = 1000;
+
+/// See [`MINIFIED_LONGEST_LINE`]; GitHub's linguist calls a script whose
+/// lines average more than 110 characters minified.
+pub const MINIFIED_AVERAGE_LINE: usize = 110;
+
 /// At most this many files are indexed; beyond it the walk stops and says so.
 pub const MAX_INDEX_FILES: usize = 250_000;
 
@@ -38,7 +48,7 @@ pub const MAX_INDEX_FILES: usize = 250_000;
 pub const SHARDS: usize = 64;
 
 /// Bumped whenever the on-disk layout changes.
-pub const INDEX_FORMAT_VERSION: u32 = 2;
+pub const INDEX_FORMAT_VERSION: u32 = 3;
 
 /// Indexing that runs longer than this shows a progress line on a TTY.
 pub const PROGRESS_AFTER: Duration = Duration::from_secs(1);
@@ -73,6 +83,8 @@ pub enum FileStatus {
     TooLarge,
     NotText,
     Unreadable,
+    /// Minified or generated ([`is_minified`]).
+    Minified,
 }
 
 impl FileStatus {
@@ -82,6 +94,7 @@ impl FileStatus {
             FileStatus::TooLarge => 1,
             FileStatus::NotText => 2,
             FileStatus::Unreadable => 3,
+            FileStatus::Minified => 4,
         }
     }
     fn from_code(c: u8) -> Option<Self> {
@@ -90,6 +103,7 @@ impl FileStatus {
             1 => FileStatus::TooLarge,
             2 => FileStatus::NotText,
             3 => FileStatus::Unreadable,
+            4 => FileStatus::Minified,
             _ => return None,
         })
     }
@@ -193,6 +207,8 @@ pub struct RefreshStats {
     pub skipped_too_large: usize,
     pub skipped_not_text: usize,
     pub skipped_unreadable: usize,
+    /// Minified or generated files ([`is_minified`]).
+    pub skipped_minified: usize,
     /// Files and symbols in the index after the refresh.
     pub files: usize,
     pub symbols: usize,
@@ -202,6 +218,47 @@ pub struct RefreshStats {
     pub loaded_from_disk: bool,
     /// The walk stopped at [`MAX_INDEX_FILES`].
     pub truncated: bool,
+}
+
+impl RefreshStats {
+    /// Files in the index without symbols because they were not parsed.
+    pub fn skipped(&self) -> usize {
+        self.skipped_too_large
+            + self.skipped_not_text
+            + self.skipped_unreadable
+            + self.skipped_minified
+    }
+
+    /// The line the tools print when files were skipped, saying why.
+    pub fn skipped_note(&self) -> Option<String> {
+        let n = self.skipped();
+        (n > 0).then(|| {
+            format!(
+                "(skipped {n} files: {} over {MAX_FILE_BYTES} bytes, {} minified or generated, {} not text, {} unreadable)",
+                self.skipped_too_large,
+                self.skipped_minified,
+                self.skipped_not_text,
+                self.skipped_unreadable
+            )
+        })
+    }
+}
+
+/// Whether `bytes` look minified or generated: some line longer than
+/// [`MINIFIED_LONGEST_LINE`] and lines averaging more than
+/// [`MINIFIED_AVERAGE_LINE`] bytes. Counting line breaks vectorizes; the
+/// longest line is looked for only when the average is long.
+pub fn is_minified(bytes: &[u8]) -> bool {
+    if bytes.len() <= MINIFIED_LONGEST_LINE {
+        return false;
+    }
+    let lines = bytes.iter().filter(|&&c| c == b'\n').count() + 1;
+    if bytes.len() / lines <= MINIFIED_AVERAGE_LINE {
+        return false;
+    }
+    bytes
+        .split(|&c| c == b'\n')
+        .any(|l| l.len() > MINIFIED_LONGEST_LINE)
 }
 
 /// The index of one workspace root.
@@ -314,6 +371,7 @@ impl Index {
         st.skipped_too_large = 0;
         st.skipped_not_text = 0;
         st.skipped_unreadable = 0;
+        st.skipped_minified = 0;
         for f in self.shards.iter().flat_map(|s| s.values()) {
             st.files += 1;
             st.symbols += f.symbols.len();
@@ -322,6 +380,7 @@ impl Index {
                 FileStatus::TooLarge => st.skipped_too_large += 1,
                 FileStatus::NotText => st.skipped_not_text += 1,
                 FileStatus::Unreadable => st.skipped_unreadable += 1,
+                FileStatus::Minified => st.skipped_minified += 1,
             }
         }
     }
@@ -665,18 +724,21 @@ impl Index {
         idx
     }
 
-    /// Write the shards that changed, and the directory table.
+    /// Write the shards that changed (encoded and written on all CPUs), and
+    /// the directory table.
     pub fn save(&mut self, dir: &Path) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
         let key = cache_key();
-        for i in 0..SHARDS {
-            if self.dirty[i] {
-                write_replace(
-                    &dir.join(format!("shard-{i:02}.bin")),
-                    &encode_shard(&self.shards[i], &key),
-                )?;
-                self.dirty[i] = false;
-            }
+        let dirty: Vec<usize> = (0..SHARDS).filter(|&i| self.dirty[i]).collect();
+        let written = par_map(&dirty, |&i| {
+            write_replace(
+                &dir.join(format!("shard-{i:02}.bin")),
+                &encode_shard(&self.shards[i], &key),
+            )
+        });
+        for (&i, w) in dirty.iter().zip(written) {
+            w?;
+            self.dirty[i] = false;
         }
         if self.meta_dirty {
             write_replace(
@@ -881,7 +943,7 @@ pub fn parse_file(ws: &Workspace, rel: &str, lang: Lang) -> FileEntry {
         FileStatus::Unreadable,
         Vec::new(),
     );
-    let Ok((mut f, _)) = ws.open_read(rel) else {
+    let Ok((f, _)) = ws.open_read(rel) else {
         return e;
     };
     let Ok(meta) = f.metadata() else {
@@ -893,8 +955,10 @@ pub fn parse_file(ws: &Workspace, rel: &str, lang: Lang) -> FileEntry {
         e.status = FileStatus::TooLarge;
         return e;
     }
+    // The size just taken is the size recorded: a file that grows meanwhile
+    // is re-read when the next refresh sees its new size.
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    if f.read_to_end(&mut bytes).is_err() {
+    if f.take(meta.len()).read_to_end(&mut bytes).is_err() {
         return e;
     }
     // Source files are Unicode; a legacy 8-bit guess is not parsed.
@@ -905,6 +969,10 @@ pub fn parse_file(ws: &Workspace, rel: &str, lang: Lang) -> FileEntry {
             return e;
         }
     };
+    if is_minified(decoded.text.as_bytes()) {
+        e.status = FileStatus::Minified;
+        return e;
+    }
     match extract::extract_skimmed(lang, &decoded.text) {
         Ok(syms) => {
             e.status = FileStatus::Parsed;
@@ -1012,10 +1080,11 @@ fn walk(
                     }
                     return ignore::WalkState::Quit;
                 }
-                let meta = ent.metadata().ok();
+                // A file the index has never seen needs no stat here: the
+                // parse takes its metadata from the open file.
                 let cached = old.get(&rel).filter(|c| {
-                    meta.as_ref()
-                        .is_some_and(|m| mtime_ns(m) == c.mtime_ns && m.len() == c.size)
+                    ent.metadata()
+                        .is_ok_and(|m| mtime_ns(&m) == c.mtime_ns && m.len() == c.size)
                 });
                 let wf = match cached {
                     Some(c) => WalkedFile {
@@ -1269,6 +1338,121 @@ mod tests {
         }
         assert!(decode_shard(&bytes, "wrench-symbols format=1").is_none());
         assert!(decode_shard(&bytes[..bytes.len() - 1], &cache_key()).is_none());
+    }
+
+    /// Build a file from a `LENxCOUNT+...` shape (see tests/data/minified.tsv).
+    fn shaped(shape: &str) -> Vec<u8> {
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        for part in shape.split('+') {
+            let (len, count) = part.split_once('x').unwrap();
+            let (len, count): (usize, usize) = (len.parse().unwrap(), count.parse().unwrap());
+            lines.extend((0..count).map(|_| vec![b'x'; len]));
+        }
+        lines.join(&b'\n')
+    }
+
+    #[test]
+    fn minified_files_are_told_from_source_by_the_table() {
+        let table = include_str!("../tests/data/minified.tsv");
+        let mut failures = Vec::new();
+        let mut rows = 0;
+        for row in table
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
+            let cols: Vec<&str> = row.split('\t').collect();
+            let [name, shape, expected] = cols[..] else {
+                panic!("bad row: {row}");
+            };
+            rows += 1;
+            let got = if is_minified(&shaped(shape)) {
+                "minified"
+            } else {
+                "source"
+            };
+            if got != expected {
+                failures.push(format!("{name} ({shape}): expected {expected}, got {got}"));
+            }
+        }
+        assert!(rows >= 10);
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    proptest::proptest! {
+        /// No line over the cap, or a short average: never minified.
+        #[test]
+        fn source_shaped_files_are_never_minified(
+            lens in proptest::collection::vec(0usize..3000, 1..60),
+        ) {
+            let text = lens
+                .iter()
+                .map(|&n| "y".repeat(n))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let longest = lens.iter().copied().max().unwrap_or(0);
+            let average = text.len() / lens.len();
+            let minified = is_minified(text.as_bytes());
+            if longest <= MINIFIED_LONGEST_LINE || average <= MINIFIED_AVERAGE_LINE {
+                proptest::prop_assert!(!minified);
+            } else {
+                proptest::prop_assert!(minified);
+            }
+        }
+    }
+
+    /// A tree of the fixtures (copied twice, nested) indexed cold: every
+    /// parsed file has exactly the symbols the query oracle finds on a
+    /// full, unskimmed parse; a minified bundle is skipped and counted.
+    #[test]
+    fn the_index_of_a_fixture_tree_matches_the_query_oracle() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let tree = tempfile::tempdir().unwrap();
+        let mut copied = 0;
+        for e in std::fs::read_dir(&fixtures).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap();
+            for dir in ["a", "b/c"] {
+                let d = tree.path().join(dir);
+                std::fs::create_dir_all(&d).unwrap();
+                std::fs::copy(&p, d.join(name)).unwrap();
+                copied += 1;
+            }
+        }
+        assert!(copied >= 22);
+        let bundle = format!("!function(e,t){{{}}}(this);\n", "var a=1;".repeat(300));
+        std::fs::create_dir_all(tree.path().join("vendor")).unwrap();
+        std::fs::write(tree.path().join("vendor/app.min.js"), bundle).unwrap();
+
+        let ws = Workspace::open(tree.path()).unwrap();
+        let mut idx = Index::empty();
+        let st = idx.refresh(&ws, &AtomicBool::new(false));
+        assert_eq!(st.files, copied + 1);
+        assert_eq!(st.skipped_minified, 1);
+        let mut failures = Vec::new();
+        for f in idx.files() {
+            let text = std::fs::read_to_string(tree.path().join(&f.rel)).unwrap();
+            let expected: Vec<Symbol> = if f.rel.ends_with(".min.js") {
+                assert_eq!(f.status, FileStatus::Minified);
+                Vec::new()
+            } else {
+                assert_eq!(f.status, FileStatus::Parsed, "{}", f.rel);
+                let t = extract::parse(f.lang, &text).unwrap();
+                extract::oracle::defs(f.lang, &text, &t)
+                    .unwrap()
+                    .into_iter()
+                    .map(|d| d.symbol)
+                    .collect()
+            };
+            if f.symbols != expected {
+                failures.push(format!(
+                    "{}: index {:?}\n  oracle {:?}",
+                    f.rel,
+                    f.symbols.iter().map(|s| &s.name).collect::<Vec<_>>(),
+                    expected.iter().map(|s| &s.name).collect::<Vec<_>>()
+                ));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 
     #[test]

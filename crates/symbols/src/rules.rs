@@ -196,6 +196,9 @@ pub(crate) struct Rules {
     rules: Vec<Rule>,
     /// Per node kind id: [`ATTACHING`].
     attaching: Vec<bool>,
+    /// Per node kind id: the grammar lets no definition appear below a node
+    /// of this kind ([`barren_kinds`]), so the walk need not go into it.
+    barren: Vec<bool>,
 }
 
 /// A node that fits a rule.
@@ -279,10 +282,12 @@ impl Rules {
                 *a = true;
             }
         }
+        let barren = barren_kinds(&g, node_types(lang), specs)?;
         Ok(Rules {
             by_kind,
             rules,
             attaching,
+            barren,
         })
     }
 
@@ -307,6 +312,17 @@ impl Rules {
             .unwrap_or(false)
     }
 
+    /// Whether no definition can be below `node`: its kind cannot hold one
+    /// in the grammar and it holds no ERROR (inside an ERROR any node may
+    /// appear). The walk does not go into such a node.
+    pub(crate) fn barren(&self, node: Node<'_>) -> bool {
+        self.barren
+            .get(usize::from(node.kind_id()))
+            .copied()
+            .unwrap_or(false)
+            && !node.has_error()
+    }
+
     /// The rule `node` fits, if any. `ancestors` are the node's ancestors,
     /// root first.
     pub(crate) fn find<'t>(&self, node: Node<'t>, ancestors: &[Node<'t>]) -> Option<Found<'t>> {
@@ -314,6 +330,98 @@ impl Rules {
         let rules = self.rules.get(usize::from(from)..usize::from(to))?;
         rules.iter().find_map(|r| r.fit(node, ancestors))
     }
+}
+
+/// The grammar's `node-types.json`: every node kind with the kinds its
+/// fields and children can hold.
+fn node_types(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Rust => tree_sitter_rust::NODE_TYPES,
+        Lang::Python => tree_sitter_python::NODE_TYPES,
+        Lang::Go => tree_sitter_go::NODE_TYPES,
+        Lang::TypeScript => tree_sitter_typescript::TYPESCRIPT_NODE_TYPES,
+        Lang::Tsx => tree_sitter_typescript::TSX_NODE_TYPES,
+        Lang::JavaScript => tree_sitter_javascript::NODE_TYPES,
+    }
+}
+
+/// One entry of `node-types.json` (the parts read here).
+#[derive(serde::Deserialize)]
+struct NodeType<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: std::borrow::Cow<'a, str>,
+    named: bool,
+    #[serde(default, borrow)]
+    fields: std::collections::BTreeMap<std::borrow::Cow<'a, str>, Children<'a>>,
+    #[serde(default, borrow)]
+    children: Option<Children<'a>>,
+    /// A supertype (`_expression`) stands for any of these.
+    #[serde(default, borrow)]
+    subtypes: Vec<TypeRef<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Children<'a> {
+    #[serde(borrow)]
+    types: Vec<TypeRef<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct TypeRef<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: std::borrow::Cow<'a, str>,
+    named: bool,
+}
+
+/// Per node kind id: true when the grammar lets no node that a rule in
+/// `specs` names appear anywhere below a node of that kind (through fields,
+/// children and supertypes, transitively). Kinds `node-types.json` does not
+/// list (ERROR, hidden rules) are never barren.
+fn barren_kinds(g: &Language, json: &str, specs: &[Spec]) -> Result<Vec<bool>, String> {
+    let types: Vec<NodeType<'_>> =
+        serde_json::from_str(json).map_err(|e| format!("node-types.json: {e}"))?;
+    let index: std::collections::HashMap<(&str, bool), usize> = types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| ((t.kind.as_ref(), t.named), i))
+        .collect();
+    let below: Vec<Vec<usize>> = types
+        .iter()
+        .map(|t| {
+            t.fields
+                .values()
+                .chain(&t.children)
+                .flat_map(|c| &c.types)
+                .chain(&t.subtypes)
+                .filter_map(|r| index.get(&(r.kind.as_ref(), r.named)).copied())
+                .collect()
+        })
+        .collect();
+    // A kind can hold a definition when it is one or holds one that can.
+    let mut can: Vec<bool> = types
+        .iter()
+        .map(|t| t.named && specs.iter().any(|s| s.node == t.kind))
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..types.len() {
+            if !can[i] && below[i].iter().any(|&j| can[j]) {
+                can[i] = true;
+                changed = true;
+            }
+        }
+    }
+    Ok((0..g.node_kind_count())
+        .map(|id| {
+            let id = id as u16;
+            let key = (
+                g.node_kind_for_id(id).unwrap_or(""),
+                g.node_kind_is_named(id),
+            );
+            index.get(&key).is_some_and(|&i| !can[i])
+        })
+        .collect())
 }
 
 /// The first child of `node` in `field` that `fits`.
@@ -364,5 +472,51 @@ impl Rule {
             name,
             receiver,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn barren(lang: Lang, kind: &str) -> bool {
+        let g = lang.grammar();
+        let rules = Rules::of(lang).unwrap();
+        rules.barren[usize::from(g.id_for_node_kind(kind, true))]
+    }
+
+    #[test]
+    fn only_kinds_that_cannot_hold_a_definition_are_barren() {
+        let table: &[(Lang, &str, bool)] = &[
+            (Lang::Rust, "token_tree", true),
+            (Lang::Rust, "string_literal", true),
+            // Closures and block expressions may hold items.
+            (Lang::Rust, "arguments", false),
+            (Lang::Rust, "block", false),
+            (Lang::Rust, "declaration_list", false),
+            (Lang::Rust, "function_item", false),
+            (Lang::Python, "argument_list", true),
+            (Lang::Python, "import_from_statement", true),
+            (Lang::Python, "block", false),
+            (Lang::Python, "if_statement", false),
+            (Lang::Go, "import_declaration", true),
+            (Lang::Go, "interface_type", false),
+            (Lang::JavaScript, "string", true),
+            (Lang::JavaScript, "arguments", false),
+            (Lang::TypeScript, "object_type", false),
+            (Lang::TypeScript, "predefined_type", true),
+        ];
+        let wrong: Vec<_> = table
+            .iter()
+            .filter(|(l, k, b)| barren(*l, k) != *b)
+            .collect();
+        assert!(
+            wrong.is_empty(),
+            "{:?}",
+            wrong
+                .iter()
+                .map(|(l, k, b)| format!("{l:?} {k} should be barren={b}"))
+                .collect::<Vec<_>>()
+        );
     }
 }

@@ -311,6 +311,10 @@ struct BraceLang {
     rust: bool,
     /// Go: `` `raw strings` ``.
     backquote: bool,
+    /// Go: a line break ends a function's signature (automatic semicolons):
+    /// a bodiless declaration or a function type does not leave a function
+    /// pending for the lines below.
+    line_ends_signature: bool,
     /// Every brace group, not only a function body, is emptied when it
     /// holds no defining word, except one right after a `cancels` word
     /// (Go: an interface's methods are definitions without a keyword).
@@ -323,6 +327,7 @@ const GO: BraceLang = BraceLang {
     cancels: &[b"interface"],
     rust: false,
     backquote: true,
+    line_ends_signature: true,
     blocks: true,
 };
 
@@ -344,6 +349,7 @@ const RUST: BraceLang = BraceLang {
     cancels: &[],
     rust: true,
     backquote: false,
+    line_ends_signature: false,
     blocks: true,
 };
 
@@ -440,12 +446,18 @@ enum Group {
     /// Rust: an array expression (`= […]`, `= &[…]`): emptied unless it
     /// holds a defining word.
     Array,
+    /// A parenthesized group between a function's name and its body or `;`
+    /// (its parameters, a tuple result, a bound's `Fn(…)`): emptied unless
+    /// it holds a defining word. Not the group right after the keyword (a
+    /// Go receiver names the method's container).
+    Params,
     Other,
 }
 
 /// Brace languages: the inside of every brace group (function bodies,
 /// struct bodies, composite literals, blocks…) that holds none of the
-/// defining words; in Rust also macro token trees and array expressions.
+/// defining words; in Rust also macro token trees and array expressions;
+/// a function's parameter lists.
 fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     // Open brackets: (kind, byte after it, what it is, saw a defining word).
@@ -460,11 +472,14 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
     // The last two significant bytes (an identifier counts as `a`, a
     // `cancels` word as `I`, a macro's `!` as `M`).
     let (mut prev, mut prev2) = (0u8, 0u8);
+    // The last token was the function keyword.
+    let mut after_function = false;
     let mut docs = CommentRun::default();
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
         let mut token = c;
+        let mut function_word = false;
         match c {
             b'/' if b.get(i + 1) == Some(&b'/') => {
                 let start = i;
@@ -495,6 +510,9 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                 continue;
             }
             b' ' | b'\t' | b'\r' | b'\n' => {
+                if c == b'\n' && lang.line_ends_signature && pending == Some(stack.len()) {
+                    pending = None;
+                }
                 i += 1;
                 continue;
             }
@@ -515,6 +533,12 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                 let group = if c == b'{' && pending == Some(depth) {
                     pending = None;
                     Group::Body
+                } else if c == b'('
+                    && pending == Some(depth)
+                    && !after_function
+                    && matches!(prev, b'a' | b'>' | b']' | b')')
+                {
+                    Group::Params
                 } else if lang.rust && (prev == b'M' || rules == Some(depth)) {
                     rules = None;
                     Group::Tokens
@@ -538,7 +562,7 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                     let empty_it = match group {
                         Group::Body => !dirty && c == b'}',
                         Group::Tokens => true,
-                        Group::Array => !dirty,
+                        Group::Array | Group::Params => !dirty,
                         Group::Other => false,
                     };
                     if pair && empty_it && i > start {
@@ -581,7 +605,12 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                 } else {
                     let w = word_at(b, i);
                     if w == lang.function {
-                        pending = Some(stack.len());
+                        function_word = true;
+                        // A function type in a pending function's
+                        // parameters (`cb func(int)`) is not a new function.
+                        if pending.is_none_or(|d| d >= stack.len()) {
+                            pending = Some(stack.len());
+                        }
                     } else if lang.cancels.contains(&w) && pending == Some(stack.len()) {
                         pending = None;
                     } else if lang.rust && w == b"macro_rules" {
@@ -604,6 +633,7 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
         }
         prev2 = prev;
         prev = token;
+        after_function = function_word;
     }
     docs.flush(&mut out);
     // Nested groups come out before the groups around them.
@@ -1080,7 +1110,25 @@ mod tests {
         let rs = "impl A {\n    fn a(&self) -> &'static str { let c = '}'; \"{\" }\n    fn b() { fn inner() {} }\n    fn c();\n}\nfn d<'a>(x: &'a str) { r#\"}\"#; }\n";
         assert_eq!(
             holes(Lang::Rust, rs),
-            [" let c = '}'; \"{\" ", " r#\"}\"#; "]
+            ["&self", " let c = '}'; \"{\" ", "x: &'a str", " r#\"}\"#; "]
+        );
+        // A function's parameters and tuple result, unless they hold a
+        // defining word; never a Go receiver or a `fn(…)` pointer type.
+        let params = "fn f<T>(x: T, y: &[u8]) -> (A, B) where T: Fn(u8) { g() }\nfn h(x: impl I, p: fn(u8)) {}\nextern \"C\" { fn e(p: *mut u8); }\n";
+        assert_eq!(
+            holes(Lang::Rust, params),
+            ["x: T, y: &[u8]", "A, B", "u8", " g() ", "p: *mut u8"]
+        );
+        let go_params = "package p\nfunc (s *S[T]) M(a int, cb func(x int) int) (int, error) { return 0, nil }\nfunc G[T any](t T) {}\nfunc H(i interface{ N() }) {}\nfunc Asm(x int)\ntype V func(v int)\nconst (\n\tA = f(1)\n)\n";
+        assert_eq!(
+            holes(Lang::Go, go_params),
+            [
+                "a int, cb func(x int) int",
+                "int, error",
+                " return 0, nil ",
+                "t T",
+                "x int"
+            ]
         );
         let docs = "/// a\n/// b\n    // c\nfn f() {}\nx(); // d\n// e\n//! f\n// g\n";
         assert_eq!(holes(Lang::Rust, docs), ["// a\n/// b\n    /"]);

@@ -178,6 +178,8 @@ impl Tool for SymbolSearch {
         .limit("SYMBOL_SEARCH_MAX_LIMIT", SYMBOL_SEARCH_MAX_LIMIT, "largest accepted limit")
         .limit("SYMBOL_SEARCH_MAX_CHARS", SYMBOL_SEARCH_MAX_CHARS, "output cap in characters; a cut result ends with a trailer")
         .limit("MAX_FILE_BYTES", index::MAX_FILE_BYTES, "files larger than this are skipped (and counted)")
+        .limit("MINIFIED_LONGEST_LINE", index::MINIFIED_LONGEST_LINE, "a file with a line longer than this whose lines average over MINIFIED_AVERAGE_LINE bytes is minified or generated: skipped (and counted)")
+        .limit("MINIFIED_AVERAGE_LINE", index::MINIFIED_AVERAGE_LINE, "see MINIFIED_LONGEST_LINE")
         .limit("MAX_INDEX_FILES", index::MAX_INDEX_FILES, "most files indexed per workspace")
     }
 
@@ -388,16 +390,8 @@ fn render(
         let _ = writeln!(text, "{}", trailer(shown, Some(total), "symbols", &next));
     }
     if let Some(st) = &stats {
-        let skipped = st.skipped_too_large + st.skipped_not_text + st.skipped_unreadable;
-        if skipped > 0 {
-            let _ = writeln!(
-                text,
-                "(skipped {skipped} files: {} over {} bytes, {} not text, {} unreadable)",
-                st.skipped_too_large,
-                index::MAX_FILE_BYTES,
-                st.skipped_not_text,
-                st.skipped_unreadable
-            );
+        if let Some(note) = st.skipped_note() {
+            let _ = writeln!(text, "{note}");
         }
         if st.truncated {
             let _ = writeln!(

@@ -94,19 +94,27 @@ async fn a_corrupt_cache_is_rebuilt_not_an_error() {
 }
 
 #[tokio::test]
-async fn oversized_and_non_utf8_files_are_skipped_and_counted() {
+async fn oversized_minified_and_non_utf8_files_are_skipped_and_counted() {
     let env = tree();
     let big = "// x\n".repeat((wrench_symbols::index::MAX_FILE_BYTES as usize / 5) + 10);
     env.write("src/big.rs", &big, 1800);
     let p = env.path("src/latin1.py");
     std::fs::write(&p, b"def caf\xe9():\n    pass\n").unwrap();
     common::age(&p, 1800);
+    // A minified bundle: its one-letter "definitions" are not indexed.
+    let bundle = format!("!function(beta){{{}}}();\n", "var b=1;".repeat(200));
+    env.write("src/app.min.js", &bundle, 1800);
     common::age(&env.path("src"), 1800);
     let (text, d) = env.ok("symbol_search", json!({"query": "beta"})).await;
     assert_eq!(d["matches"][0]["name"], "beta");
+    assert_eq!(d["matches"].as_array().unwrap().len(), 1, "{d}");
     assert_eq!(d["index"]["skipped_too_large"], 1);
     assert_eq!(d["index"]["skipped_not_text"], 1);
-    assert!(text.contains("(skipped 2 files: 1 over"), "{text}");
+    assert_eq!(d["index"]["skipped_minified"], 1);
+    assert!(
+        text.contains("(skipped 3 files: 1 over 2097152 bytes, 1 minified or generated, 1 not text, 0 unreadable)"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
