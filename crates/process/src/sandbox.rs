@@ -148,28 +148,14 @@ impl Spec {
     ) -> Spec {
         let mut names: Vec<String> = protected.iter().map(|s| s.to_string()).collect();
         names.extend(AUTO_RUN_NAMES.iter().map(|s| s.to_string()));
-        let mut writable = vec![tmp.to_path_buf()];
-        writable.extend(temp_dirs());
-        let home = std::env::var_os("HOME").map(PathBuf::from);
-        let cargo_home = std::env::var_os("CARGO_HOME")
-            .map(PathBuf::from)
-            .or_else(|| home.as_ref().map(|h| h.join(".cargo")));
+        let mut writable: Vec<PathBuf> = std::fs::canonicalize(tmp).into_iter().collect();
+        writable.extend(shared_writable());
         let mut read_only = vec![state_dir.to_path_buf()];
-        if let Some(h) = &home {
-            for c in HOME_CACHES.iter().filter(|c| **c != ".cargo") {
-                writable.push(h.join(c));
-            }
-        }
-        if let Some(c) = cargo_home {
+        if let Some(c) = cargo_home() {
             for n in CARGO_HOME_READ_ONLY {
                 read_only.push(c.join(n));
             }
-            writable.push(c);
         }
-        let writable = writable
-            .into_iter()
-            .filter_map(|p| std::fs::canonicalize(&p).ok())
-            .collect();
         let read_only = read_only
             .into_iter()
             .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
@@ -182,6 +168,30 @@ impl Spec {
             network,
         }
     }
+}
+
+/// `$CARGO_HOME`, else `~/.cargo`.
+fn cargo_home() -> Option<PathBuf> {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+}
+
+/// The directories outside the workspace that every sandboxed call may
+/// write (canonical, existing ones): the temp dirs, the package caches
+/// under `$HOME` and the cargo home. A directory wrench trusts (the socket
+/// dir) is placed outside them, see `sockdir`.
+pub fn shared_writable() -> Vec<PathBuf> {
+    let mut v = temp_dirs();
+    if let Some(h) = std::env::var_os("HOME").map(PathBuf::from) {
+        for c in HOME_CACHES.iter().filter(|c| **c != ".cargo") {
+            v.push(h.join(c));
+        }
+    }
+    v.extend(cargo_home());
+    v.into_iter()
+        .filter_map(|p| std::fs::canonicalize(&p).ok())
+        .collect()
 }
 
 /// A Landlock ruleset (and, with network off, the seccomp socket filter)
