@@ -484,3 +484,61 @@ fn the_note_says_what_network_off_covers() {
     assert!(!p.filters_sockets());
     assert!(p.description.contains("network allowed"));
 }
+
+/// Measurement, not a check (`cargo test -p wrench-process --test netfilter
+/// -- --ignored --nocapture`): what the filter adds to a spawn (building the
+/// program in the parent, installing it in the child) and to each system
+/// call afterwards.
+#[test]
+#[ignore]
+fn measure_the_filter_cost() {
+    use std::time::Instant;
+    let Ok(f) = wrench_process::netfilter::Filter::network_off() else {
+        eprintln!("SKIPPED: no seccomp here");
+        return;
+    };
+    let n = 2000;
+    let t = Instant::now();
+    for _ in 0..n {
+        std::hint::black_box(wrench_process::netfilter::Filter::network_off().unwrap());
+    }
+    let build = t.elapsed() / n;
+    // Fork children that exit at once, with and without the install; and
+    // children that make 200k getppid calls, with and without the filter.
+    let fork_run = |install: bool, calls: u32| -> Duration {
+        let t = Instant::now();
+        // SAFETY: the child makes only async-signal-safe calls, then _exit.
+        unsafe {
+            let pid = libc::fork();
+            if pid == 0 {
+                if install && f.install().is_err() {
+                    libc::_exit(1);
+                }
+                for _ in 0..calls {
+                    libc::getppid();
+                }
+                libc::_exit(0);
+            }
+            let mut st = 0;
+            libc::waitpid(pid, &mut st, 0);
+            assert_eq!(st, 0);
+        }
+        t.elapsed()
+    };
+    let avg = |install: bool, calls: u32| {
+        let reps = if calls == 0 { 201 } else { 21 };
+        let mut v: Vec<Duration> = (0..reps).map(|_| fork_run(install, calls)).collect();
+        v.sort();
+        v[reps / 2]
+    };
+    let (plain, filtered) = (avg(false, 0), avg(true, 0));
+    let (plain_calls, filtered_calls) = (avg(false, 200_000), avg(true, 200_000));
+    eprintln!(
+        "filter: {} instructions; build {build:?} (parent); fork+exit median {plain:?} without, {filtered:?} with the install; 200k getppid median {plain_calls:?} without, {filtered_calls:?} with ({:.1} ns per call added)",
+        f.len(),
+        (filtered_calls.as_nanos() as f64
+            - plain_calls.as_nanos() as f64
+            - (filtered.as_nanos() as f64 - plain.as_nanos() as f64))
+            / 200_000.0
+    );
+}
