@@ -23,6 +23,14 @@
 //!   ABI (system call numbers with bit 30 set: all refused with `ENOSYS`);
 //!   on aarch64 the arm ABI. Any other architecture value kills the process.
 //!
+//! A process that runs as root could still reach the network without a
+//! socket of its own — rewrite other processes' packets with a tc `pedit`
+//! action or an nftables/NFQUEUE rule (netlink), attach a BPF program, load
+//! a module — so [`Filter::install`] also drops `CAP_NET_ADMIN`,
+//! `CAP_NET_RAW`, `CAP_SYS_ADMIN`, `CAP_SYS_MODULE` and `CAP_BPF` from the
+//! bounding, inheritable and ambient sets (a root program exec'd afterwards
+//! gets only what the bounding set allows).
+//!
 //! What it does not cover: unix sockets reached by path (an ssh agent, a
 //! container engine, a D-Bus bus) are local sockets and stay reachable; a
 //! program behind one may reach the network for the command.
@@ -357,9 +365,11 @@ impl Filter {
     }
 
     /// Install on the calling thread (the forked child, in `pre_exec`):
-    /// sets `no_new_privs` (Landlock already has), then `seccomp(2)`. Only
+    /// drops the network-admin capabilities ([`drop_network_caps`]), sets
+    /// `no_new_privs` (Landlock already has), then `seccomp(2)`. Only
     /// async-signal-safe system calls; no allocation.
     pub fn install(&self) -> io::Result<()> {
+        drop_network_caps()?;
         let fprog = libc::sock_fprog {
             len: u16::try_from(self.prog.len())
                 .map_err(|_| io::Error::from_raw_os_error(libc::E2BIG))?,
@@ -384,6 +394,83 @@ impl Filter {
         }
         Ok(())
     }
+}
+
+/// Capabilities that reach the network without a socket of one's own
+/// (see the module doc), by number (linux/capability.h).
+const NETWORK_CAPS: [u32; 5] = [
+    12, // CAP_NET_ADMIN: tc, nftables, routes, interfaces
+    13, // CAP_NET_RAW
+    16, // CAP_SYS_MODULE
+    21, // CAP_SYS_ADMIN: bpf() before CAP_BPF, namespaces, mounts
+    39, // CAP_BPF
+];
+
+/// Drop [`NETWORK_CAPS`] from the calling thread's bounding, inheritable,
+/// permitted and effective sets and clear its ambient set. A process
+/// without `CAP_SETPCAP` (any non-root user) has none of them to drop: the
+/// bounding-set drop is then skipped. Async-signal-safe.
+pub fn drop_network_caps() -> io::Result<()> {
+    const PR_CAPBSET_DROP: libc::c_int = 24;
+    const PR_CAP_AMBIENT: libc::c_int = 47;
+    const PR_CAP_AMBIENT_CLEAR_ALL: libc::c_ulong = 4;
+    const CAP_SETPCAP: u32 = 8;
+    const VERSION_3: u32 = 0x2008_0522;
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: libc::c_int,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    let mut hdr = Header {
+        version: VERSION_3,
+        pid: 0,
+    };
+    let mut data = [Data::default(); 2];
+    // SAFETY: capget(2) into a valid header and two data structs.
+    if unsafe { libc::syscall(libc::SYS_capget, &mut hdr as *mut Header, data.as_mut_ptr()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let has = |d: &[Data; 2], cap: u32| d[(cap / 32) as usize].effective & (1 << (cap % 32)) != 0;
+    if has(&data, CAP_SETPCAP) {
+        for cap in NETWORK_CAPS {
+            // SAFETY: prctl with integer arguments. EINVAL: a capability this
+            // kernel does not know (CAP_BPF before 5.8): nothing to drop.
+            let r = unsafe { libc::prctl(PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) };
+            if r != 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL) {
+                return Err(io::Error::last_os_error());
+            }
+        }
+    }
+    // SAFETY: prctl with integer arguments; fails only on kernels before
+    // 4.3, which have no ambient set.
+    unsafe { libc::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) };
+    let mut changed = false;
+    for cap in NETWORK_CAPS {
+        let d = &mut data[(cap / 32) as usize];
+        let bit = 1u32 << (cap % 32);
+        if (d.effective | d.permitted | d.inheritable) & bit != 0 {
+            d.effective &= !bit;
+            d.permitted &= !bit;
+            d.inheritable &= !bit;
+            changed = true;
+        }
+    }
+    if changed {
+        hdr.version = VERSION_3;
+        hdr.pid = 0;
+        // SAFETY: capset(2) from a valid header and two data structs.
+        if unsafe { libc::syscall(libc::SYS_capset, &mut hdr as *mut Header, data.as_ptr()) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -462,6 +462,59 @@ print("unix ok")'"#;
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_root_command_loses_the_capabilities_that_rewrite_other_traffic() {
+    if let Some(why) = skip_reason() {
+        eprintln!("SKIPPED: {why}");
+        return;
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED: only a root process has these capabilities to lose");
+        return;
+    }
+    let (_dir, spec) = workspace();
+    let caps = "grep -E '^Cap(Bnd|Eff|Inh|Amb)' /proc/self/status";
+    let bits = |out: &str| -> Vec<(String, u64)> {
+        out.lines()
+            .filter_map(|l| l.split_once(":\t"))
+            .map(|(k, v)| (k.to_string(), u64::from_str_radix(v.trim(), 16).unwrap()))
+            .collect()
+    };
+    let net = [12u64, 13, 16, 21, 39]
+        .iter()
+        .fold(0u64, |m, c| m | (1 << c));
+    let (ok, out) = bash(&spec, false, caps, &[]).await;
+    assert!(ok, "{out}");
+    assert!(
+        bits(&out)
+            .iter()
+            .any(|(k, v)| k == "CapBnd" && v & net == net),
+        "unsandboxed root has them: {out}"
+    );
+    let (ok, out) = bash(&spec, true, caps, &[]).await;
+    assert!(ok, "{out}");
+    let got = bits(&out);
+    assert_eq!(got.len(), 4, "{out}");
+    for (k, v) in &got {
+        assert_eq!(v & net, 0, "{k} still has network capabilities: {out}");
+    }
+    // And a real use of one, that changes nothing either way: deleting a
+    // traffic-control rule loopback does not have is refused for lack of
+    // CAP_NET_ADMIN before the kernel looks for it.
+    let has_tc = std::process::Command::new("tc")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if has_tc {
+        let del = "tc qdisc del dev lo root handle 7777:";
+        let (_, out) = bash(&spec, false, del, &[]).await;
+        assert!(!out.contains("Operation not permitted"), "{out}");
+        let (ok, out) = bash(&spec, true, del, &[]).await;
+        assert!(!ok && out.contains("Operation not permitted"), "{out}");
+    }
+}
+
 #[test]
 fn the_note_says_what_network_off_covers() {
     if sandbox::unavailable(false).is_some() {
