@@ -142,6 +142,32 @@ pub fn open_private_file(path: &Path, append: bool) -> std::io::Result<std::fs::
     if m.nlink() != 1 {
         return Err(refused("a hard link to another file"));
     }
+    clear_nonblock(&f)?;
+    Ok(f)
+}
+
+/// Open for reading a file that a sandboxed process could have replaced (a
+/// background job's output or exit record, in the job's own writable
+/// directory): `O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC`, refused unless a regular
+/// file, so a FIFO or a link planted there never blocks or redirects the
+/// reader. `O_NONBLOCK` is cleared before it is returned.
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    if !f.metadata()?.file_type().is_file() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
+    clear_nonblock(&f)?;
+    Ok(f)
+}
+
+fn clear_nonblock(f: &std::fs::File) -> std::io::Result<()> {
     // SAFETY: fcntl(2) on a descriptor owned by `f`.
     unsafe {
         let fl = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
@@ -149,7 +175,7 @@ pub fn open_private_file(path: &Path, append: bool) -> std::io::Result<std::fs::
             return Err(std::io::Error::last_os_error());
         }
     }
-    Ok(f)
+    Ok(())
 }
 
 /// Create `dir` (mode 0700) if missing, then check it belongs to `uid` alone.
@@ -438,6 +464,20 @@ mod tests {
         assert!(e.to_string().contains("hard link"), "{e}");
         assert_eq!(std::fs::read_to_string(d.join("target")).unwrap(), "keep");
         assert!(e.to_string().contains("remove it"), "{e}");
+    }
+
+    #[test]
+    fn a_file_read_after_a_sandboxed_writer_is_never_a_fifo_or_a_link() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        std::fs::write(d.join("exit"), "0\n").unwrap();
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut open_regular(&d.join("exit")).unwrap(), &mut s).unwrap();
+        assert_eq!(s, "0\n");
+        mkfifo(&d.join("fifo"));
+        assert!(open_regular(&d.join("fifo")).is_err());
+        std::os::unix::fs::symlink(d.join("exit"), d.join("link")).unwrap();
+        assert!(open_regular(&d.join("link")).is_err());
     }
 
     #[test]
