@@ -85,7 +85,9 @@ impl Env {
     }
 
     fn socket_dir(&self) -> PathBuf {
-        self.runtime.join("wrench")
+        // The runtime dir is under /tmp, which every sandbox may write, so
+        // wrench keeps its sockets in the state base instead.
+        self.dir.path().join("state/run")
     }
 }
 
@@ -688,4 +690,79 @@ fn a_relative_config_path_is_the_callers_file() {
         text(&o)
     );
     let _ = e.run(&["daemon", "stop"]);
+}
+
+/// Run wrench in the root with `args`; fails the test when it runs past `limit`.
+fn run_bounded(e: &Env, args: &[&str], limit: Duration) -> (Output, Duration) {
+    let start = Instant::now();
+    let mut child = e
+        .cmd_in(&e.root, args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let o = child.wait_with_output().unwrap();
+            panic!("wrench {args:?} hung for {limit:?}: {}", text(&o));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (child.wait_with_output().unwrap(), start.elapsed())
+}
+
+#[test]
+fn a_fifo_directory_or_symlink_at_the_daemons_log_or_lock_never_hangs_a_call() {
+    let e = Env::new();
+    let limit = Duration::from_secs(15);
+    assert!(e.run(&["daemon", "start"]).status.success());
+    let sock = PathBuf::from(e.status().unwrap()["socket"].as_str().unwrap());
+    assert!(e.run(&["daemon", "stop"]).status.success());
+    let victim = e.dir.path().join("victim");
+    std::fs::write(&victim, "keep\n").unwrap();
+    let fifo = |p: &Path| {
+        let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    };
+    let dir = |p: &Path| std::fs::create_dir(p).unwrap();
+    let link = |p: &Path| std::os::unix::fs::symlink(&victim, p).unwrap();
+    for ext in ["log", "lock"] {
+        let at = sock.with_extension(ext);
+        for (kind, plant) in [
+            ("a FIFO", &fifo as &dyn Fn(&Path)),
+            ("a directory", &dir),
+            ("a symlink", &link),
+        ] {
+            let _ = std::fs::remove_file(sock.with_extension("log"));
+            let _ = std::fs::remove_file(sock.with_extension("lock"));
+            plant(&at);
+            let what = format!("{kind} at .{ext}");
+            // A forwarded call: answered in-process, at once.
+            let (o, took) = run_bounded(&e, &["symbol_search", "hello"], limit);
+            assert!(o.status.success(), "{what}: {}", text(&o));
+            assert!(
+                String::from_utf8_lossy(&o.stdout).contains("function hello"),
+                "{what}: {}",
+                text(&o)
+            );
+            assert!(took < Duration::from_secs(5), "{what}: {took:?}");
+            // Asked for directly: an error naming what is there.
+            let (o, took) = run_bounded(&e, &["daemon", "start"], limit);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                !o.status.success() && err.contains(kind) && err.contains("remove it"),
+                "{what}: {}",
+                text(&o)
+            );
+            assert!(took < Duration::from_secs(5), "{what}: {took:?}");
+            if at.is_dir() && !at.is_symlink() {
+                std::fs::remove_dir(&at).unwrap();
+            } else {
+                std::fs::remove_file(&at).unwrap();
+            }
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep\n");
 }

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -286,13 +286,17 @@ impl Endpoint {
     /// stdout closed, stderr to the log.
     async fn spawn(&self, exe: &Path, args: &[OsString]) -> Result<(), ClientError> {
         let fail = |m: String| ClientError::Failed(m);
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
-            .open(self.log_path())
-            .map_err(|e| fail(format!("cannot open {}: {e}", self.log_path().display())))?;
+        // Never blocks on a FIFO, never follows a link (see sockdir); a lock
+        // that is not a file of ours would stop the daemon: say so now.
+        let log = wrench_process::sockdir::open_private_file(&self.log_path(), true)
+            .map_err(|e| fail(format!("wrench daemon log: {e}")))?;
+        drop(
+            wrench_process::sockdir::open_private_file(
+                &crate::server::lock_path(&self.socket),
+                false,
+            )
+            .map_err(|e| fail(format!("wrench daemon lock: {e}")))?,
+        );
         let mut cmd = tokio::process::Command::new(exe);
         cmd.args(args)
             .env_clear()

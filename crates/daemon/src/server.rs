@@ -7,7 +7,7 @@ use crate::protocol::{
     Hello, MAX_REQUEST_BYTES, Op, Reply, Request, RunRequest, Status, TreeChanges, TreeToken,
 };
 use nix::fcntl::{Flock, FlockArg};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -88,19 +88,8 @@ pub struct Bound {
 
 /// Take the socket's lock and bind it; None when another daemon holds it.
 pub fn bind(cfg: ServerConfig) -> Result<Option<Bound>, String> {
-    let lock_file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .custom_flags(libc_nofollow())
-        .open(lock_path(&cfg.socket))
-        .map_err(|e| {
-            format!(
-                "cannot open the lock {}: {e}",
-                lock_path(&cfg.socket).display()
-            )
-        })?;
+    let lock_file = wrench_process::sockdir::open_private_file(&lock_path(&cfg.socket), false)
+        .map_err(|e| format!("cannot open the daemon's lock: {e}"))?;
     let lock = match Flock::lock(lock_file, FlockArg::LockExclusiveNonblock) {
         Ok(l) => l,
         Err((_, nix::errno::Errno::EWOULDBLOCK)) => return Ok(None),
@@ -184,10 +173,6 @@ pub async fn run(bound: Bound, handler: Arc<dyn Handler>) -> Result<Exit, String
     drop(listener);
     shared.handler.shutdown().await;
     Ok(Exit::Done)
-}
-
-fn libc_nofollow() -> i32 {
-    nix::fcntl::OFlag::O_NOFOLLOW.bits()
 }
 
 async fn connection(sh: &Arc<Shared>, mut s: UnixStream) {

@@ -62,7 +62,8 @@ pub fn decide(ctx: &Context) -> ToolResult<Decision> {
 }
 
 /// The sandbox spec of this call: the workspace around the protected
-/// names, the session temp dir, temp and cache dirs; the state dir read-only.
+/// names, the session temp dir, temp and cache dirs; the state dir and the
+/// socket dir read-only.
 pub fn spec(ctx: &Context, network: bool) -> ToolResult<Spec> {
     let tmp = ctx.session.subdir("tmp")?;
     Ok(spec_from(
@@ -78,8 +79,12 @@ pub fn spec(ctx: &Context, network: bool) -> ToolResult<Spec> {
 pub fn spec_from(root: &Path, state_dir: &Path, tmp: &Path, network: bool) -> Spec {
     let mut s = Spec::workspace_write(root, PROTECTED_DIRS, state_dir, tmp, network);
     let base: PathBuf = wrench_core::session::state_base();
-    s.read_only
-        .push(std::fs::canonicalize(&base).unwrap_or(base));
+    // The socket dir too: a sandboxed command must never plant or remove
+    // anything beside wrench's sockets (see `sockdir`).
+    let sockets = crate::sockdir::socket_dir_path();
+    for p in [base, sockets] {
+        s.read_only.push(std::fs::canonicalize(&p).unwrap_or(p));
+    }
     s
 }
 

@@ -19,8 +19,9 @@
 //!    cgroups, a watchdog also kills the whole call tree when wrench dies
 //!    (see `cgroup::start_watchdog`), since the death signal reaches only the
 //!    direct child;
-//! 4. the Landlock sandbox, when one is given (last, so the steps above are
-//!    not restricted by it).
+//! 4. the Landlock sandbox, when one is given, and with network off the
+//!    seccomp socket filter after it (last, so the steps above are not
+//!    restricted by them).
 //!
 //! The returned [`Group`] kills the whole tree — SIGTERM, a grace period,
 //! SIGKILL — on [`Group::kill`], and at once (SIGKILL) when dropped armed, so
@@ -186,8 +187,9 @@ fn configure(
     let parent = std::process::id() as i32;
     let mut sb = sandbox;
     // SAFETY: only async-signal-safe calls run in the child: setsid(2),
-    // write(2), prctl(2), getppid(2) and landlock_restrict_self(2) (the
-    // landlock crate's restrict_self does no allocation on its success path).
+    // write(2), prctl(2), getppid(2), landlock_restrict_self(2) (the
+    // landlock crate's restrict_self does no allocation on its success path)
+    // and seccomp(2) with a program built before the fork.
     unsafe {
         cmd.pre_exec(move || {
             if libc::setsid() < 0 {

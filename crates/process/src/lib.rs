@@ -11,6 +11,8 @@
 //! - [`cgroup`]: the leaves, the watchdog, the sweep of what dead wrench
 //!   processes left.
 //! - [`sandbox`]: the Landlock `workspace-write` ruleset.
+//! - [`netfilter`]: the seccomp filter that makes "network off" cover
+//!   every socket that can leave the host, not TCP only.
 //! - [`decide`]: whether a call's process is sandboxed (config, mode).
 //! - [`proc`]: reading `/proc`.
 //! - [`sockdir`]: the short private directory for unix sockets, and the
@@ -31,6 +33,7 @@
 pub mod cgroup;
 pub mod decide;
 pub mod group;
+pub mod netfilter;
 pub mod proc;
 pub mod sandbox;
 pub mod sockdir;

@@ -11,9 +11,13 @@
 //!   caches under `~`); `/dev/shm`, `/dev/null`, the terminals;
 //! - **not write** the session state dir ([`Spec::read_only`]) or any path
 //!   outside those;
-//! - **no TCP** connect or bind unless `network` (Landlock ABI 4), no
-//!   connecting to abstract unix sockets outside the sandbox and no signals
-//!   to processes outside it (ABI 6, when the kernel has it).
+//! - **no network** unless `network`: no TCP connect or bind (Landlock ABI
+//!   4), and no socket of any other kind that can leave the host — UDP,
+//!   raw, packet, SCTP, vsock, io_uring — by the seccomp filter of
+//!   [`crate::netfilter`] (where seccomp is missing the note says that only
+//!   TCP is off); no connecting to abstract unix sockets outside the
+//!   sandbox and no signals to processes outside it (ABI 6, when the kernel
+//!   has it).
 //!
 //! Rules are granted on file descriptors opened with
 //! `O_PATH | O_NOFOLLOW` relative to their parent's descriptor, never by
@@ -144,28 +148,14 @@ impl Spec {
     ) -> Spec {
         let mut names: Vec<String> = protected.iter().map(|s| s.to_string()).collect();
         names.extend(AUTO_RUN_NAMES.iter().map(|s| s.to_string()));
-        let mut writable = vec![tmp.to_path_buf()];
-        writable.extend(temp_dirs());
-        let home = std::env::var_os("HOME").map(PathBuf::from);
-        let cargo_home = std::env::var_os("CARGO_HOME")
-            .map(PathBuf::from)
-            .or_else(|| home.as_ref().map(|h| h.join(".cargo")));
+        let mut writable: Vec<PathBuf> = std::fs::canonicalize(tmp).into_iter().collect();
+        writable.extend(shared_writable());
         let mut read_only = vec![state_dir.to_path_buf()];
-        if let Some(h) = &home {
-            for c in HOME_CACHES.iter().filter(|c| **c != ".cargo") {
-                writable.push(h.join(c));
-            }
-        }
-        if let Some(c) = cargo_home {
+        if let Some(c) = cargo_home() {
             for n in CARGO_HOME_READ_ONLY {
                 read_only.push(c.join(n));
             }
-            writable.push(c);
         }
-        let writable = writable
-            .into_iter()
-            .filter_map(|p| std::fs::canonicalize(&p).ok())
-            .collect();
         let read_only = read_only
             .into_iter()
             .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
@@ -180,9 +170,36 @@ impl Spec {
     }
 }
 
-/// A Landlock ruleset built in the parent, applied in the child before exec.
+/// `$CARGO_HOME`, else `~/.cargo`.
+fn cargo_home() -> Option<PathBuf> {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+}
+
+/// The directories outside the workspace that every sandboxed call may
+/// write (canonical, existing ones): the temp dirs, the package caches
+/// under `$HOME` and the cargo home. A directory wrench trusts (the socket
+/// dir) is placed outside them, see `sockdir`.
+pub fn shared_writable() -> Vec<PathBuf> {
+    let mut v = temp_dirs();
+    if let Some(h) = std::env::var_os("HOME").map(PathBuf::from) {
+        for c in HOME_CACHES.iter().filter(|c| **c != ".cargo") {
+            v.push(h.join(c));
+        }
+    }
+    v.extend(cargo_home());
+    v.into_iter()
+        .filter_map(|p| std::fs::canonicalize(&p).ok())
+        .collect()
+}
+
+/// A Landlock ruleset (and, with network off, the seccomp socket filter)
+/// built in the parent, applied in the child before exec.
 pub struct Prepared {
     ruleset: Option<RulesetCreated>,
+    /// With network off: the seccomp socket filter, installed after Landlock.
+    net_filter: Option<crate::netfilter::Filter>,
     /// What the ruleset allows, in words, for messages and `Debug`.
     pub description: String,
 }
@@ -194,15 +211,23 @@ impl std::fmt::Debug for Prepared {
 }
 
 impl Prepared {
-    /// Apply to the calling process (the forked child, in `pre_exec`).
+    /// Apply to the calling process (the forked child, in `pre_exec`):
+    /// the Landlock ruleset, then the seccomp socket filter (network off).
     pub fn restrict_self(&mut self) -> std::io::Result<()> {
-        let Some(r) = self.ruleset.take() else {
-            return Ok(());
-        };
-        match r.restrict_self() {
-            Ok(_) => Ok(()),
-            Err(_) => Err(std::io::Error::from_raw_os_error(libc::EPERM)),
+        if let Some(r) = self.ruleset.take()
+            && r.restrict_self().is_err()
+        {
+            return Err(std::io::Error::from_raw_os_error(libc::EPERM));
         }
+        if let Some(f) = &self.net_filter {
+            f.install()?;
+        }
+        Ok(())
+    }
+
+    /// Whether the seccomp socket filter is part of this sandbox.
+    pub fn filters_sockets(&self) -> bool {
+        self.net_filter.is_some()
     }
 }
 
@@ -459,10 +484,10 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
             .add_rule(PathBeneath::new(fd, rights))
             .map_err(|e| err(&e))?;
     }
+    let (net_filter, network) = network_rules(spec.network);
     let mut description = format!(
-        "landlock ABI {abi_v}: read everywhere; write in the workspace except {}, the session temp dir, the temp dirs and package caches; the state dir read-only; network {}",
+        "landlock ABI {abi_v}: read everywhere; write in the workspace except {}, the session temp dir, the temp dirs and package caches; the state dir read-only; {network}",
         spec.read_only_names.join(" "),
-        if spec.network { "allowed" } else { "off (TCP)" }
     );
     if cut {
         description.push_str(&format!(
@@ -471,8 +496,29 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
     }
     Ok(Prepared {
         ruleset: Some(created),
+        net_filter,
         description,
     })
+}
+
+/// The socket filter for `network` (None when allowed or unavailable) and
+/// the note's words for what the network rules cover.
+fn network_rules(network: bool) -> (Option<crate::netfilter::Filter>, String) {
+    if network {
+        return (None, "network allowed".into());
+    }
+    match crate::netfilter::Filter::network_off() {
+        Ok(f) => (
+            Some(f),
+            "network off: no TCP connect or bind (Landlock), no socket but unix and netlink (UDP, raw, packet, SCTP, vsock... refused by seccomp), no io_uring; unix sockets outside are still reachable by path".into(),
+        ),
+        Err(why) => (
+            None,
+            format!(
+                "network partly off: TCP connect and bind are refused (Landlock), but UDP and other sockets are NOT blocked ({why})"
+            ),
+        ),
+    }
 }
 
 /// The system temp dirs every sandboxed call may write (besides its own

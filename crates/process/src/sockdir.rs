@@ -1,9 +1,24 @@
 //! The short per-user directory for wrench's unix sockets (the workspace
 //! daemon, the PTY holders), and the checks on both ends of a connection.
 //!
-//! A unix socket path is at most 107 bytes, so sockets do not live in the
-//! state dir (whose path a user chooses): they live in
-//! `$XDG_RUNTIME_DIR/wrench/` or `/tmp/wrench-UID/`, named by a hash.
+//! A unix socket path is at most 107 bytes, so sockets live in a short
+//! directory, named by a hash: `$XDG_RUNTIME_DIR/wrench/`, else
+//! `STATE_BASE/run/` (the state base's own path, when short enough), else
+//! `/tmp/wrench-UID/`.
+//!
+//! **Never writable from the sandbox.** wrench trusts what it finds there
+//! (a daemon's socket, lock and log), and a sandboxed command runs as the
+//! same user: one that could plant a FIFO at the log path would hang every
+//! later call that starts the daemon, one that could unlink the lock would
+//! let a second daemon take the socket. So [`socket_dir_path`] skips a
+//! candidate that lies in a directory every sandbox may write
+//! ([`crate::sandbox::shared_writable`]: `/tmp`, `$TMPDIR`, the caches) —
+//! `STATE_BASE/run` is inside the state base, read-only to every sandbox —
+//! and the sandbox spec lists the chosen dir read-only besides
+//! (`decide::spec_from`), so even the last resort under `/tmp` stays
+//! closed (at the cost of new entries directly in `/tmp`). Files wrench
+//! opens there go through [`open_private_file`]: never through a symlink,
+//! never blocking on a FIFO, and only a regular file of ours.
 //!
 //! The directory is trusted only when it is a real directory (never a
 //! symlink), owned by this user, and neither group- nor world-accessible:
@@ -16,8 +31,8 @@
 
 use nix::sys::socket::{getsockopt, sockopt};
 use sha2::{Digest, Sha256};
-use std::os::fd::AsFd;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::fd::{AsFd, AsRawFd};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, PermissionsExt};
 use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use wrench_core::{ToolError, ToolResult};
@@ -25,19 +40,142 @@ use wrench_core::{ToolError, ToolResult};
 /// Longest unix socket path the kernel accepts (`sun_path` less the NUL).
 pub const MAX_SOCKET_PATH: usize = 107;
 
-/// The checked socket directory: `$XDG_RUNTIME_DIR/wrench` when that is set
-/// (and short enough for a socket), else `/tmp/wrench-UID`. Created 0700
-/// when missing; refused when it is not this user's private directory.
-pub fn socket_dir() -> ToolResult<PathBuf> {
-    let uid = nix::unistd::geteuid().as_raw();
-    if let Some(x) = std::env::var_os("XDG_RUNTIME_DIR").filter(|x| !x.is_empty()) {
-        let x = PathBuf::from(x);
-        // Room for "/wrench/" and a socket name.
-        if x.is_absolute() && x.is_dir() && x.as_os_str().len() + 40 <= MAX_SOCKET_PATH {
-            return private_dir(&x.join("wrench"), uid);
+/// Room left in a socket path for "/" and the longest name wrench gives a
+/// socket, log or lock in the socket dir (`d-` + 16 hex digits + `.sock`).
+const NAME_ROOM: usize = 32;
+
+/// The socket directory wrench uses (not created, not checked): see the
+/// module doc for the order.
+pub fn socket_dir_path() -> PathBuf {
+    choose_socket_dir(
+        std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from),
+        &wrench_core::session::state_base(),
+        nix::unistd::geteuid().as_raw(),
+        &crate::sandbox::shared_writable(),
+    )
+}
+
+/// [`socket_dir_path`] from its inputs: the first of `XDG/wrench` (an
+/// existing absolute dir outside every sandbox-writable dir),
+/// `STATE_BASE/run` (absolute) and `/tmp/wrench-UID` whose socket paths fit.
+pub fn choose_socket_dir(
+    xdg_runtime: Option<PathBuf>,
+    state_base: &Path,
+    uid: u32,
+    sandbox_writable: &[PathBuf],
+) -> PathBuf {
+    let fits = |d: &Path| d.is_absolute() && d.as_os_str().len() + NAME_ROOM <= MAX_SOCKET_PATH;
+    if let Some(x) = xdg_runtime.filter(|x| x.is_absolute() && x.is_dir()) {
+        let real = std::fs::canonicalize(&x).unwrap_or_else(|_| x.clone());
+        let d = x.join("wrench");
+        if fits(&d) && !sandbox_writable.iter().any(|w| real.starts_with(w)) {
+            return d;
         }
     }
-    private_dir(&PathBuf::from(format!("/tmp/wrench-{uid}")), uid)
+    let d = state_base.join("run");
+    if fits(&d) {
+        return d;
+    }
+    PathBuf::from(format!("/tmp/wrench-{uid}"))
+}
+
+/// The checked socket directory ([`socket_dir_path`]). Created 0700 when
+/// missing (with its parents); refused when it is not this user's private
+/// directory.
+pub fn socket_dir() -> ToolResult<PathBuf> {
+    let uid = nix::unistd::geteuid().as_raw();
+    let dir = socket_dir_path();
+    if let Some(parent) = dir.parent()
+        && !parent.is_dir()
+    {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(parent)
+            .map_err(|e| ToolError::from_io(parent.display().to_string(), &e))?;
+    }
+    private_dir(&dir, uid)
+}
+
+/// Open (creating it 0600) a file wrench keeps in a directory it trusts —
+/// a daemon's log (`append`) or lock — so that nothing planted there can
+/// hang or redirect it: `O_NOFOLLOW` (a symlink fails), `O_NONBLOCK` (a
+/// FIFO fails or does not block), `O_CLOEXEC`; then it must be a regular
+/// file owned by this user with one link (not a hard link to some other
+/// file). `O_NONBLOCK` is cleared before it is returned. The error names
+/// what is there and what to do.
+pub fn open_private_file(path: &Path, append: bool) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let refused = |what: &str| {
+        std::io::Error::other(format!(
+            "{} is {what}, not a file wrench made; remove it and try again",
+            path.display()
+        ))
+    };
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(append)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => refused("a symlink"),
+            Some(libc::ENXIO) => refused("a FIFO or socket"),
+            Some(libc::EISDIR) => refused("a directory"),
+            _ => std::io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display())),
+        })?;
+    let m = f.metadata()?;
+    let ft = m.file_type();
+    if !ft.is_file() {
+        return Err(refused(if ft.is_fifo() {
+            "a FIFO"
+        } else if ft.is_char_device() || ft.is_block_device() {
+            "a device"
+        } else {
+            "not a regular file"
+        }));
+    }
+    if m.uid() != nix::unistd::geteuid().as_raw() {
+        return Err(refused("owned by another user"));
+    }
+    if m.nlink() != 1 {
+        return Err(refused("a hard link to another file"));
+    }
+    clear_nonblock(&f)?;
+    Ok(f)
+}
+
+/// Open for reading a file that a sandboxed process could have replaced (a
+/// background job's output or exit record, in the job's own writable
+/// directory): `O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC`, refused unless a regular
+/// file, so a FIFO or a link planted there never blocks or redirects the
+/// reader. `O_NONBLOCK` is cleared before it is returned.
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)?;
+    if !f.metadata()?.file_type().is_file() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
+    clear_nonblock(&f)?;
+    Ok(f)
+}
+
+fn clear_nonblock(f: &std::fs::File) -> std::io::Result<()> {
+    // SAFETY: fcntl(2) on a descriptor owned by `f`.
+    unsafe {
+        let fl = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
+        if fl < 0 || libc::fcntl(f.as_raw_fd(), libc::F_SETFL, fl & !libc::O_NONBLOCK) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// Create `dir` (mode 0700) if missing, then check it belongs to `uid` alone.
@@ -180,6 +318,7 @@ pub fn verify_peer(sock: &impl AsFd) -> Result<Peer, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::OpenOptionsExt;
 
     fn is_root() -> bool {
         nix::unistd::geteuid().is_root()
@@ -243,6 +382,105 @@ mod tests {
         std::os::unix::fs::chown(&d, Some(65534), Some(65534)).unwrap();
         let e = private_dir(&d, 0).unwrap_err();
         assert!(e.message.contains("belongs to uid 65534"), "{}", e.message);
+    }
+
+    #[test]
+    fn the_runtime_dir_is_used_only_outside_every_sandbox_writable_dir() {
+        let t = tempfile::tempdir().unwrap();
+        let top = std::fs::canonicalize(t.path()).unwrap();
+        let rt = top.join("rt");
+        std::fs::create_dir(&rt).unwrap();
+        let state = top.join("state");
+        // Outside the writable dirs: the runtime dir.
+        let d = choose_socket_dir(Some(rt.clone()), &state, 7, &[top.join("other")]);
+        assert_eq!(d, rt.join("wrench"));
+        // Inside one (a runtime dir under /tmp, or TMPDIR pointing at it):
+        // the state base, which every sandbox has read-only.
+        let d = choose_socket_dir(Some(rt), &state, 7, std::slice::from_ref(&top));
+        assert_eq!(d, state.join("run"));
+        // Unset, relative or missing: the state base too.
+        for x in [None, Some(PathBuf::from("rel")), Some(top.join("missing"))] {
+            assert_eq!(choose_socket_dir(x, &state, 7, &[]), state.join("run"));
+        }
+    }
+
+    #[test]
+    fn a_state_base_too_long_for_a_socket_falls_back_to_the_last_resort() {
+        let long = PathBuf::from(format!("/{}", "s".repeat(90)));
+        assert_eq!(
+            choose_socket_dir(None, &long, 1000, &[]),
+            PathBuf::from("/tmp/wrench-1000")
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_chosen_dir_leaves_room_for_a_socket_name(
+            base in "/[a-z/]{0,120}",
+            uid in 0u32..4_000_000_000,
+        ) {
+            let d = choose_socket_dir(None, Path::new(&base), uid, &[]);
+            let sock = d.join(format!("d-{}.sock", short_hash(&[b"x"])));
+            proptest::prop_assert!(sock.as_os_str().len() <= MAX_SOCKET_PATH, "{}", sock.display());
+            proptest::prop_assert!(d.is_absolute());
+        }
+    }
+
+    fn mkfifo(p: &Path) {
+        let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    #[test]
+    fn a_private_file_is_opened_only_when_it_is_a_regular_file_of_ours() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        // Missing: created 0600, blocking I/O restored.
+        let f = open_private_file(&d.join("new.log"), true).unwrap();
+        assert_eq!(f.metadata().unwrap().mode() & 0o777, 0o600);
+        // SAFETY: F_GETFL on an open descriptor.
+        let fl = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_GETFL) };
+        assert_eq!(fl & libc::O_NONBLOCK, 0);
+        // A FIFO without a reader, and with one: refused at once, never blocks.
+        mkfifo(&d.join("fifo"));
+        let e = open_private_file(&d.join("fifo"), true).unwrap_err();
+        assert!(e.to_string().contains("a FIFO"), "{e}");
+        let reader = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(d.join("fifo"))
+            .unwrap();
+        let e = open_private_file(&d.join("fifo"), false).unwrap_err();
+        assert!(e.to_string().contains("a FIFO"), "{e}");
+        drop(reader);
+        // A directory, a symlink (to a real file, left untouched), a hard link.
+        std::fs::create_dir(d.join("dir")).unwrap();
+        let e = open_private_file(&d.join("dir"), true).unwrap_err();
+        assert!(e.to_string().contains("a directory"), "{e}");
+        std::fs::write(d.join("target"), "keep").unwrap();
+        std::os::unix::fs::symlink(d.join("target"), d.join("link")).unwrap();
+        let e = open_private_file(&d.join("link"), true).unwrap_err();
+        assert!(e.to_string().contains("a symlink"), "{e}");
+        std::fs::hard_link(d.join("target"), d.join("hard")).unwrap();
+        let e = open_private_file(&d.join("hard"), true).unwrap_err();
+        assert!(e.to_string().contains("hard link"), "{e}");
+        assert_eq!(std::fs::read_to_string(d.join("target")).unwrap(), "keep");
+        assert!(e.to_string().contains("remove it"), "{e}");
+    }
+
+    #[test]
+    fn a_file_read_after_a_sandboxed_writer_is_never_a_fifo_or_a_link() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        std::fs::write(d.join("exit"), "0\n").unwrap();
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut open_regular(&d.join("exit")).unwrap(), &mut s).unwrap();
+        assert_eq!(s, "0\n");
+        mkfifo(&d.join("fifo"));
+        assert!(open_regular(&d.join("fifo")).is_err());
+        std::os::unix::fs::symlink(d.join("exit"), d.join("link")).unwrap();
+        assert!(open_regular(&d.join("link")).is_err());
     }
 
     #[test]

@@ -249,7 +249,7 @@ impl Tool for BashTool {
              programs that need a terminal (returns pty-N). In auto mode (or with [sandbox] on) \
              every process runs in the OS sandbox: it reads everything, writes only the workspace \
              (not .git, .wrench or editor/agent configs), the temp dirs and package caches, cannot \
-             write wrench's state dir, and has no TCP network; escape_sandbox asks for one \
+             write wrench's state dir, and has no network (no TCP, UDP or other socket but unix ones); escape_sandbox asks for one \
              unconfined foreground run. A git command that only reads (status, diff, log, show) \
              runs with every program the repository's configuration names switched off \
              (fsmonitor, filters, textconv, external diffs, pagers, signature programs). Processes that outlive the call (setsid, double fork) are \

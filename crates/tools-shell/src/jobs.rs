@@ -129,7 +129,13 @@ pub struct JobStatus {
 
 /// Status of a job from its files and process.
 pub fn status_of(j: &JobRecord) -> JobStatus {
-    let read = |n: &str| std::fs::read_to_string(j.dir.join(n)).ok();
+    // The job may have replaced its files (its dir is writable to it): never
+    // block on a FIFO or follow a link.
+    let read = |n: &str| {
+        let mut s = String::new();
+        let mut f = wrench_process::sockdir::open_regular(&j.dir.join(n)).ok()?;
+        f.read_to_string(&mut s).ok().map(|_| s)
+    };
     let exit_code = read("exit").and_then(|s| s.trim().parse::<i32>().ok());
     let killed = j.dir.join("killed").exists();
     let timed_out = j.dir.join("timed_out").exists();
@@ -416,7 +422,7 @@ fn readiness_line(r: &Readiness, st: &JobStatus, probe: &Probe) -> String {
 
 /// Read `[offset, offset+max)` of a file; returns bytes and the file length.
 fn read_range(p: &Path, offset: u64, max: usize) -> (Vec<u8>, u64) {
-    let Ok(mut f) = std::fs::File::open(p) else {
+    let Ok(mut f) = wrench_process::sockdir::open_regular(p) else {
         return (Vec::new(), 0);
     };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);

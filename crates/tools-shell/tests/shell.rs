@@ -344,6 +344,44 @@ async fn a_jobs_output_survives_wait() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_fifo_or_link_a_job_leaves_in_its_own_dir_never_blocks_its_reader() {
+    let e = Env::new();
+    let (_, d) = ok(
+        &e.process(),
+        "bash",
+        json!({"command": "echo hello", "run_in_background": true}),
+    )
+    .await;
+    ok(
+        &e.process(),
+        "wait",
+        json!({"ids": ["bg-1"], "timeout": 60}),
+    )
+    .await;
+    // What a (sandboxed) job may do to its own, writable, dir afterwards.
+    let dir = PathBuf::from(d["output_path"].as_str().unwrap())
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    for f in ["exit", "output.log"] {
+        std::fs::remove_file(dir.join(f)).unwrap();
+        nix::unistd::mkfifo(&dir.join(f), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    }
+    // On its own thread: a read blocked on a FIFO would block a runtime.
+    let ex = e.process();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let _ = tx.send(rt.block_on(call(&ex, "bash_output", json!({"id": "bg-1"}))));
+    });
+    let r = rx.recv_timeout(Duration::from_secs(20));
+    assert!(r.is_ok(), "bash_output blocked on a FIFO in the job's dir");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_job_whose_process_vanished_is_not_reported_running() {
     let e = Env::new();
     let (_, d) = ok(
