@@ -460,7 +460,7 @@ impl PendingCheckpoint for Pending {
                 .and_then(serde_json::Value::as_i64)
                 .and_then(|p| i32::try_from(p).ok());
             if let Some(pgid) = pgid
-                && let Ok(store) = Store::open(ctx, self.cfg.clone())
+                && let Ok(mut store) = Store::open(ctx, self.cfg.clone())
                 && let Ok(Some(mut cp)) = store.load(self.id)
                 && cp.open
             {

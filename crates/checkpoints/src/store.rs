@@ -240,14 +240,15 @@ impl Store {
         if p.exists() {
             return Ok(());
         }
-        if self.usage + bytes.len() as u64 > self.cfg.max_total_bytes {
+        let cost = stored(bytes.len() as u64);
+        if self.usage + cost > self.cfg.max_total_bytes {
             return Err(None);
         }
         if let Some(parent) = p.parent() {
             private_dir(parent).map_err(Some)?;
         }
         replace(&p, bytes).map_err(Some)?;
-        self.usage += bytes.len() as u64;
+        self.usage += cost;
         self.usage_dirty = true;
         Ok(())
     }
@@ -323,16 +324,30 @@ impl Store {
 
     /// Write a manifest: an open one under open/, a closed one under log/
     /// (and its open one removed).
-    pub fn save(&self, cp: &Checkpoint) -> ToolResult<()> {
-        let b = serde_json::to_vec_pretty(cp)
+    pub fn save(&mut self, cp: &Checkpoint) -> ToolResult<()> {
+        let b = serde_json::to_vec(cp)
             .map_err(|e| ToolError::io(format!("cannot encode a checkpoint: {e}")))?;
-        if cp.open {
-            replace(&self.open_path(cp.id), &b)
+        // A manifest costs the store like a blob does (one entry per path:
+        // a command that wrote 20,000 files writes a large one).
+        let was = |p: &Path| fs::metadata(p).map_or(0, |m| stored(m.len()));
+        let path = if cp.open {
+            self.open_path(cp.id)
         } else {
-            replace(&self.log_path(cp.id), &b)?;
+            self.log_path(cp.id)
+        };
+        let before = was(&path)
+            + if cp.open {
+                0
+            } else {
+                was(&self.open_path(cp.id))
+            };
+        replace(&path, &b)?;
+        if !cp.open {
             let _ = fs::remove_file(self.open_path(cp.id));
-            Ok(())
         }
+        self.usage = (self.usage + stored(b.len() as u64)).saturating_sub(before);
+        self.usage_dirty = true;
+        Ok(())
     }
 
     pub fn remove(&self, id: u64) {
@@ -501,13 +516,13 @@ impl Store {
             ids.remove(0);
             dropped += 1;
         }
-        if dropped > 0 {
+        let room = self.cfg.max_total_bytes - self.cfg.max_total_bytes / 10;
+        if dropped > 0 || self.usage > room {
             self.collect()?;
         }
         // Near the byte cap (a call that filled the store was recorded as
         // partial): the oldest go first, a tenth at a time, until a tenth
         // of the cap is free again for the next call.
-        let room = self.cfg.max_total_bytes - self.cfg.max_total_bytes / 10;
         while self.usage > room && !ids.is_empty() {
             let n = (ids.len() / 10).max(1);
             for id in ids.drain(..n) {
@@ -555,16 +570,35 @@ impl Store {
             for f in files.flatten() {
                 let name = format!("{prefix}{}", f.file_name().to_string_lossy());
                 if live.contains(&name) {
-                    usage += f.metadata().map(|m| m.len()).unwrap_or(0);
+                    usage += f.metadata().map_or(0, |m| stored(m.len()));
                 } else {
                     let _ = fs::remove_file(f.path());
                 }
+            }
+        }
+        // Manifests and tree files count too: what the cap protects is the disk.
+        for d in ["log", "open", "trees"] {
+            for f in fs::read_dir(self.dir.join(d))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                usage += f.metadata().map_or(0, |m| stored(m.len()));
             }
         }
         self.usage = usage;
         self.usage_dirty = true;
         Ok(())
     }
+}
+
+/// The allocation unit a stored file is counted in.
+pub const BLOCK_BYTES: u64 = 4096;
+
+/// What a file of `len` bytes costs the store: whole blocks, at least one
+/// (an empty file still takes an inode and a directory entry).
+pub fn stored(len: u64) -> u64 {
+    len.div_ceil(BLOCK_BYTES).max(1) * BLOCK_BYTES
 }
 
 impl Drop for Store {
@@ -615,18 +649,39 @@ mod tests {
     #[test]
     fn contents_are_stored_once_and_refused_over_the_total_cap() {
         let d = tempfile::tempdir().unwrap();
-        let mut s = Store::open_dir(d.path(), cfg(10, 5)).unwrap();
+        let mut s = Store::open_dir(d.path(), cfg(BLOCK_BYTES + 10, 5)).unwrap();
         let a = s.put(b"12345").unwrap();
         assert_eq!(s.put(b"12345").unwrap(), a);
-        assert_eq!(s.usage(), 5);
+        assert_eq!(s.usage(), BLOCK_BYTES, "a small blob costs a block");
         assert!(matches!(s.put(b"abcdefgh"), Err(None)));
         assert_eq!(s.get(&a).unwrap(), b"12345");
     }
 
     #[test]
+    fn many_small_files_fill_the_cap_by_the_blocks_they_take_on_disk() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = Store::open_dir(d.path(), cfg(100 * BLOCK_BYTES, 5)).unwrap();
+        let mut n = 0;
+        while s.put(format!("small {n}").as_bytes()).is_ok() {
+            n += 1;
+            assert!(n <= 100, "more tiny blobs than the cap has blocks");
+        }
+        assert_eq!(n, 100);
+        // What the objects really take on disk stays within the cap.
+        let mut on_disk = 0;
+        for sub in fs::read_dir(d.path().join("objects")).unwrap().flatten() {
+            for f in fs::read_dir(sub.path()).unwrap().flatten() {
+                use std::os::unix::fs::MetadataExt;
+                on_disk += f.metadata().unwrap().blocks() * 512;
+            }
+        }
+        assert!(on_disk <= 100 * BLOCK_BYTES, "{on_disk}");
+    }
+
+    #[test]
     fn a_changed_blob_is_not_trusted() {
         let d = tempfile::tempdir().unwrap();
-        let mut s = Store::open_dir(d.path(), cfg(100, 5)).unwrap();
+        let mut s = Store::open_dir(d.path(), cfg(100 * BLOCK_BYTES, 5)).unwrap();
         let a = s.put(b"right").unwrap();
         fs::write(
             d.path().join("objects").join(&a[..2]).join(&a[2..]),
@@ -661,15 +716,17 @@ mod tests {
     #[test]
     fn a_store_near_its_byte_cap_frees_a_tenth_of_it_from_the_oldest() {
         let d = tempfile::tempdir().unwrap();
-        let mut s = Store::open_dir(d.path(), cfg(1000, 100)).unwrap();
+        // Ten checkpoints of one small blob and one manifest each: two
+        // blocks apiece, the whole cap.
+        let mut s = Store::open_dir(d.path(), cfg(20 * BLOCK_BYTES, 100)).unwrap();
         for i in 0..10u64 {
             let b = s.put(format!("{i:0>100}").as_bytes()).unwrap();
             let id = s.next_id().unwrap();
             s.save(&cp(id, &b, 1)).unwrap();
         }
-        assert_eq!(s.usage(), 1000);
+        assert_eq!(s.usage(), 20 * BLOCK_BYTES);
         s.prune(1).unwrap();
-        assert!(s.usage() <= 900, "{}", s.usage());
+        assert!(s.usage() <= 18 * BLOCK_BYTES, "{}", s.usage());
         assert_eq!(s.ids().unwrap().first(), Some(&2));
     }
 
@@ -710,7 +767,7 @@ mod tests {
     fn a_stat_cache_saved_as_deltas_loads_as_saved_and_is_rewritten_whole_when_another_saved_since()
     {
         let d = tempfile::tempdir().unwrap();
-        let s = Store::open_dir(d.path(), cfg(100, 5)).unwrap();
+        let s = Store::open_dir(d.path(), cfg(100 * BLOCK_BYTES, 5)).unwrap();
         let mut t = Tree::default();
         for i in 0..10 {
             t.files.insert(format!("f{i}"), rec(i));
@@ -771,7 +828,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let d = tempfile::tempdir().unwrap();
         let dir = d.path().join("cp");
-        let mut s = Store::open_dir(&dir, cfg(100, 5)).unwrap();
+        let mut s = Store::open_dir(&dir, cfg(100 * BLOCK_BYTES, 5)).unwrap();
         let a = s.put(b"secret").unwrap();
         let obj = dir.join("objects").join(&a[..2]).join(&a[2..]);
         let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
