@@ -107,6 +107,14 @@ impl SessionStore {
         &self.workspace_dir
     }
 
+    /// The state base this store lives under (`BASE/workspaces/<ws>/…`).
+    pub fn state_base(&self) -> &Path {
+        self.workspace_dir
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(&self.workspace_dir)
+    }
+
     /// A subdirectory of the session dir, created.
     pub fn subdir(&self, name: &str) -> ToolResult<PathBuf> {
         let d = self.dir.join(name);

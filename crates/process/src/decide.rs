@@ -80,9 +80,15 @@ pub fn spec_from(root: &Path, state_dir: &Path, tmp: &Path, network: bool) -> Sp
     let mut s = Spec::workspace_write(root, PROTECTED_DIRS, state_dir, tmp, network);
     let base: PathBuf = wrench_core::session::state_base();
     // The socket dir too: a sandboxed command must never plant or remove
-    // anything beside wrench's sockets (see `sockdir`).
+    // anything beside wrench's sockets (see `sockdir`) — the environment's,
+    // and the one of the state base this call's state dir is under.
     let sockets = crate::sockdir::socket_dir_path();
-    for p in [base, sockets] {
+    let own_base = state_dir
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(state_dir);
+    let own_sockets = crate::sockdir::socket_dir_path_in(own_base);
+    for p in [base, sockets, own_sockets] {
         s.read_only.push(std::fs::canonicalize(&p).unwrap_or(p));
     }
     s

@@ -47,9 +47,15 @@ const NAME_ROOM: usize = 32;
 /// The socket directory wrench uses (not created, not checked): see the
 /// module doc for the order.
 pub fn socket_dir_path() -> PathBuf {
+    socket_dir_path_in(&wrench_core::session::state_base())
+}
+
+/// [`socket_dir_path`] for the state base `base` (a context's own, which a
+/// library caller may have chosen apart from the environment).
+pub fn socket_dir_path_in(base: &Path) -> PathBuf {
     choose_socket_dir(
         std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from),
-        &wrench_core::session::state_base(),
+        base,
         nix::unistd::geteuid().as_raw(),
         &crate::sandbox::shared_writable(),
     )
@@ -83,8 +89,13 @@ pub fn choose_socket_dir(
 /// missing (with its parents); refused when it is not this user's private
 /// directory.
 pub fn socket_dir() -> ToolResult<PathBuf> {
+    socket_dir_in(&wrench_core::session::state_base())
+}
+
+/// [`socket_dir`] for the state base `base`.
+pub fn socket_dir_in(base: &Path) -> ToolResult<PathBuf> {
     let uid = nix::unistd::geteuid().as_raw();
-    let dir = socket_dir_path();
+    let dir = socket_dir_path_in(base);
     if let Some(parent) = dir.parent()
         && !parent.is_dir()
     {
@@ -232,7 +243,12 @@ pub fn short_hash(parts: &[&[u8]]) -> String {
 
 /// `PREFIX-HASH.sock` in the checked socket directory.
 pub fn socket_path(prefix: &str, parts: &[&[u8]]) -> ToolResult<PathBuf> {
-    let p = socket_dir()?.join(format!("{prefix}-{}.sock", short_hash(parts)));
+    socket_path_in(&wrench_core::session::state_base(), prefix, parts)
+}
+
+/// [`socket_path`] in the socket dir of the state base `base`.
+pub fn socket_path_in(base: &Path, prefix: &str, parts: &[&[u8]]) -> ToolResult<PathBuf> {
+    let p = socket_dir_in(base)?.join(format!("{prefix}-{}.sock", short_hash(parts)));
     if p.as_os_str().len() > MAX_SOCKET_PATH {
         return Err(ToolError::unsupported(format!(
             "the socket path {} is longer than the kernel allows ({MAX_SOCKET_PATH}); set XDG_RUNTIME_DIR to a shorter directory",

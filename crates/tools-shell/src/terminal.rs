@@ -305,7 +305,8 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
     let id = format!("pty-{n}");
     // In the short private socket dir, not the state dir: a long state dir
     // path must not make the socket path too long for the kernel.
-    let socket = wrench_process::sockdir::socket_path(
+    let socket = wrench_process::sockdir::socket_path_in(
+        ctx.session.state_base(),
         "t",
         &[
             ctx.session.dir().as_os_str().as_encoded_bytes(),
