@@ -441,17 +441,31 @@ fn mask_sources(r: &Redactor, out: &mut ToolOutput) {
     }
 }
 
+/// The secret spans of a source that its shown pieces may hold a piece of,
+/// found at a cost in proportion to the lines shown (`Redactor::spans_shown`).
+fn spans_of(r: &Redactor, src: &RedactionSource) -> Vec<Finding> {
+    let data = src.in_data.iter().flat_map(|(_, segs)| segs);
+    r.spans_shown(
+        &src.text,
+        src.in_text.iter().chain(data).map(|s| s.source_range()),
+    )
+}
+
 /// The secret spans of every source, the sources split among the cores (a
 /// grep that shows lines of a thousand files declares a thousand sources;
 /// scanning them one after the other was the one serial stage left that grew
 /// with the number of files shown).
 fn spans_of_all(r: &Redactor, sources: &[RedactionSource]) -> Vec<Vec<Finding>> {
-    /// Below this many source bytes a second thread costs more than it saves.
+    /// Below this many shown bytes a second thread costs more than it saves.
     const PARALLEL_MIN_BYTES: usize = 256 * 1024;
-    let bytes: usize = sources.iter().map(|s| s.text.len()).sum();
+    let bytes: usize = sources
+        .iter()
+        .flat_map(|s| &s.in_text)
+        .map(|seg| seg.len)
+        .sum();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if sources.len() < 2 || threads < 2 || bytes < PARALLEL_MIN_BYTES {
-        return sources.iter().map(|s| r.spans(&s.text)).collect();
+        return sources.iter().map(|s| spans_of(r, s)).collect();
     }
     // Each thread takes the next source from a shared counter, so one large
     // file does not leave the other threads idle.
@@ -467,7 +481,7 @@ fn spans_of_all(r: &Redactor, sources: &[RedactionSource]) -> Vec<Vec<Finding>> 
                         let Some(src) = sources.get(i) else {
                             return mine;
                         };
-                        mine.push((i, r.spans(&src.text)));
+                        mine.push((i, spans_of(r, src)));
                     }
                 })
             })
@@ -480,7 +494,7 @@ fn spans_of_all(r: &Redactor, sources: &[RedactionSource]) -> Vec<Vec<Finding>> 
     sources
         .iter()
         .zip(found)
-        .map(|(src, f)| f.unwrap_or_else(|| r.spans(&src.text)))
+        .map(|(src, f)| f.unwrap_or_else(|| spans_of(r, src)))
         .collect()
 }
 
@@ -659,7 +673,10 @@ mod tests {
                     t.push_str(&format!("aws = \"{key}\"\n"));
                 }
                 t.push_str(&filler[..1000 * i]);
-                RedactionSource::new(t)
+                let len = t.len();
+                let mut src = RedactionSource::new(t);
+                src.text_piece(0, 0, len);
+                src
             })
             .collect();
         assert!(sources.iter().map(|s| s.text.len()).sum::<usize>() > 256 * 1024);

@@ -1,7 +1,7 @@
 //! The engine: prefilter, lazily compiled rules, merge, replace, clean cache.
 
 use crate::heuristics::*;
-use crate::rules::{Check, KINDS, specs};
+use crate::rules::{Check, KINDS, Reach, specs};
 use crate::{Finding, REDACTION_PREFIX};
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex::{Captures, Regex};
@@ -30,6 +30,7 @@ pub(crate) struct Rule {
     pub(crate) kind: &'static str,
     pub(crate) re: LazyRegex,
     pub(crate) check: Check,
+    pub(crate) reach: Reach,
 }
 
 /// A rule's regex, compiled the first time a text needs it. Most rules are
@@ -71,6 +72,11 @@ pub(crate) struct Inner {
     pub(crate) common: Vec<usize>,
     /// Any of [`COMMON_WORDS`] (in its case variants).
     pub(crate) common_ac: Option<AhoCorasick>,
+    /// The keywords of the [`Reach::Source`] rules (`source_keyword_rules[i]`
+    /// are the rules of pattern `i`): a view's source is scanned whole only
+    /// where one occurs.
+    pub(crate) source_ac: Option<AhoCorasick>,
+    pub(crate) source_keyword_rules: Vec<Vec<usize>>,
     pub(crate) marker_re: LazyRegex,
     pub(crate) pem_cont: LazyRegex,
     pub(crate) pem_end_at: LazyRegex,
@@ -189,6 +195,7 @@ impl Redactor {
                 kind: spec.kind,
                 re: LazyRegex::new(spec.pattern),
                 check: spec.check,
+                reach: spec.reach,
             });
             let variants: Vec<String> = if spec.pattern.starts_with("(?i)") {
                 spec.keywords
@@ -247,6 +254,30 @@ impl Redactor {
             .build(&sorted)
             .ok();
         let common_ac = AhoCorasick::new(&common_variants).ok();
+        let mut source_keywords: Vec<String> = Vec::new();
+        let mut source_keyword_rules: Vec<Vec<usize>> = Vec::new();
+        for (idx, spec) in specs().enumerate() {
+            if spec.reach != Reach::Source {
+                continue;
+            }
+            for k in spec.keywords {
+                let variants = if spec.pattern.starts_with("(?i)") {
+                    case_variants(k)
+                } else {
+                    vec![(*k).to_string()]
+                };
+                for v in variants {
+                    match source_keywords.iter().position(|x| *x == v) {
+                        Some(i) => source_keyword_rules[i].push(idx),
+                        None => {
+                            source_keywords.push(v);
+                            source_keyword_rules.push(vec![idx]);
+                        }
+                    }
+                }
+            }
+        }
+        let source_ac = AhoCorasick::new(&source_keywords).ok();
         let kinds_alt: Vec<String> = KINDS.iter().map(|k| regex::escape(k)).collect();
         let marker_re = LazyRegex::new(format!(
             "{}(?:{})\\]",
@@ -270,6 +301,8 @@ impl Redactor {
                 always,
                 common,
                 common_ac,
+                source_ac,
+                source_keyword_rules,
                 marker_re,
                 pem_cont,
                 pem_end_at,
@@ -336,21 +369,63 @@ impl Redactor {
 
     /// The secrets in `text`, merged (no two overlap) and sorted by position.
     pub fn find(&self, text: &str) -> Vec<Finding> {
-        let inner = &*self.inner;
-        let active = self.active_rules(text);
-        if active.is_empty() {
-            return Vec::new();
-        }
-        let markers = self.markers(text);
         let mut raw = Vec::new();
-        for idx in active {
-            self.scan_rule(idx, text, &markers, &mut raw);
-        }
+        self.find_raw(text, None, &mut raw);
         if raw.is_empty() {
             return Vec::new();
         }
-        debug_assert!(raw.iter().all(|r| r.rule < inner.rules.len()));
         merge(raw)
+    }
+
+    /// The raw findings in `text` of every rule (`reach` None) or of the
+    /// rules of one reach, added to `out`.
+    pub(crate) fn find_raw(&self, text: &str, reach: Option<Reach>, out: &mut Vec<Raw>) {
+        let rules = &self.inner.rules;
+        let active: Vec<usize> = self
+            .active_rules(text)
+            .into_iter()
+            .filter(|&i| reach.is_none_or(|r| rules[i].reach == r))
+            .collect();
+        if active.is_empty() {
+            return;
+        }
+        let markers = self.markers(text);
+        for idx in active {
+            self.scan_rule(idx, text, &markers, out);
+        }
+    }
+
+    /// The raw findings of the [`Reach::Source`] rules whose keywords occur
+    /// in `source`, added to `out`: one multi-literal scan of the source,
+    /// and the rules only where it finds something.
+    pub(crate) fn find_source_reach(&self, source: &str, out: &mut Vec<Raw>) {
+        let inner = &*self.inner;
+        let Some(ac) = &inner.source_ac else {
+            return;
+        };
+        let patterns = inner.source_keyword_rules.len();
+        let mut seen = vec![false; patterns];
+        let mut left = patterns;
+        let mut on: Vec<usize> = Vec::new();
+        for m in ac.find_overlapping_iter(source) {
+            let k = m.pattern().as_usize();
+            if k < patterns && !std::mem::replace(&mut seen[k], true) {
+                on.extend_from_slice(&inner.source_keyword_rules[k]);
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
+            }
+        }
+        if on.is_empty() {
+            return;
+        }
+        on.sort_unstable();
+        on.dedup();
+        let markers = self.markers(source);
+        for idx in on {
+            self.scan_rule(idx, source, &markers, out);
+        }
     }
 
     /// The rules whose keywords occur in `text`, in priority order.

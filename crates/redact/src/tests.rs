@@ -68,6 +68,100 @@ fn every_rule_compiles() {
     assert!(r().inner.pem_end.get().is_some());
 }
 
+/// A [`Reach::Line`] rule is run on the lines shown only, so its matches must
+/// stay on one line: no piece of a pattern can match a line break, except a
+/// piece of at most one character at the match's very start or end (the
+/// context around a token: `(?:^|[^A-Za-z0-9])`, `(?:[^a-z0-9]|\z)`), which
+/// the lines shown supply as the source does. PEM blocks have their extent
+/// computed past the header, so they are of source reach.
+#[test]
+fn line_rules_stay_on_their_line() {
+    use regex_syntax::hir::{Class, Hir, HirKind};
+    fn newline(h: &Hir) -> bool {
+        match h.kind() {
+            HirKind::Empty | HirKind::Look(_) => false,
+            HirKind::Literal(l) => l.0.contains(&b'\n'),
+            HirKind::Class(Class::Unicode(c)) => c
+                .ranges()
+                .iter()
+                .any(|r| r.start() <= '\n' && '\n' <= r.end()),
+            HirKind::Class(Class::Bytes(c)) => c
+                .ranges()
+                .iter()
+                .any(|r| r.start() <= b'\n' && b'\n' <= r.end()),
+            HirKind::Repetition(r) => newline(&r.sub),
+            HirKind::Capture(c) => newline(&c.sub),
+            HirKind::Concat(v) | HirKind::Alternation(v) => v.iter().any(newline),
+        }
+    }
+    fn at_most_one_char(h: &Hir) -> bool {
+        h.properties().maximum_len().is_some_and(|n| n <= 4)
+            && match h.kind() {
+                HirKind::Empty | HirKind::Look(_) | HirKind::Class(_) => true,
+                HirKind::Literal(l) => {
+                    std::str::from_utf8(&l.0).is_ok_and(|s| s.chars().count() <= 1)
+                }
+                HirKind::Capture(c) => at_most_one_char(&c.sub),
+                HirKind::Alternation(v) => v.iter().all(at_most_one_char),
+                HirKind::Concat(v) => {
+                    v.iter()
+                        .filter(|p| p.properties().maximum_len() != Some(0))
+                        .count()
+                        <= 1
+                        && v.iter().all(at_most_one_char)
+                }
+                HirKind::Repetition(r) => r.max == Some(1) && at_most_one_char(&r.sub),
+            }
+    }
+    fn on_one_line(h: &Hir) -> bool {
+        match h.kind() {
+            HirKind::Capture(c) => on_one_line(&c.sub),
+            HirKind::Alternation(v) => v.iter().all(on_one_line),
+            HirKind::Concat(v) => {
+                // Zero-width parts (`\b`, `^`) at either end do not count as the edge.
+                let wide: Vec<&Hir> = v
+                    .iter()
+                    .filter(|p| p.properties().maximum_len() != Some(0))
+                    .collect();
+                let last = wide.len().saturating_sub(1);
+                wide.iter()
+                    .enumerate()
+                    .all(|(i, p)| !newline(p) || ((i == 0 || i == last) && at_most_one_char(p)))
+            }
+            _ => !newline(h) || at_most_one_char(h),
+        }
+    }
+    let mut lines = 0;
+    for spec in specs() {
+        let hir = regex_syntax::parse(spec.pattern).unwrap();
+        match spec.reach {
+            Reach::Line => {
+                lines += 1;
+                assert!(
+                    on_one_line(&hir),
+                    "{} ({}) can match across lines: make it Reach::Source",
+                    spec.kind,
+                    spec.pattern
+                );
+                assert_ne!(spec.check, Check::Pem, "a PEM block runs past its line");
+            }
+            Reach::Source => assert!(
+                !spec.keywords.is_empty(),
+                "{} has no keyword to gate it",
+                spec.kind
+            ),
+        }
+    }
+    assert!(lines > 60, "only {lines} line rules");
+    // The test can fail: a pattern that spans a line break is caught.
+    assert!(!on_one_line(
+        &regex_syntax::parse(r"machine[ \t\r\n]+\S+").unwrap()
+    ));
+    assert!(on_one_line(
+        &regex_syntax::parse(r"(?:^|[^a-z])x{3}(?:[^a-z]|\z)").unwrap()
+    ));
+}
+
 // ---- more forms of the same formats -------------------------------------------------
 
 #[test]
@@ -856,6 +950,39 @@ proptest! {
         }
         prop_assert_eq!(r().contains_secret(&text), !found.is_empty());
         prop_assert_eq!(matches!(r().scrub(&text), Cow::Borrowed(_)), found.is_empty());
+    }
+
+    /// A view's spans: every byte of a secret of the whole source that a
+    /// shown range holds is in a span found from the lines shown (plus the
+    /// source-reach rules on the whole source).
+    #[test]
+    fn spans_shown_cover_every_shown_byte_of_a_source_secret(
+        text in adversarial_text(),
+        ranges in proptest::collection::vec((0usize..600, 0usize..200), 1..4),
+        pad_lines in 0usize..300,
+    ) {
+        let pad = "let total = count + 1;\n".repeat(pad_lines);
+        let source = format!("{pad}{text}\n{pad}");
+        let shown: Vec<std::ops::Range<usize>> = ranges
+            .iter()
+            .map(|&(a, len)| {
+                let a = (pad.len() + a).min(source.len());
+                a..(a + len).min(source.len())
+            })
+            .collect();
+        let whole = r().find(&source);
+        let seen = r().spans_shown(&source, shown.clone());
+        for f in &whole {
+            for s in &shown {
+                for byte in f.start.max(s.start)..f.end.min(s.end) {
+                    prop_assert!(
+                        seen.iter().any(|g| g.start <= byte && byte < g.end),
+                        "byte {} of {:?} ({:?}) shown by {:?} not covered: {:?}",
+                        byte, f, &source[f.start..f.end], s, seen
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -11,9 +11,11 @@
 //! the view. Streams also hold back an unfinished candidate at their end until
 //! more arrives ([`safe_cut`]).
 
-use crate::engine::Redactor;
+use crate::engine::{Raw, Redactor, merge};
+use crate::rules::Reach;
 use crate::{Finding, REDACTION_PREFIX};
 use std::borrow::Cow;
+use std::ops::Range;
 
 /// A piece of a view that is a verbatim copy of a piece of its source: bytes
 /// `view..view+len` of the view equal bytes `source..source+len` of the source.
@@ -46,6 +48,47 @@ impl Redactor {
         found
     }
 
+    /// The secrets of `source` that its `shown` byte ranges may hold a piece
+    /// of, at a cost in proportion to the lines shown rather than to the
+    /// whole source: every finding of [`Redactor::spans`] that overlaps a
+    /// shown range is among them (some findings elsewhere may be too).
+    ///
+    /// The [`Reach::Line`] rules run on the shown lines only, whole (a cut
+    /// line is looked at whole), joined with the line break before each, so
+    /// every byte has the context it has in the source up to its line's
+    /// ends, which is all these rules read. The [`Reach::Source`] rules (PEM
+    /// blocks, `.netrc` entries: a shown key line may have its header lines
+    /// away) run on the whole source, only when one of their keywords occurs
+    /// in it (one multi-literal scan). When the lines shown are most of the
+    /// source, the source is scanned whole (and a clean verdict remembered).
+    ///
+    /// [`Reach::Line`]: crate::rules::Reach::Line
+    /// [`Reach::Source`]: crate::rules::Reach::Source
+    pub fn spans_shown(
+        &self,
+        source: &str,
+        shown: impl IntoIterator<Item = Range<usize>>,
+    ) -> Vec<Finding> {
+        let windows = line_windows(source, shown);
+        let covered: usize = windows.iter().map(|w| w.len()).sum();
+        if covered == 0 {
+            return Vec::new();
+        }
+        if covered >= source.len() / 2 {
+            return self.spans(source);
+        }
+        let mut raw = Vec::new();
+        self.find_source_reach(source, &mut raw);
+        let joined = Joined::new(source, &windows);
+        let mut lines = Vec::new();
+        self.find_raw(&joined.text, Some(Reach::Line), &mut lines);
+        joined.map_back(&lines, &mut raw);
+        if raw.is_empty() {
+            return Vec::new();
+        }
+        merge(raw)
+    }
+
     /// Masks in `view` every byte copied from `source` (per `segments`) that
     /// lies in a secret span of `source`: each shown piece of a secret becomes
     /// `[REDACTED:<kind>]`; everything else in the view is kept. A segment that
@@ -55,8 +98,110 @@ impl Redactor {
         if segments.is_empty() {
             return Cow::Borrowed(view);
         }
-        let found = self.spans(source);
+        let found = self.spans_shown(source, segments.iter().map(Segment::source_range));
         mask_with(&found, source, view, segments)
+    }
+}
+
+impl Segment {
+    /// The bytes of the source this piece copies.
+    pub fn source_range(&self) -> Range<usize> {
+        self.source..self.source.saturating_add(self.len)
+    }
+}
+
+/// The whole lines of `source` that the `shown` ranges touch (each through
+/// its `\n`), sorted, overlapping and touching ones merged. Out-of-bounds
+/// parts of a range are dropped.
+pub(crate) fn line_windows(
+    source: &str,
+    shown: impl IntoIterator<Item = Range<usize>>,
+) -> Vec<Range<usize>> {
+    let b = source.as_bytes();
+    let mut w: Vec<Range<usize>> = shown
+        .into_iter()
+        .filter_map(|r| {
+            let (s, e) = (r.start.min(b.len()), r.end.min(b.len()));
+            if s >= e {
+                return None;
+            }
+            let start = memchr::memrchr(b'\n', &b[..s]).map_or(0, |i| i + 1);
+            let end = if b[e - 1] == b'\n' {
+                e
+            } else {
+                memchr::memchr(b'\n', &b[e..]).map_or(b.len(), |i| e + i + 1)
+            };
+            Some(start..end)
+        })
+        .collect();
+    w.sort_unstable_by_key(|r| r.start);
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(w.len());
+    for r in w {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// Line windows of a source joined into one text: the line break before the
+/// first window (when it is not the source's start), then each window (each
+/// ends with its own `\n`, but for the source's last line). Every byte of it
+/// sees the same bytes around it, to its line's ends, as in the source.
+struct Joined<'a> {
+    text: Cow<'a, str>,
+    /// (offset in `text`, offset in the source, length) per window.
+    pieces: Vec<(usize, usize, usize)>,
+}
+
+impl<'a> Joined<'a> {
+    fn new(source: &'a str, windows: &[Range<usize>]) -> Joined<'a> {
+        let lead = windows.first().map_or(0, |w| usize::from(w.start > 0));
+        if let [only] = windows {
+            // One window: a slice of the source, with its line break before.
+            let from = only.start - lead;
+            return Joined {
+                text: Cow::Borrowed(&source[from..only.end]),
+                pieces: vec![(lead, only.start, only.len())],
+            };
+        }
+        let total: usize = windows.iter().map(|w| w.len()).sum::<usize>() + lead;
+        let mut text = String::with_capacity(total);
+        if lead == 1 {
+            text.push('\n');
+        }
+        let mut pieces = Vec::with_capacity(windows.len());
+        for w in windows {
+            pieces.push((text.len(), w.start, w.len()));
+            text.push_str(&source[w.clone()]);
+        }
+        Joined {
+            text: Cow::Owned(text),
+            pieces,
+        }
+    }
+
+    /// Findings in the joined text as findings in the source: each cut to
+    /// the windows it overlaps (a rule of line reach does not cross a window's
+    /// edge, but a cut keeps the mapping exact if one did).
+    fn map_back(&self, found: &[Raw], out: &mut Vec<Raw>) {
+        for f in found {
+            let first = self
+                .pieces
+                .partition_point(|&(at, _, len)| at + len <= f.start);
+            for &(at, src, len) in self.pieces[first..].iter().take_while(|p| p.0 < f.end) {
+                let a = f.start.max(at);
+                let b = f.end.min(at + len);
+                if a < b {
+                    out.push(Raw {
+                        start: src + (a - at),
+                        end: src + (b - at),
+                        ..*f
+                    });
+                }
+            }
+        }
     }
 }
 

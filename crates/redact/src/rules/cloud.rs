@@ -1,6 +1,6 @@
 //! Cloud providers and infrastructure services.
 
-use super::{Check, Spec};
+use super::{Check, Reach, Spec};
 
 pub(crate) const SPECS: &[Spec] = &[
     Spec {
@@ -8,84 +8,98 @@ pub(crate) const SPECS: &[Spec] = &[
         pattern: r"(?-u:\b)((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})(?-u:\b)",
         keywords: &[],
         check: Check::Group(1),
+        reach: Reach::Line,
     },
     Spec {
         kind: "aws_secret_access_key",
         pattern: r#"(?i)(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([a-z0-9/+]{40})(?:[^a-z0-9/+=]|\z)"#,
         keywords: &["secret"],
         check: Check::Group(1),
+        reach: Reach::Line,
     },
     Spec {
         kind: "aws_session_token",
         pattern: r#"(?i)(?:aws_?session_?token|session_?token)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([a-z0-9/+=]{100,})"#,
         keywords: &["session"],
         check: Check::Group(1),
+        reach: Reach::Line,
     },
     Spec {
         kind: "aws_bedrock_api_key",
         pattern: r"(?-u:\b)ABSK[A-Za-z0-9+/]{109,269}={0,2}",
         keywords: &["ABSK"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "google_api_key",
         pattern: r"AIza[0-9A-Za-z_\-]{35}",
         keywords: &["AIza"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "google_oauth_client_secret",
         pattern: r"GOCSPX-[0-9A-Za-z_\-]{28}",
         keywords: &["GOCSPX-"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "google_oauth_token",
         pattern: r"(?-u:\b)(?:ya29\.[0-9A-Za-z_\-]{30,}|1//0[0-9A-Za-z_\-]{40,})",
         keywords: &["ya29.", "1//0"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "azure_storage_account_key",
         pattern: r"(?i)(?-u:\b)AccountKey=([a-z0-9+/]{86}==)",
         keywords: &["AccountKey=", "accountkey=", "ACCOUNTKEY="],
         check: Check::Group(1),
+        reach: Reach::Line,
     },
     Spec {
         kind: "azure_shared_access_key",
         pattern: r"(?i)(?-u:\b)SharedAccessKey=([a-z0-9+/]{42,44}=)",
         keywords: &["SharedAccessKey=", "sharedaccesskey=", "SHAREDACCESSKEY="],
         check: Check::Group(1),
+        reach: Reach::Line,
     },
     Spec {
         kind: "azure_sas_signature",
         pattern: r"(?i)(?:[?&]|(?-u:\b))sig=([a-z0-9%+/]{40,100}(?:=|%3d){0,2})",
         keywords: &["sig="],
         check: Check::Group(1),
+        reach: Reach::Line,
     },
     Spec {
         kind: "azure_ad_client_secret",
         pattern: r"(?:^|[^A-Za-z0-9_~.\-])([A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34})(?:[^A-Za-z0-9_~.\-]|\z)",
         keywords: &[],
         check: Check::Group(1),
+        reach: Reach::Line,
     },
     Spec {
         kind: "alibaba_access_key_id",
         pattern: r"(?-u:\b)LTAI[A-Za-z0-9]{12,20}(?-u:\b)",
         keywords: &["LTAI"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "digitalocean_token",
         pattern: r"(?-u:\b)do[por]_v1_[a-f0-9]{64}(?-u:\b)",
         keywords: &["dop_v1_", "doo_v1_", "dor_v1_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "cloudflare_origin_ca_key",
         pattern: r"(?-u:\b)v1\.0-[a-f0-9]{24}-[a-f0-9]{146}(?-u:\b)",
         keywords: &["v1.0-"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "cloudflare_api_token",
@@ -100,60 +114,70 @@ pub(crate) const SPECS: &[Spec] = &[
             "cfkey",
         ],
         check: Check::Group(1),
+        reach: Reach::Line,
     },
     Spec {
         kind: "heroku_api_key",
         pattern: r#"(?i)(?-u:\b)HRKU-AA[0-9a-z_\-]{58}|heroku[a-z_\-]{0,20}(?:key|token)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"#,
         keywords: &["hrku-", "heroku"],
         check: Check::Group(1),
+        reach: Reach::Line,
     },
     Spec {
         kind: "databricks_token",
         pattern: r"(?-u:\b)dapi[a-f0-9]{32}(?:-[0-9])?(?-u:\b)",
         keywords: &["dapi"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "supabase_token",
         pattern: r"(?-u:\b)(?:sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_\-]{20,})",
         keywords: &["sbp_", "sb_secret_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "fly_io_token",
         pattern: r"(?-u:\b)fo1_[A-Za-z0-9_\-]{43}",
         keywords: &["fo1_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "planetscale_token",
         pattern: r"(?-u:\b)pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.\-]{32,64}",
         keywords: &["pscale_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "terraform_cloud_token",
         pattern: r"(?-u:\b)[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70}",
         keywords: &["atlasv1"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "pulumi_access_token",
         pattern: r"(?-u:\b)pul-[a-f0-9]{40}(?-u:\b)",
         keywords: &["pul-"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "vault_token",
         pattern: r"(?-u:\b)hv[sbr]\.[A-Za-z0-9_\-]{24,}",
         keywords: &["hvs.", "hvb.", "hvr."],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "doppler_token",
         pattern: r"(?-u:\b)dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}",
         keywords: &[],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
 ];
 

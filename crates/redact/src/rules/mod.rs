@@ -24,6 +24,19 @@ pub(crate) enum Check {
     CliUser,
 }
 
+/// How far from a shown piece of a source a rule must look to decide on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// Its matches lie within one line (they never hold a line break, except
+    /// a `\n` taken as the context around the match) and its check reads
+    /// only that line: the lines shown are enough (`line_rules_stay_on_their_line`
+    /// proves it on every pattern).
+    Line,
+    /// Its matches may run over several lines (a PEM block, a `.netrc`
+    /// entry): it runs on the whole source, when one of its keywords occurs there.
+    Source,
+}
+
 /// A rule as written: compiled once by [`Redactor::new`].
 pub(crate) struct Spec {
     pub(crate) kind: &'static str,
@@ -35,6 +48,7 @@ pub(crate) struct Spec {
     /// regex engine finds quickly by itself).
     pub(crate) keywords: &'static [&'static str],
     pub(crate) check: Check,
+    pub(crate) reach: Reach,
 }
 
 mod ai;
