@@ -9,16 +9,6 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-/// Words so common in code and prose (`key`, `token`, `pass`, ...) that scanning
-/// for every occurrence would cost more than the rules they enable: the rules whose
-/// keywords all contain one run as soon as any of them occurs (found by one
-/// early-exit search), and their own regexes, which start from these words, do the
-/// rest.
-pub(crate) const COMMON_WORDS: &[&str] = &[
-    "pass", "pwd", "secret", "token", "cred", "key", "auth", "cookie", "session", "salt", "hmac",
-    "jwt", "bearer",
-];
-
 /// At most this many find-and-replace passes in [`Redactor::scrub`]; real text needs
 /// one, and a second finds nothing.
 pub(crate) const MAX_PASSES: usize = 16;
@@ -58,25 +48,17 @@ impl LazyRegex {
 
 pub(crate) struct Inner {
     pub(crate) rules: Vec<Rule>,
-    /// All keywords (`keywords[i]` is pattern `i`), found overlapping in one
-    /// pass. Built with aho-corasick, not as regexes: compiling the keyword
-    /// alternations was a third of what a one-shot `wrench read` did.
-    pub(crate) keyword_ac: Option<AhoCorasick>,
-    pub(crate) keywords: Vec<String>,
-    /// Keyword variant -> the rules it enables (including the rules of every
-    /// variant it contains, since a match only reports one alternative).
-    pub(crate) keyword_rules: HashMap<String, Vec<usize>>,
-    /// Rules without keywords.
+    /// Every keyword of the [`Reach::Line`] rules (and of the rules whose
+    /// reach does not matter when the whole text is scanned), found
+    /// overlapping in one pass: a rule runs, and its regex is compiled, only
+    /// when one of its keywords occurs.
+    pub(crate) keywords: Keywords,
+    /// The same for the [`Reach::Source`] rules alone: a view's source is
+    /// scanned whole only where one of these occurs.
+    pub(crate) source_keywords: Keywords,
+    /// Rules without keywords, gated by a check of their own (Discord bot
+    /// tokens: [`discord_candidate`]).
     pub(crate) always: Vec<usize>,
-    /// Rules all of whose keywords contain one of [`COMMON_WORDS`].
-    pub(crate) common: Vec<usize>,
-    /// Any of [`COMMON_WORDS`] (in its case variants).
-    pub(crate) common_ac: Option<AhoCorasick>,
-    /// The keywords of the [`Reach::Source`] rules (`source_keyword_rules[i]`
-    /// are the rules of pattern `i`): a view's source is scanned whole only
-    /// where one occurs.
-    pub(crate) source_ac: Option<AhoCorasick>,
-    pub(crate) source_keyword_rules: Vec<Vec<usize>>,
     pub(crate) marker_re: LazyRegex,
     pub(crate) pem_cont: LazyRegex,
     pub(crate) pem_end_at: LazyRegex,
@@ -184,11 +166,7 @@ impl Redactor {
     /// [`Redactor::global`]); clones share the compiled rules.
     pub fn new() -> Redactor {
         let mut rules = Vec::new();
-        let mut keyword_rules: HashMap<String, Vec<usize>> = HashMap::new();
         let mut always = Vec::new();
-        let mut common = Vec::new();
-        let common_variants: Vec<String> =
-            COMMON_WORDS.iter().flat_map(|k| case_variants(k)).collect();
         for spec in specs() {
             let idx = rules.len();
             rules.push(Rule {
@@ -197,87 +175,16 @@ impl Redactor {
                 check: spec.check,
                 reach: spec.reach,
             });
-            let variants: Vec<String> = if spec.pattern.starts_with("(?i)") {
-                spec.keywords
-                    .iter()
-                    .flat_map(|k| case_variants(k))
-                    .collect()
-            } else {
-                spec.keywords.iter().map(|k| (*k).to_string()).collect()
-            };
-            if variants.is_empty() {
+            if spec.keywords.is_empty() {
                 always.push(idx);
-            } else if variants
-                .iter()
-                .all(|v| common_variants.iter().any(|c| v.contains(c.as_str())))
-            {
-                // Every keyword of the rule contains a common word: the rule runs
-                // whenever a common word occurs, which one early-exit search tells.
-                common.push(idx);
-            } else {
-                for variant in variants {
-                    keyword_rules.entry(variant).or_default().push(idx);
-                }
             }
         }
-        // A keyword that contains another keyword shadows it in a leftmost-first scan
-        // (longest alternatives first), so it must also enable the contained one's rules.
-        let keys: Vec<String> = keyword_rules.keys().cloned().collect();
-        let mut extra: Vec<(String, Vec<usize>)> = Vec::new();
-        for outer in &keys {
-            let mut add = Vec::new();
-            for inner in &keys {
-                if inner != outer
-                    && outer.contains(inner.as_str())
-                    && let Some(r) = keyword_rules.get(inner)
-                {
-                    add.extend_from_slice(r);
-                }
-            }
-            if !add.is_empty() {
-                extra.push((outer.clone(), add));
-            }
-        }
-        for (k, add) in extra {
-            if let Some(v) = keyword_rules.get_mut(&k) {
-                v.extend(add);
-            }
-        }
-        for v in keyword_rules.values_mut() {
-            v.sort_unstable();
-            v.dedup();
-        }
-        let mut sorted = keys;
-        sorted.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        let keyword_ac = AhoCorasick::builder()
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(&sorted)
-            .ok();
-        let common_ac = AhoCorasick::new(&common_variants).ok();
-        let mut source_keywords: Vec<String> = Vec::new();
-        let mut source_keyword_rules: Vec<Vec<usize>> = Vec::new();
-        for (idx, spec) in specs().enumerate() {
-            if spec.reach != Reach::Source {
-                continue;
-            }
-            for k in spec.keywords {
-                let variants = if spec.pattern.starts_with("(?i)") {
-                    case_variants(k)
-                } else {
-                    vec![(*k).to_string()]
-                };
-                for v in variants {
-                    match source_keywords.iter().position(|x| *x == v) {
-                        Some(i) => source_keyword_rules[i].push(idx),
-                        None => {
-                            source_keywords.push(v);
-                            source_keyword_rules.push(vec![idx]);
-                        }
-                    }
-                }
-            }
-        }
-        let source_ac = AhoCorasick::new(&source_keywords).ok();
+        let keywords = Keywords::new(specs().enumerate());
+        let source_keywords = Keywords::new(
+            specs()
+                .enumerate()
+                .filter(|(_, s)| s.reach == Reach::Source),
+        );
         let kinds_alt: Vec<String> = KINDS.iter().map(|k| regex::escape(k)).collect();
         let marker_re = LazyRegex::new(format!(
             "{}(?:{})\\]",
@@ -295,14 +202,9 @@ impl Redactor {
         Redactor {
             inner: Arc::new(Inner {
                 rules,
-                keyword_ac,
-                keywords: sorted,
-                keyword_rules,
+                keywords,
+                source_keywords,
                 always,
-                common,
-                common_ac,
-                source_ac,
-                source_keyword_rules,
                 marker_re,
                 pem_cont,
                 pem_end_at,
@@ -400,75 +302,28 @@ impl Redactor {
     /// and the rules only where it finds something.
     pub(crate) fn find_source_reach(&self, source: &str, out: &mut Vec<Raw>) {
         let inner = &*self.inner;
-        let Some(ac) = &inner.source_ac else {
-            return;
-        };
-        let patterns = inner.source_keyword_rules.len();
-        let mut seen = vec![false; patterns];
-        let mut left = patterns;
-        let mut on: Vec<usize> = Vec::new();
-        for m in ac.find_overlapping_iter(source) {
-            let k = m.pattern().as_usize();
-            if k < patterns && !std::mem::replace(&mut seen[k], true) {
-                on.extend_from_slice(&inner.source_keyword_rules[k]);
-                left -= 1;
-                if left == 0 {
-                    break;
-                }
-            }
-        }
-        if on.is_empty() {
+        let mut on = vec![false; inner.rules.len()];
+        if !inner.source_keywords.turn_on(source, &mut on) {
             return;
         }
-        on.sort_unstable();
-        on.dedup();
         let markers = self.markers(source);
-        for idx in on {
+        for (idx, _) in on.iter().enumerate().filter(|(_, b)| **b) {
             self.scan_rule(idx, source, &markers, out);
         }
     }
 
     /// The rules whose keywords occur in `text`, in priority order.
-    fn active_rules(&self, text: &str) -> Vec<usize> {
+    pub(crate) fn active_rules(&self, text: &str) -> Vec<usize> {
         let inner = &*self.inner;
         let mut on = vec![false; inner.rules.len()];
-        let mut count = 0usize;
         for &i in &inner.always {
-            if !on[i] {
-                on[i] = true;
-                count += 1;
-            }
+            let gate = match inner.rules[i].check {
+                Check::Discord => discord_candidate(text),
+                _ => true,
+            };
+            on[i] |= gate;
         }
-        if inner.common_ac.as_ref().is_some_and(|ac| ac.is_match(text)) {
-            for &i in &inner.common {
-                if !on[i] {
-                    on[i] = true;
-                    count += 1;
-                }
-            }
-        }
-        if let Some(ac) = &inner.keyword_ac {
-            // Every occurrence of every keyword, overlapping ones too: a
-            // keyword inside or across another still enables its rules.
-            let mut seen = vec![false; inner.keywords.len()];
-            for m in ac.find_overlapping_iter(text) {
-                if count == on.len() {
-                    break;
-                }
-                let k = m.pattern().as_usize();
-                if std::mem::replace(&mut seen[k], true) {
-                    continue;
-                }
-                if let Some(rules) = inner.keyword_rules.get(&inner.keywords[k]) {
-                    for &i in rules {
-                        if !on[i] {
-                            on[i] = true;
-                            count += 1;
-                        }
-                    }
-                }
-            }
-        }
+        inner.keywords.turn_on(text, &mut on);
         on.iter()
             .enumerate()
             .filter_map(|(i, &b)| b.then_some(i))
@@ -724,28 +579,100 @@ impl Redactor {
     }
 }
 
-/// The spellings a keyword is looked for in: as written when it has capitals, else
-/// lowercase, UPPERCASE and Capitalized (`password`, `PASSWORD`, `Password`), which
-/// covers snake, SCREAMING and camel case key names. A plain case-sensitive literal
-/// set keeps the prefilter on the regex crate's fast multi-literal search.
-pub(crate) fn case_variants(kw: &str) -> Vec<String> {
-    if kw.bytes().any(|b| b.is_ascii_uppercase()) {
-        return vec![kw.to_string()];
-    }
-    let mut capital = String::with_capacity(kw.len());
-    let mut first = true;
-    for c in kw.chars() {
-        if first && c.is_ascii_alphabetic() {
-            capital.push(c.to_ascii_uppercase());
-            first = false;
-        } else {
-            capital.push(c);
+/// A set of rule keywords in one aho-corasick automaton, found overlapping
+/// (a keyword inside or across another still counts). A keyword is looked
+/// for in any ASCII case when it is written in lowercase or its rule's
+/// pattern is `(?i)` (`password` finds `PASSWORD` and `dbPassword`), else as
+/// written (`AKIA`, `PRIVATE KEY`); one case-insensitive automaton serves
+/// both, and an exact keyword's match is checked byte for byte.
+pub(crate) struct Keywords {
+    ac: Option<AhoCorasick>,
+    /// Pattern `i`: its text, whether it must match exactly, its rules.
+    entries: Vec<(String, bool, Vec<usize>)>,
+}
+
+impl Keywords {
+    fn new<'a>(specs: impl Iterator<Item = (usize, &'a crate::rules::Spec)>) -> Keywords {
+        let mut entries: Vec<(String, bool, Vec<usize>)> = Vec::new();
+        for (idx, spec) in specs {
+            let any_case = spec.pattern.starts_with("(?i)");
+            for k in spec.keywords {
+                let exact = !any_case && k.bytes().any(|b| b.is_ascii_uppercase());
+                let text = if exact {
+                    (*k).to_string()
+                } else {
+                    k.to_ascii_lowercase()
+                };
+                match entries.iter_mut().find(|e| e.0 == text && e.1 == exact) {
+                    Some(e) => e.2.push(idx),
+                    None => entries.push((text, exact, vec![idx])),
+                }
+            }
         }
+        // A contiguous NFA: a tenth of a DFA's build cost, which a one-shot
+        // call pays in full, for a scan that is fast enough on what a
+        // model is shown.
+        let ac = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .build(entries.iter().map(|e| e.0.as_str()))
+            .ok();
+        Keywords { ac, entries }
     }
-    let mut v = vec![kw.to_string(), kw.to_ascii_uppercase(), capital];
-    v.sort();
-    v.dedup();
-    v
+
+    /// Turns on in `on` the rules whose keywords occur in `text`; whether any did.
+    fn turn_on(&self, text: &str, on: &mut [bool]) -> bool {
+        let Some(ac) = &self.ac else {
+            return false;
+        };
+        let mut seen = vec![false; self.entries.len()];
+        let mut left = self.entries.len();
+        let mut any = false;
+        for m in ac.find_overlapping_iter(text) {
+            let k = m.pattern().as_usize();
+            let Some((kw, exact, rules)) = self.entries.get(k) else {
+                continue;
+            };
+            if seen[k] || (*exact && text.as_bytes().get(m.range()) != Some(kw.as_bytes())) {
+                continue;
+            }
+            seen[k] = true;
+            for &i in rules {
+                if let Some(b) = on.get_mut(i) {
+                    *b = true;
+                    any = true;
+                }
+            }
+            left -= 1;
+            if left == 0 {
+                break;
+            }
+        }
+        any
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+/// Whether `text` may hold a Discord bot token (`id.ts.hmac`: a segment of
+/// 24-28 token characters, a dot, 6, a dot, 27-40), the one rule with no
+/// literal to look for: a dot with six token characters and a dot after it,
+/// 24 token characters before it and 27 after the second. A necessary
+/// condition of the rule's pattern, checked without compiling it.
+pub(crate) fn discord_candidate(text: &str) -> bool {
+    let b = text.as_bytes();
+    let tok = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-';
+    memchr::memchr_iter(b'.', b).any(|i| {
+        i >= 24
+            && b.len() >= i + 8 + 27
+            && b[i + 7] == b'.'
+            && b[i + 1..i + 7].iter().all(tok)
+            && b[i + 8..i + 8 + 27].iter().all(tok)
+            && b[i - 24..i].iter().all(tok)
+    })
 }
 
 pub(crate) fn next_char(text: &str, at: usize) -> usize {

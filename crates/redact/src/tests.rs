@@ -47,21 +47,21 @@ fn every_rule_compiles() {
             rule.re.pattern
         );
     }
-    assert!(r().inner.keyword_ac.is_some() && !r().inner.keywords.is_empty());
+    assert!(r().inner.keywords.len() > 100 && r().inner.source_keywords.len() >= 3);
     for spec in specs() {
+        assert!(
+            !spec.keywords.is_empty() || spec.check == Check::Discord,
+            "{} has no keyword: every rule but the Discord one is gated by a literal",
+            spec.kind
+        );
         for k in spec.keywords {
-            let common = COMMON_WORDS.iter().any(|c| k.contains(c));
-            assert!(
-                common || k.len() >= 4,
-                "keyword {k:?} is too short for the prefilter"
-            );
+            assert!(k.len() >= 2, "keyword {k:?} is too short for the prefilter");
         }
     }
     assert!(
         NEUTRAL_WORDS.windows(2).all(|w| w[0] < w[1]),
         "NEUTRAL_WORDS unsorted"
     );
-    assert!(r().inner.common_ac.is_some());
     assert!(r().inner.marker_re.get().is_some());
     assert!(r().inner.pem_cont.get().is_some());
     assert!(r().inner.pem_end_at.get().is_some());
@@ -160,6 +160,48 @@ fn line_rules_stay_on_their_line() {
     assert!(on_one_line(
         &regex_syntax::parse(r"(?:^|[^a-z])x{3}(?:[^a-z]|\z)").unwrap()
     ));
+}
+
+#[test]
+fn a_text_with_no_keyword_compiles_no_rule() {
+    let r = Redactor::new();
+    let text = "fn main() {\n    let total = items.iter().map(|x| x.size).sum::<u64>();\n    println!(\"{total}\");\n}\n";
+    assert!(r.find(text).is_empty());
+    let compiled: Vec<&str> = r
+        .inner
+        .rules
+        .iter()
+        .filter(|x| x.re.cell.get().is_some())
+        .map(|x| x.kind)
+        .collect();
+    assert!(compiled.is_empty(), "compiled for nothing: {compiled:?}");
+    // One keyword compiles its own rules only.
+    let r = Redactor::new();
+    assert_eq!(
+        r.find(&format!("t = {}{}", concat!("gh", "p_"), rnd(9, 36, ALNUM)))
+            .len(),
+        1
+    );
+    let compiled: Vec<&str> = r
+        .inner
+        .rules
+        .iter()
+        .filter(|x| x.re.cell.get().is_some())
+        .map(|x| x.kind)
+        .collect();
+    assert!(
+        compiled.len() <= 3 && compiled.contains(&"github_pat"),
+        "{compiled:?}"
+    );
+}
+
+#[test]
+fn discord_gate_passes_tokens_and_not_code() {
+    assert!(discord_candidate(&format!("bot = {}", discord_token())));
+    assert!(!discord_candidate(
+        "self.buffer.extend(other.values.iter());"
+    ));
+    assert!(!discord_candidate(""));
 }
 
 // ---- more forms of the same formats -------------------------------------------------
@@ -981,6 +1023,23 @@ proptest! {
                         byte, f, &source[f.start..f.end], s, seen
                     );
                 }
+            }
+        }
+    }
+
+    /// The keyword gate is only a shortcut: a rule left off never had a
+    /// match in the text (its regex is compiled here to check).
+    #[test]
+    fn a_rule_whose_pattern_matches_is_never_gated_off(text in adversarial_text(), case in 0u8..3) {
+        let text = match case {
+            0 => text,
+            1 => text.to_ascii_uppercase(),
+            _ => text.to_ascii_lowercase(),
+        };
+        let active = r().active_rules(&text);
+        for (i, rule) in r().inner.rules.iter().enumerate() {
+            if rule.re.get().is_some_and(|re| re.is_match(&text)) {
+                prop_assert!(active.contains(&i), "{} matches {:?} but was gated off", rule.kind, text);
             }
         }
     }

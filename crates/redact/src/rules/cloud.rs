@@ -6,7 +6,7 @@ pub(crate) const SPECS: &[Spec] = &[
     Spec {
         kind: "aws_access_key_id",
         pattern: r"(?-u:\b)((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})(?-u:\b)",
-        keywords: &[],
+        keywords: &["A3T", "AKIA", "ASIA", "ABIA", "ACCA"],
         check: Check::Group(1),
         reach: Reach::Line,
     },
@@ -76,7 +76,7 @@ pub(crate) const SPECS: &[Spec] = &[
     Spec {
         kind: "azure_ad_client_secret",
         pattern: r"(?:^|[^A-Za-z0-9_~.\-])([A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34})(?:[^A-Za-z0-9_~.\-]|\z)",
-        keywords: &[],
+        keywords: &["Q~"],
         check: Check::Group(1),
         reach: Reach::Line,
     },
@@ -175,7 +175,7 @@ pub(crate) const SPECS: &[Spec] = &[
     Spec {
         kind: "doppler_token",
         pattern: r"(?-u:\b)dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}",
-        keywords: &[],
+        keywords: &["dp."],
         check: Check::Group(0),
         reach: Reach::Line,
     },

@@ -8,7 +8,7 @@ pub(crate) const SPECS: &[Spec] = &[
     Spec {
         kind: "url_credentials",
         pattern: r#"(?-u:\b)[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@\[\]"'<>]*:([^\s/?#"'<>]+)@[A-Za-z0-9\[]"#,
-        keywords: &[],
+        keywords: &["://"],
         check: Check::Value(1),
         reach: Reach::Line,
     },
@@ -29,7 +29,7 @@ pub(crate) const SPECS: &[Spec] = &[
     Spec {
         kind: "cli_user_password",
         pattern: r#"(?:^|[ \t])(?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']+:([^\s"']+)"#,
-        keywords: &[],
+        keywords: &["-u"],
         check: Check::CliUser,
         reach: Reach::Line,
     },

@@ -20,7 +20,7 @@ pub(crate) const SPECS: &[Spec] = &[
     Spec {
         kind: "jwt",
         pattern: r"(?-u:\b)eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*",
-        keywords: &[],
+        keywords: &["eyJ"],
         check: Check::Group(0),
         reach: Reach::Line,
     },

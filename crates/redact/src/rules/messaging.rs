@@ -6,7 +6,7 @@ pub(crate) const SPECS: &[Spec] = &[
     Spec {
         kind: "slack_token",
         pattern: r"xox(?:[abposer]|e\.xox[bp])-[0-9A-Za-z\-]{10,250}",
-        keywords: &[],
+        keywords: &["xox"],
         check: Check::Group(0),
         reach: Reach::Line,
     },
@@ -41,21 +41,21 @@ pub(crate) const SPECS: &[Spec] = &[
     Spec {
         kind: "telegram_bot_token",
         pattern: r"[0-9]{5,16}:AA[A-Za-z0-9_\-]{33}",
-        keywords: &[],
+        keywords: &[":AA"],
         check: Check::Group(0),
         reach: Reach::Line,
     },
     Spec {
         kind: "twilio_api_key",
         pattern: r"(?-u:\b)SK[0-9a-f]{32}(?-u:\b)",
-        keywords: &[],
+        keywords: &["SK"],
         check: Check::Group(0),
         reach: Reach::Line,
     },
     Spec {
         kind: "sendgrid_api_key",
         pattern: r"(?-u:\b)SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}",
-        keywords: &[],
+        keywords: &["SG."],
         check: Check::Group(0),
         reach: Reach::Line,
     },
@@ -69,7 +69,7 @@ pub(crate) const SPECS: &[Spec] = &[
     Spec {
         kind: "mailchimp_api_key",
         pattern: r"(?-u:\b)[0-9a-f]{32}-us[0-9]{1,2}(?-u:\b)",
-        keywords: &[],
+        keywords: &["-us"],
         check: Check::Group(0),
         reach: Reach::Line,
     },
