@@ -162,37 +162,31 @@ fn line_rules_stay_on_their_line() {
     ));
 }
 
+/// The kinds of the rules whose regex `r` has compiled.
+fn compiled(r: &Redactor) -> Vec<&'static str> {
+    let rules = r.inner.rules.iter();
+    rules
+        .filter(|x| x.re.cell.get().is_some())
+        .map(|x| x.kind)
+        .collect()
+}
+
 #[test]
 fn a_text_with_no_keyword_compiles_no_rule() {
     let r = Redactor::new();
     let text = "fn main() {\n    let total = items.iter().map(|x| x.size).sum::<u64>();\n    println!(\"{total}\");\n}\n";
     assert!(r.find(text).is_empty());
-    let compiled: Vec<&str> = r
-        .inner
-        .rules
-        .iter()
-        .filter(|x| x.re.cell.get().is_some())
-        .map(|x| x.kind)
-        .collect();
-    assert!(compiled.is_empty(), "compiled for nothing: {compiled:?}");
+    assert!(
+        compiled(&r).is_empty(),
+        "compiled for nothing: {:?}",
+        compiled(&r)
+    );
     // One keyword compiles its own rules only.
     let r = Redactor::new();
-    assert_eq!(
-        r.find(&format!("t = {}{}", concat!("gh", "p_"), rnd(9, 36, ALNUM)))
-            .len(),
-        1
-    );
-    let compiled: Vec<&str> = r
-        .inner
-        .rules
-        .iter()
-        .filter(|x| x.re.cell.get().is_some())
-        .map(|x| x.kind)
-        .collect();
-    assert!(
-        compiled.len() <= 3 && compiled.contains(&"github_pat"),
-        "{compiled:?}"
-    );
+    let token = format!("t = {}{}", concat!("gh", "p_"), rnd(9, 36, ALNUM));
+    assert_eq!(r.find(&token).len(), 1);
+    let c = compiled(&r);
+    assert!(c.len() <= 3 && c.contains(&"github_pat"), "{c:?}");
 }
 
 #[test]
