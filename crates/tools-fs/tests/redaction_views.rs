@@ -150,3 +150,55 @@ async fn public_keys_and_certificates_stay_readable_in_any_window() {
     assert!(part.contains(cbody[1].as_str()), "{part}");
     assert!(!whole.contains("REDACTED"), "{whole}");
 }
+
+#[tokio::test]
+async fn grep_context_lines_hide_a_secret_the_matching_line_does_not_hold() {
+    let fx = Fixture::new();
+    let token = format!(
+        "{}{}",
+        concat!("gh", "p_"),
+        b64(11, 36).replace(['+', '/'], "x")
+    );
+    let filler = "let unrelated = 1;\n".repeat(200);
+    fx.write(
+        "src/a.rs",
+        format!("{filler}fn f() {{\n    let t = \"{token}\";\n    // TODO rotate\n}}\n{filler}"),
+    );
+    for path in [json!("."), json!("src/a.rs")] {
+        let out = read_all(
+            &fx,
+            "grep",
+            json!({"pattern": "TODO", "output_mode": "content", "context_lines": 1, "path": path}),
+        )
+        .await;
+        assert!(!out.contains(&token[..8]), "token shown: {out}");
+        assert!(
+            out.contains("src/a.rs-202-    let t = \"[REDACTED:github_pat]\";"),
+            "{out}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn grep_context_inside_a_pem_body_far_below_its_header_shows_no_key_line() {
+    let fx = Fixture::new();
+    let (key, body) = pem(concat!("EC PRIV", "ATE KEY"), 60, 21);
+    let filler = "let unrelated = 1;\n".repeat(300);
+    // The match is the line after END: its context is the last body line
+    // and the END line, 60 lines below the header; most of the file is not
+    // shown, so only the shown lines and the key's own block are scanned.
+    fx.write("deploy/conf.txt", format!("{key}TODO rotate\n{filler}"));
+    fx.write("deploy/other.txt", "TODO nothing secret here\n");
+    let out = read_all(
+        &fx,
+        "grep",
+        json!({"pattern": "TODO", "output_mode": "content", "before_context": 2, "path": "deploy"}),
+    )
+    .await;
+    assert_hidden(&out, &body);
+    assert!(
+        out.contains("deploy/conf.txt-61-[REDACTED:private_key]"),
+        "{out}"
+    );
+    assert!(out.contains("TODO nothing secret here"), "{out}");
+}
