@@ -74,6 +74,10 @@ pub(crate) struct Inner {
 /// compare of the whole text (~0.2 ns a byte). The compare makes a
 /// remembered verdict exact: a CRC collision only costs a scan.
 pub(crate) const CLEAN_CACHE_MAX_TEXT: usize = 1 << 20;
+/// ... and from this long: a shorter text is scanned again, which costs less
+/// than the lookup and the copy a remembered verdict needs (a grep result
+/// holds tens of thousands of short lines and paths, each scrubbed once).
+pub(crate) const CLEAN_CACHE_MIN_TEXT: usize = 256;
 /// Bytes of clean text remembered (oldest forgotten first).
 pub(crate) const CLEAN_CACHE_BYTES: usize = 16 << 20;
 /// Clean texts remembered (oldest forgotten first).
@@ -261,12 +265,14 @@ impl Redactor {
 
     /// Whether `text` is a remembered clean text (byte for byte).
     pub(crate) fn is_known_clean(&self, text: &str) -> bool {
-        self.clean_cache().contains(clean_key(text), text)
+        text.len() >= CLEAN_CACHE_MIN_TEXT && self.clean_cache().contains(clean_key(text), text)
     }
 
     /// Remember that `text` holds no secret.
     pub(crate) fn remember_clean(&self, text: &str) {
-        self.clean_cache().insert(clean_key(text), text);
+        if text.len() >= CLEAN_CACHE_MIN_TEXT {
+            self.clean_cache().insert(clean_key(text), text);
+        }
     }
 
     /// The secrets in `text`, merged (no two overlap) and sorted by position.
@@ -302,8 +308,11 @@ impl Redactor {
     /// and the rules only where it finds something.
     pub(crate) fn find_source_reach(&self, source: &str, out: &mut Vec<Raw>) {
         let inner = &*self.inner;
-        let mut on = vec![false; inner.rules.len()];
-        if !inner.source_keywords.turn_on(source, &mut on) {
+        let mut on = Vec::new();
+        if !inner
+            .source_keywords
+            .turn_on(source, &mut on, inner.rules.len())
+        {
             return;
         }
         let markers = self.markers(source);
@@ -315,15 +324,19 @@ impl Redactor {
     /// The rules whose keywords occur in `text`, in priority order.
     pub(crate) fn active_rules(&self, text: &str) -> Vec<usize> {
         let inner = &*self.inner;
-        let mut on = vec![false; inner.rules.len()];
+        // Allocated at the first rule turned on: most texts turn on none.
+        let mut on = Vec::new();
         for &i in &inner.always {
             let gate = match inner.rules[i].check {
                 Check::Discord => discord_candidate(text),
                 _ => true,
             };
-            on[i] |= gate;
+            if gate {
+                on.resize(inner.rules.len(), false);
+                on[i] = true;
+            }
         }
-        inner.keywords.turn_on(text, &mut on);
+        inner.keywords.turn_on(text, &mut on, inner.rules.len());
         on.iter()
             .enumerate()
             .filter_map(|(i, &b)| b.then_some(i))
@@ -620,24 +633,29 @@ impl Keywords {
         Keywords { ac, entries }
     }
 
-    /// Turns on in `on` the rules whose keywords occur in `text`; whether any did.
-    fn turn_on(&self, text: &str, on: &mut [bool]) -> bool {
+    /// Turns on in `on` (grown to `rules` entries when first needed) the
+    /// rules whose keywords occur in `text`; whether any did.
+    fn turn_on(&self, text: &str, on: &mut Vec<bool>, rules: usize) -> bool {
         let Some(ac) = &self.ac else {
             return false;
         };
-        let mut seen = vec![false; self.entries.len()];
+        let mut seen = Vec::new();
         let mut left = self.entries.len();
         let mut any = false;
         for m in ac.find_overlapping_iter(text) {
             let k = m.pattern().as_usize();
-            let Some((kw, exact, rules)) = self.entries.get(k) else {
+            let Some((kw, exact, its_rules)) = self.entries.get(k) else {
                 continue;
             };
-            if seen[k] || (*exact && text.as_bytes().get(m.range()) != Some(kw.as_bytes())) {
+            if seen.get(k) == Some(&true)
+                || (*exact && text.as_bytes().get(m.range()) != Some(kw.as_bytes()))
+            {
                 continue;
             }
+            seen.resize(self.entries.len(), false);
             seen[k] = true;
-            for &i in rules {
+            on.resize(rules, false);
+            for &i in its_rules {
                 if let Some(b) = on.get_mut(i) {
                     *b = true;
                     any = true;
