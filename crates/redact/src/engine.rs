@@ -7,6 +7,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex::{Captures, Regex};
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 /// At most this many find-and-replace passes in [`Redactor::scrub`]; real text needs
@@ -59,6 +60,9 @@ pub(crate) struct Inner {
     /// Rules without keywords, gated by a check of their own (Discord bot
     /// tokens: [`discord_candidate`]).
     pub(crate) always: Vec<usize>,
+    /// `line_rules[i]`: rule `i` is of line reach and has keywords, so it
+    /// runs only on the lines that hold one.
+    pub(crate) line_rules: Vec<bool>,
     pub(crate) marker_re: LazyRegex,
     pub(crate) pem_cont: LazyRegex,
     pub(crate) pem_end_at: LazyRegex,
@@ -183,6 +187,9 @@ impl Redactor {
                 always.push(idx);
             }
         }
+        let line_rules = specs()
+            .map(|s| s.reach == Reach::Line && !s.keywords.is_empty())
+            .collect();
         let keywords = Keywords::new(specs().enumerate());
         let source_keywords = Keywords::new(
             specs()
@@ -209,6 +216,7 @@ impl Redactor {
                 keywords,
                 source_keywords,
                 always,
+                line_rules,
                 marker_re,
                 pem_cont,
                 pem_end_at,
@@ -289,17 +297,29 @@ impl Redactor {
     /// rules of one reach, added to `out`.
     pub(crate) fn find_raw(&self, text: &str, reach: Option<Reach>, out: &mut Vec<Raw>) {
         let rules = &self.inner.rules;
-        let active: Vec<usize> = self
-            .active_rules(text)
-            .into_iter()
-            .filter(|&i| reach.is_none_or(|r| rules[i].reach == r))
+        let hits = self.hits(text);
+        let active: Vec<usize> = hits
+            .on
+            .iter()
+            .enumerate()
+            .filter(|&(i, &on)| on && reach.is_none_or(|r| rules[i].reach == r))
+            .map(|(i, _)| i)
             .collect();
         if active.is_empty() {
             return;
         }
         let markers = self.markers(text);
         for idx in active {
-            self.scan_rule(idx, text, &markers, out);
+            match hits.lines.get(idx) {
+                // A rule of line reach runs on the lines that hold its keywords
+                // only: its matches hold one and stay on their line.
+                Some(lines) if !lines.is_empty() => {
+                    for w in lines {
+                        self.scan_rule(idx, text, &markers, w.clone(), out);
+                    }
+                }
+                _ => self.scan_rule(idx, text, &markers, 0..text.len(), out),
+            }
         }
     }
 
@@ -311,18 +331,28 @@ impl Redactor {
         let mut on = Vec::new();
         if !inner
             .source_keywords
-            .turn_on(source, &mut on, inner.rules.len())
+            .turn_on(source, &mut on, inner.rules.len(), None)
         {
             return;
         }
         let markers = self.markers(source);
         for (idx, _) in on.iter().enumerate().filter(|(_, b)| **b) {
-            self.scan_rule(idx, source, &markers, out);
+            self.scan_rule(idx, source, &markers, 0..source.len(), out);
         }
     }
 
     /// The rules whose keywords occur in `text`, in priority order.
+    #[cfg(test)]
     pub(crate) fn active_rules(&self, text: &str) -> Vec<usize> {
+        let on = self.hits(text).on;
+        on.iter()
+            .enumerate()
+            .filter_map(|(i, &b)| b.then_some(i))
+            .collect()
+    }
+
+    /// The rules whose keywords occur in `text`, and the lines where.
+    pub(crate) fn hits(&self, text: &str) -> Hits {
         let inner = &*self.inner;
         // Allocated at the first rule turned on: most texts turn on none.
         let mut on = Vec::new();
@@ -336,11 +366,14 @@ impl Redactor {
                 on[i] = true;
             }
         }
-        inner.keywords.turn_on(text, &mut on, inner.rules.len());
-        on.iter()
-            .enumerate()
-            .filter_map(|(i, &b)| b.then_some(i))
-            .collect()
+        let mut lines = Vec::new();
+        inner.keywords.turn_on(
+            text,
+            &mut on,
+            inner.rules.len(),
+            Some((&mut lines, &inner.line_rules)),
+        );
+        Hits { on, lines }
     }
 
     /// Spans of markers already in the text (known kinds only).
@@ -354,23 +387,34 @@ impl Redactor {
         }
     }
 
-    fn scan_rule(&self, idx: usize, text: &str, markers: &[(usize, usize)], out: &mut Vec<Raw>) {
+    /// The findings of rule `idx` that start in `span` of `text` (a match
+    /// must end by `span.end`; the text around is context, as in a scan of
+    /// the whole text).
+    pub(crate) fn scan_rule(
+        &self,
+        idx: usize,
+        text: &str,
+        markers: &[(usize, usize)],
+        span: Range<usize>,
+        out: &mut Vec<Raw>,
+    ) {
         let Some(rule) = self.inner.rules.get(idx) else {
             return;
         };
         match rule.check {
-            Check::Group(0) => return self.scan_plain(idx, rule, text, markers, out),
+            Check::Group(0) => return self.scan_plain(idx, rule, text, markers, span, out),
             Check::Assignment | Check::CliFlag => {
-                return self.scan_assignments(idx, rule, text, markers, out);
+                return self.scan_assignments(idx, rule, text, markers, span, out);
             }
             _ => {}
         }
         let Some(re) = rule.re.get() else {
             return;
         };
-        let mut pos = 0;
-        while pos <= text.len() {
-            let Some(caps) = re.captures_at(text, pos) else {
+        let hay = &text[..span.end];
+        let mut pos = span.start;
+        while pos <= hay.len() {
+            let Some(caps) = re.captures_at(hay, pos) else {
                 break;
             };
             let Some(whole) = caps.get(0) else {
@@ -401,14 +445,16 @@ impl Redactor {
         rule: &Rule,
         text: &str,
         markers: &[(usize, usize)],
+        span: Range<usize>,
         out: &mut Vec<Raw>,
     ) {
         let Some(re) = rule.re.get() else {
             return;
         };
-        let mut pos = 0;
-        while pos <= text.len() {
-            let Some(m) = re.find_at(text, pos) else {
+        let hay = &text[..span.end];
+        let mut pos = span.start;
+        while pos <= hay.len() {
+            let Some(m) = re.find_at(hay, pos) else {
                 break;
             };
             if m.start() < m.end() && !overlaps(markers, m.start(), m.end()) {
@@ -434,15 +480,17 @@ impl Redactor {
         rule: &Rule,
         text: &str,
         markers: &[(usize, usize)],
+        span: Range<usize>,
         out: &mut Vec<Raw>,
     ) {
         let cli = rule.check == Check::CliFlag;
         let Some(re) = rule.re.get() else {
             return;
         };
-        let mut pos = 0;
-        while pos <= text.len() {
-            let Some(m) = re.find_at(text, pos) else {
+        let hay = &text[..span.end];
+        let mut pos = span.start;
+        while pos <= hay.len() {
+            let Some(m) = re.find_at(hay, pos) else {
                 break;
             };
             let parsed = if cli {
@@ -592,6 +640,17 @@ impl Redactor {
     }
 }
 
+/// Which rules a text's keywords turn on (`on[i]`, empty when none) and, for
+/// each rule of line reach, the lines that hold its keywords (`lines[i]`).
+pub(crate) struct Hits {
+    pub(crate) on: Vec<bool>,
+    pub(crate) lines: Vec<Vec<Range<usize>>>,
+}
+
+/// Where [`Keywords::turn_on`] lists the keyword lines of each rule, and
+/// which rules want them.
+type LineHits<'a> = (&'a mut Vec<Vec<Range<usize>>>, &'a [bool]);
+
 /// A set of rule keywords in one aho-corasick automaton, found overlapping
 /// (a keyword inside or across another still counts). A keyword is looked
 /// for in any ASCII case when it is written in lowercase or its rule's
@@ -634,36 +693,70 @@ impl Keywords {
     }
 
     /// Turns on in `on` (grown to `rules` entries when first needed) the
-    /// rules whose keywords occur in `text`; whether any did.
-    fn turn_on(&self, text: &str, on: &mut Vec<bool>, rules: usize) -> bool {
+    /// rules whose keywords occur in `text`; whether any did. With `lines`,
+    /// also lists for each rule that `line_rules` marks every line holding
+    /// one of its keywords (from the line break before it, which a match may
+    /// take as its context, through its own), in order, overlapping ones
+    /// merged.
+    fn turn_on(
+        &self,
+        text: &str,
+        on: &mut Vec<bool>,
+        rules: usize,
+        mut lines: Option<LineHits<'_>>,
+    ) -> bool {
         let Some(ac) = &self.ac else {
             return false;
         };
+        let b = text.as_bytes();
         let mut seen = Vec::new();
-        let mut left = self.entries.len();
         let mut any = false;
+        // The line of the last occurrence.
+        let mut line = 0..0;
         for m in ac.find_overlapping_iter(text) {
             let k = m.pattern().as_usize();
             let Some((kw, exact, its_rules)) = self.entries.get(k) else {
                 continue;
             };
-            if seen.get(k) == Some(&true)
-                || (*exact && text.as_bytes().get(m.range()) != Some(kw.as_bytes()))
-            {
+            let again = seen.get(k) == Some(&true);
+            if again && lines.is_none() {
                 continue;
             }
-            seen.resize(self.entries.len(), false);
-            seen[k] = true;
-            on.resize(rules, false);
-            for &i in its_rules {
-                if let Some(b) = on.get_mut(i) {
-                    *b = true;
-                    any = true;
+            if *exact && b.get(m.range()) != Some(kw.as_bytes()) {
+                continue;
+            }
+            if !again {
+                seen.resize(self.entries.len(), false);
+                seen[k] = true;
+                on.resize(rules, false);
+                for &i in its_rules {
+                    if let Some(x) = on.get_mut(i) {
+                        *x = true;
+                        any = true;
+                    }
                 }
             }
-            left -= 1;
-            if left == 0 {
-                break;
+            let Some((per_rule, line_rules)) = lines.as_mut() else {
+                continue;
+            };
+            if !(line.start <= m.start() && m.start() < line.end) {
+                let start = memchr::memrchr(b'\n', &b[..m.start()]).unwrap_or(0);
+                let end =
+                    memchr::memchr(b'\n', &b[m.start()..]).map_or(b.len(), |i| m.start() + i + 1);
+                line = start..end;
+            }
+            for &i in its_rules {
+                if !line_rules.get(i).copied().unwrap_or(false) {
+                    continue;
+                }
+                if per_rule.len() < rules {
+                    per_rule.resize(rules, Vec::new());
+                }
+                let v = &mut per_rule[i];
+                match v.last_mut() {
+                    Some(last) if line.start <= last.end => last.end = last.end.max(line.end),
+                    _ => v.push(line.clone()),
+                }
             }
         }
         any

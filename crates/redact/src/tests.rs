@@ -934,6 +934,8 @@ fn sample_secrets() -> Vec<String> {
         "Authorization: Basic dXNlcjpwYXNzMTIz".to_string(),
         format!("{}{}", concat!("np", "m_"), rnd(206, 36, ALNUM)),
         format!("auth: {}", rnd(207, 24, B64)),
+        // A rule that reads the character before the token (a line break too).
+        format!("{}8Q~{}", rnd(208, 3, ALNUM), rnd(209, 32, ALNUM)),
     ]
 }
 
@@ -1038,6 +1040,27 @@ proptest! {
         }
     }
 
+    /// Rules of line reach run only on the lines that hold their keywords;
+    /// the findings are those of every active rule run on the whole text.
+    #[test]
+    fn finding_on_keyword_lines_equals_scanning_the_whole_text(
+        lines in proptest::collection::vec(adversarial_text(), 1..6),
+        sep in proptest::sample::select(vec!["\n", "\r\n", "\n\n"]),
+    ) {
+        let text = lines.join(sep);
+        let r = r();
+        let markers = {
+            let m = r.inner.marker_re.get().unwrap();
+            m.find_iter(&text).map(|m| (m.start(), m.end())).collect::<Vec<_>>()
+        };
+        let mut raw = Vec::new();
+        for idx in r.active_rules(&text) {
+            r.scan_rule(idx, &text, &markers, 0..text.len(), &mut raw);
+        }
+        let whole = if raw.is_empty() { Vec::new() } else { merge(raw) };
+        prop_assert_eq!(r.find(&text), whole, "{:?}", text);
+    }
+
     #[test]
     fn scrub_is_idempotent_on_arbitrary_strings(text in any::<String>()) {
         let once = r().scrub(&text).into_owned();
@@ -1045,7 +1068,7 @@ proptest! {
     }
 
     #[test]
-    fn sample_secrets_never_survive_scrub(i in 0usize..14, pre in "[ -~]{0,8}", post in "[ \n;,]{0,3}") {
+    fn sample_secrets_never_survive_scrub(i in 0usize..15, pre in "[ -~]{0,8}", post in "[ \n;,]{0,3}") {
         let secrets = sample_secrets();
         let s = &secrets[i % secrets.len()];
         let text = format!("{pre} {s}{post}");
