@@ -56,7 +56,8 @@ mod view;
 
 pub use engine::Redactor;
 pub use view::{
-    HOLD_BACK_MAX_BYTES, Mask, Segment, apply_masks, locate, mask_with, masks_of, safe_cut,
+    HOLD_BACK_MAX_BYTES, Mask, Segment, apply_masks, apply_masks_moving, copied, locate, mask_with,
+    masks_of, safe_cut,
 };
 
 /// Every redaction marker starts with this text: `[REDACTED:<kind>]`.

@@ -250,12 +250,25 @@ pub fn masks_of(
 
 /// Replace each masked piece of `view` by `[REDACTED:<kind>]` (overlapping
 /// pieces become one marker).
-pub fn apply_masks(view: &str, mut masks: Vec<Mask>) -> Cow<'_, str> {
+pub fn apply_masks(view: &str, masks: Vec<Mask>) -> Cow<'_, str> {
+    apply_masks_moving(view, masks, &mut [])
+}
+
+/// [`apply_masks`], also moving `ranges` of `view` to where their bytes are
+/// in the result (a range around a masked piece holds its marker; an end
+/// inside one moves to the marker's end, a start to its start).
+pub fn apply_masks_moving<'a>(
+    view: &'a str,
+    mut masks: Vec<Mask>,
+    ranges: &mut [Range<usize>],
+) -> Cow<'a, str> {
     if masks.is_empty() {
         return Cow::Borrowed(view);
     }
     masks.sort_unstable_by_key(|c| (c.0, std::cmp::Reverse(c.1)));
     let mut out = String::with_capacity(view.len());
+    // (old start, old end, new start, new end) of each replaced piece.
+    let mut moves: Vec<(usize, usize, usize, usize)> = Vec::new();
     let mut at = 0;
     for (a, b, kind) in masks {
         if b <= at || b > view.len() {
@@ -263,13 +276,79 @@ pub fn apply_masks(view: &str, mut masks: Vec<Mask>) -> Cow<'_, str> {
         }
         let a = a.max(at);
         out.push_str(&view[at..a]);
+        let new_a = out.len();
         out.push_str(REDACTION_PREFIX);
         out.push_str(kind);
         out.push(']');
+        moves.push((a, b, new_a, out.len()));
         at = b;
     }
     out.push_str(&view[at..]);
+    let map = |x: usize, end: bool| {
+        let i = moves.partition_point(|m| m.1 <= x);
+        match moves.get(i) {
+            Some(&(a, _, na, nb)) if a < x => {
+                if end {
+                    nb
+                } else {
+                    na
+                }
+            }
+            _ => match i.checked_sub(1).and_then(|j| moves.get(j)) {
+                Some(&(_, b, _, nb)) => x - b + nb,
+                None => x,
+            },
+        }
+    };
+    for r in ranges.iter_mut() {
+        *r = map(r.start, false)..map(r.end, true);
+    }
     Cow::Owned(out)
+}
+
+/// The view ranges of `segments` that are verbatim copies of `source`.
+pub fn copied(source: &str, view: &str, segments: &[Segment]) -> Vec<Range<usize>> {
+    segments
+        .iter()
+        .filter(|s| valid(s, source, view))
+        .map(|s| s.view..s.view + s.len)
+        .collect()
+}
+
+impl Redactor {
+    /// [`Redactor::scrub`] of a text whose `vetted` ranges were already
+    /// decided on (copies of a source whose secrets were found on the source
+    /// and masked): only the rest is scanned (the vetted bytes read as
+    /// blanks, line breaks kept, so the rest keeps its positions and lines).
+    /// When that finds anything, the result is scrubbed whole as usual.
+    pub fn scrub_outside<'a>(&self, text: &'a str, vetted: &[Range<usize>]) -> Cow<'a, str> {
+        if vetted.is_empty() {
+            return self.scrub(text);
+        }
+        let mut blank = text.as_bytes().to_vec();
+        for r in vetted {
+            if r.start < r.end
+                && r.end <= text.len()
+                && text.is_char_boundary(r.start)
+                && text.is_char_boundary(r.end)
+            {
+                for b in &mut blank[r.clone()] {
+                    if *b != b'\n' {
+                        *b = b' ';
+                    }
+                }
+            }
+        }
+        let Ok(blank) = String::from_utf8(blank) else {
+            return self.scrub(text);
+        };
+        let found = self.find(&blank);
+        if found.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        let once = crate::engine::replace(text, &found);
+        Cow::Owned(self.scrub(&once).into_owned())
+    }
 }
 
 fn valid(s: &Segment, source: &str, view: &str) -> bool {
@@ -375,6 +454,48 @@ mod tests {
         ] {
             assert_eq!(r().mask_view(&source, view, &[s]), view);
         }
+    }
+
+    #[test]
+    fn masking_moves_the_ranges_of_the_view_with_it() {
+        let view = "ab SECRET cd EF";
+        let masks = vec![(3, 9, "jwt"), (13, 15, "jwt")];
+        let mut ranges = [0..2, 3..9, 10..12, 5..11, 0..15];
+        let out = apply_masks_moving(view, masks, &mut ranges);
+        assert_eq!(out, "ab [REDACTED:jwt] cd [REDACTED:jwt]");
+        let shown: Vec<&str> = ranges.iter().map(|r| &out[r.clone()]).collect();
+        assert_eq!(
+            shown,
+            [
+                "ab",
+                "[REDACTED:jwt]",
+                "cd",
+                "[REDACTED:jwt] c",
+                out.as_ref()
+            ]
+        );
+    }
+
+    #[test]
+    fn scrub_outside_scans_what_was_not_vetted_and_only_that() {
+        let tok = format!("{}{}", concat!("gh", "p_"), rnd(303, 36, ALNUM));
+        // A vetted piece is not scanned again (its source decided on it).
+        let text = format!("src/a.rs:1:{tok}\n");
+        let a = "src/a.rs:1:".len();
+        let out = r().scrub_outside(&text, std::slice::from_ref(&(a..a + tok.len())));
+        assert!(matches!(out, Cow::Borrowed(_)), "{out}");
+        // A secret outside it is found, and then the whole text is scrubbed.
+        let text = format!("{tok}:1:{tok}\n");
+        let a = tok.len() + 3;
+        let out = r().scrub_outside(&text, std::slice::from_ref(&(a..a + tok.len())));
+        let m = marker("github_pat");
+        assert_eq!(out, format!("{m}:1:{m}\n"));
+        // Nothing vetted: the plain scrub; off-boundary ranges are ignored.
+        assert_eq!(r().scrub_outside(&text, &[]), r().scrub(&text));
+        assert_eq!(
+            r().scrub_outside("é ok", std::slice::from_ref(&(1..2))),
+            "é ok"
+        );
     }
 
     #[test]
