@@ -51,8 +51,9 @@ pub const GREP_IGNORED_PROBE_SHARE_INV: u32 = 10;
 pub const GREP_IGNORED_PROBE_MIN_FILES: u64 = 64;
 /// Matched text kept in memory at most while searching; beyond it only counts are kept.
 pub const GREP_MAX_COLLECT_BYTES: usize = 64 * 1024 * 1024;
-/// Files larger than this are not read again to find secrets around the
-/// lines grep shows (each shown line is still scrubbed on its own).
+/// Files larger than this are not kept (nor read again) to find secrets
+/// around the lines grep shows (each shown line is still scrubbed on its
+/// own); a content search keeps the smaller files that match as it reads them.
 pub const GREP_SOURCE_MAX_BYTES: u64 = 16 * 1024 * 1024;
 /// Ignored files named when suggesting the second pass.
 const PROBE_EXAMPLES: usize = 3;
@@ -244,7 +245,7 @@ impl Tool for Grep {
             .limit(
                 "GREP_SOURCE_MAX_BYTES",
                 GREP_SOURCE_MAX_BYTES,
-                "largest file read again to find secrets around the lines shown",
+                "largest file kept to find secrets around the lines shown",
             )
             .limit(
                 "GREP_MAX_COLLECT_BYTES",
