@@ -190,6 +190,22 @@ fn a_text_with_no_keyword_compiles_no_rule() {
 }
 
 #[test]
+fn the_keyword_dfa_finds_what_the_nfa_finds() {
+    let r = Redactor::new();
+    let text = format!(
+        "{}\n{}",
+        sample_secrets().join("\nlet x = 1;\n"),
+        ordinary_source(4000)
+    );
+    let before = r.find(&text);
+    assert!(before.len() >= 10, "{before:?}");
+    assert!(r.inner.keywords.dfa.get().is_none());
+    assert!(r.find(&"x ".repeat(KEYWORD_DFA_AFTER_BYTES / 2)).is_empty());
+    assert!(r.inner.keywords.dfa.get().is_some_and(|d| d.is_some()));
+    assert_eq!(r.find(&text), before);
+}
+
+#[test]
 fn discord_gate_passes_tokens_and_not_code() {
     assert!(discord_candidate(&format!("bot = {}", discord_token())));
     assert!(!discord_candidate(
