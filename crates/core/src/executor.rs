@@ -347,7 +347,7 @@ impl Executor {
                 // Secrets are found on the whole sources the views were cut from
                 // and the shown pieces masked; then every field is scrubbed as a
                 // whole (markers are opaque to the second pass).
-                mask_sources(self.redactor, &mut out);
+                let vetted = mask_sources(self.redactor, &mut out);
                 if out.untrusted_source.is_some() {
                     // Invisible and control text made visible, ANSI stripped,
                     // before the whole-field pass (a sequence cannot split a secret);
@@ -364,8 +364,14 @@ impl Executor {
                     }
                 }
                 // Clean text (the common case) is kept as it is, not copied.
-                scrub_in_place(self.redactor, &mut out.text);
-                scrub_value(self.redactor, &mut out.data);
+                // Pieces copied from a source were decided on with the
+                // source (unless sanitizing moved them): not scanned again.
+                if out.untrusted_source.is_none() {
+                    vetted.scrub(self.redactor, &mut out);
+                } else {
+                    scrub_in_place(self.redactor, &mut out.text);
+                    scrub_value(self.redactor, &mut out.data);
+                }
                 for n in &mut out.notes {
                     scrub_in_place(self.redactor, n);
                 }
@@ -410,20 +416,63 @@ async fn run_gated(tool: &dyn DynTool, args: ParsedArgs, ctx: &Context) -> ToolR
     r
 }
 
+/// The pieces of an output that are verbatim copies of a declared source:
+/// their secrets were found on the source (and masked), so the whole-field
+/// scrub scans only the rest.
+#[derive(Default)]
+struct Vetted {
+    /// Ranges of `text` (after masking).
+    text: Vec<std::ops::Range<usize>>,
+    /// Data strings that are one copied piece whole.
+    data: Vec<String>,
+}
+
+impl Vetted {
+    /// The whole-field scrub of `out`, leaving out what is vetted.
+    fn scrub(self, r: &Redactor, out: &mut ToolOutput) {
+        if let std::borrow::Cow::Owned(new) = r.scrub_outside(&out.text, &self.text) {
+            out.text = new;
+        }
+        let mut taken = Vec::new();
+        for p in self.data {
+            if let Some(Value::String(s)) = out.data.pointer_mut(&p) {
+                taken.push((p, std::mem::take(s)));
+            }
+        }
+        scrub_value(r, &mut out.data);
+        for (p, s) in taken {
+            if let Some(v) = out.data.pointer_mut(&p) {
+                *v = Value::String(s);
+            }
+        }
+    }
+}
+
 /// Mask the pieces of `out`'s text and data that its sources say were copied
-/// from them, by the secret spans found on each whole source.
-fn mask_sources(r: &Redactor, out: &mut ToolOutput) {
-    use crate::redact::{apply_masks, masks_of};
+/// from them, by the secret spans found on each whole source; what was copied.
+fn mask_sources(r: &Redactor, out: &mut ToolOutput) -> Vetted {
+    use crate::redact::{apply_masks, apply_masks_moving, copied, masks_of};
     use std::borrow::Cow;
     let sources = std::mem::take(&mut out.sources);
+    let mut vetted = Vetted::default();
     if sources.is_empty() {
-        return;
+        return vetted;
     }
     // Every source's masks first, then one pass per field: masking one source
     // must not move the offsets another source's pieces were given at.
     let mut text_masks = Vec::new();
     let mut data_masks: Vec<(String, Vec<crate::redact::Mask>)> = Vec::new();
     for (src, found) in sources.iter().zip(spans_of_all(r, &sources)) {
+        vetted
+            .text
+            .extend(copied(&src.text, &out.text, &src.in_text));
+        for (pointer, segs) in &src.in_data {
+            if let Some(Value::String(s)) = out.data.pointer(pointer)
+                && copied(&src.text, s, segs).contains(&(0..s.len()))
+            {
+                vetted.data.push(pointer.clone());
+            }
+        }
         if found.is_empty() {
             continue;
         }
@@ -439,7 +488,7 @@ fn mask_sources(r: &Redactor, out: &mut ToolOutput) {
             }
         }
     }
-    if let Cow::Owned(new) = apply_masks(&out.text, text_masks) {
+    if let Cow::Owned(new) = apply_masks_moving(&out.text, text_masks, &mut vetted.text) {
         out.text = new;
     }
     for (pointer, m) in data_masks {
@@ -449,6 +498,17 @@ fn mask_sources(r: &Redactor, out: &mut ToolOutput) {
             *s = new;
         }
     }
+    vetted
+}
+
+/// The secret spans of a source that its shown pieces may hold a piece of,
+/// found at a cost in proportion to the lines shown (`Redactor::spans_shown`).
+fn spans_of(r: &Redactor, src: &RedactionSource) -> Vec<Finding> {
+    let data = src.in_data.iter().flat_map(|(_, segs)| segs);
+    r.spans_shown(
+        &src.text,
+        src.in_text.iter().chain(data).map(|s| s.source_range()),
+    )
 }
 
 /// The secret spans of every source, the sources split among the cores (a
@@ -456,12 +516,16 @@ fn mask_sources(r: &Redactor, out: &mut ToolOutput) {
 /// scanning them one after the other was the one serial stage left that grew
 /// with the number of files shown).
 fn spans_of_all(r: &Redactor, sources: &[RedactionSource]) -> Vec<Vec<Finding>> {
-    /// Below this many source bytes a second thread costs more than it saves.
+    /// Below this many shown bytes a second thread costs more than it saves.
     const PARALLEL_MIN_BYTES: usize = 256 * 1024;
-    let bytes: usize = sources.iter().map(|s| s.text.len()).sum();
+    let bytes: usize = sources
+        .iter()
+        .flat_map(|s| &s.in_text)
+        .map(|seg| seg.len)
+        .sum();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if sources.len() < 2 || threads < 2 || bytes < PARALLEL_MIN_BYTES {
-        return sources.iter().map(|s| r.spans(&s.text)).collect();
+        return sources.iter().map(|s| spans_of(r, s)).collect();
     }
     // Each thread takes the next source from a shared counter, so one large
     // file does not leave the other threads idle.
@@ -477,7 +541,7 @@ fn spans_of_all(r: &Redactor, sources: &[RedactionSource]) -> Vec<Vec<Finding>> 
                         let Some(src) = sources.get(i) else {
                             return mine;
                         };
-                        mine.push((i, r.spans(&src.text)));
+                        mine.push((i, spans_of(r, src)));
                     }
                 })
             })
@@ -490,7 +554,7 @@ fn spans_of_all(r: &Redactor, sources: &[RedactionSource]) -> Vec<Vec<Finding>> 
     sources
         .iter()
         .zip(found)
-        .map(|(src, f)| f.unwrap_or_else(|| r.spans(&src.text)))
+        .map(|(src, f)| f.unwrap_or_else(|| spans_of(r, src)))
         .collect()
 }
 
@@ -669,7 +733,10 @@ mod tests {
                     t.push_str(&format!("aws = \"{key}\"\n"));
                 }
                 t.push_str(&filler[..1000 * i]);
-                RedactionSource::new(t)
+                let len = t.len();
+                let mut src = RedactionSource::new(t);
+                src.text_piece(0, 0, len);
+                src
             })
             .collect();
         assert!(sources.iter().map(|s| s.text.len()).sum::<usize>() > 256 * 1024);

@@ -1,23 +1,14 @@
 //! The engine: prefilter, lazily compiled rules, merge, replace, clean cache.
 
 use crate::heuristics::*;
-use crate::rules::{Check, KINDS, specs};
+use crate::rules::{Check, KINDS, Reach, specs};
 use crate::{Finding, REDACTION_PREFIX};
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex::{Captures, Regex};
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::{Arc, OnceLock};
-
-/// Words so common in code and prose (`key`, `token`, `pass`, ...) that scanning
-/// for every occurrence would cost more than the rules they enable: the rules whose
-/// keywords all contain one run as soon as any of them occurs (found by one
-/// early-exit search), and their own regexes, which start from these words, do the
-/// rest.
-pub(crate) const COMMON_WORDS: &[&str] = &[
-    "pass", "pwd", "secret", "token", "cred", "key", "auth", "cookie", "session", "salt", "hmac",
-    "jwt", "bearer",
-];
 
 /// At most this many find-and-replace passes in [`Redactor::scrub`]; real text needs
 /// one, and a second finds nothing.
@@ -30,6 +21,7 @@ pub(crate) struct Rule {
     pub(crate) kind: &'static str,
     pub(crate) re: LazyRegex,
     pub(crate) check: Check,
+    pub(crate) reach: Reach,
 }
 
 /// A rule's regex, compiled the first time a text needs it. Most rules are
@@ -57,20 +49,20 @@ impl LazyRegex {
 
 pub(crate) struct Inner {
     pub(crate) rules: Vec<Rule>,
-    /// All keywords (`keywords[i]` is pattern `i`), found overlapping in one
-    /// pass. Built with aho-corasick, not as regexes: compiling the keyword
-    /// alternations was a third of what a one-shot `wrench read` did.
-    pub(crate) keyword_ac: Option<AhoCorasick>,
-    pub(crate) keywords: Vec<String>,
-    /// Keyword variant -> the rules it enables (including the rules of every
-    /// variant it contains, since a match only reports one alternative).
-    pub(crate) keyword_rules: HashMap<String, Vec<usize>>,
-    /// Rules without keywords.
+    /// Every keyword of the [`Reach::Line`] rules (and of the rules whose
+    /// reach does not matter when the whole text is scanned), found
+    /// overlapping in one pass: a rule runs, and its regex is compiled, only
+    /// when one of its keywords occurs.
+    pub(crate) keywords: Keywords,
+    /// The same for the [`Reach::Source`] rules alone: a view's source is
+    /// scanned whole only where one of these occurs.
+    pub(crate) source_keywords: Keywords,
+    /// Rules without keywords, gated by a check of their own (Discord bot
+    /// tokens: [`discord_candidate`]).
     pub(crate) always: Vec<usize>,
-    /// Rules all of whose keywords contain one of [`COMMON_WORDS`].
-    pub(crate) common: Vec<usize>,
-    /// Any of [`COMMON_WORDS`] (in its case variants).
-    pub(crate) common_ac: Option<AhoCorasick>,
+    /// `line_rules[i]`: rule `i` is of line reach and has keywords, so it
+    /// runs only on the lines that hold one.
+    pub(crate) line_rules: Vec<bool>,
     pub(crate) marker_re: LazyRegex,
     pub(crate) pem_cont: LazyRegex,
     pub(crate) pem_end_at: LazyRegex,
@@ -86,6 +78,10 @@ pub(crate) struct Inner {
 /// compare of the whole text (~0.2 ns a byte). The compare makes a
 /// remembered verdict exact: a CRC collision only costs a scan.
 pub(crate) const CLEAN_CACHE_MAX_TEXT: usize = 1 << 20;
+/// ... and from this long: a shorter text is scanned again, which costs less
+/// than the lookup and the copy a remembered verdict needs (a grep result
+/// holds tens of thousands of short lines and paths, each scrubbed once).
+pub(crate) const CLEAN_CACHE_MIN_TEXT: usize = 256;
 /// Bytes of clean text remembered (oldest forgotten first).
 pub(crate) const CLEAN_CACHE_BYTES: usize = 16 << 20;
 /// Clean texts remembered (oldest forgotten first).
@@ -178,75 +174,28 @@ impl Redactor {
     /// [`Redactor::global`]); clones share the compiled rules.
     pub fn new() -> Redactor {
         let mut rules = Vec::new();
-        let mut keyword_rules: HashMap<String, Vec<usize>> = HashMap::new();
         let mut always = Vec::new();
-        let mut common = Vec::new();
-        let common_variants: Vec<String> =
-            COMMON_WORDS.iter().flat_map(|k| case_variants(k)).collect();
         for spec in specs() {
             let idx = rules.len();
             rules.push(Rule {
                 kind: spec.kind,
                 re: LazyRegex::new(spec.pattern),
                 check: spec.check,
+                reach: spec.reach,
             });
-            let variants: Vec<String> = if spec.pattern.starts_with("(?i)") {
-                spec.keywords
-                    .iter()
-                    .flat_map(|k| case_variants(k))
-                    .collect()
-            } else {
-                spec.keywords.iter().map(|k| (*k).to_string()).collect()
-            };
-            if variants.is_empty() {
+            if spec.keywords.is_empty() {
                 always.push(idx);
-            } else if variants
-                .iter()
-                .all(|v| common_variants.iter().any(|c| v.contains(c.as_str())))
-            {
-                // Every keyword of the rule contains a common word: the rule runs
-                // whenever a common word occurs, which one early-exit search tells.
-                common.push(idx);
-            } else {
-                for variant in variants {
-                    keyword_rules.entry(variant).or_default().push(idx);
-                }
             }
         }
-        // A keyword that contains another keyword shadows it in a leftmost-first scan
-        // (longest alternatives first), so it must also enable the contained one's rules.
-        let keys: Vec<String> = keyword_rules.keys().cloned().collect();
-        let mut extra: Vec<(String, Vec<usize>)> = Vec::new();
-        for outer in &keys {
-            let mut add = Vec::new();
-            for inner in &keys {
-                if inner != outer
-                    && outer.contains(inner.as_str())
-                    && let Some(r) = keyword_rules.get(inner)
-                {
-                    add.extend_from_slice(r);
-                }
-            }
-            if !add.is_empty() {
-                extra.push((outer.clone(), add));
-            }
-        }
-        for (k, add) in extra {
-            if let Some(v) = keyword_rules.get_mut(&k) {
-                v.extend(add);
-            }
-        }
-        for v in keyword_rules.values_mut() {
-            v.sort_unstable();
-            v.dedup();
-        }
-        let mut sorted = keys;
-        sorted.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        let keyword_ac = AhoCorasick::builder()
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(&sorted)
-            .ok();
-        let common_ac = AhoCorasick::new(&common_variants).ok();
+        let line_rules = specs()
+            .map(|s| s.reach == Reach::Line && !s.keywords.is_empty())
+            .collect();
+        let keywords = Keywords::new(specs().enumerate());
+        let source_keywords = Keywords::new(
+            specs()
+                .enumerate()
+                .filter(|(_, s)| s.reach == Reach::Source),
+        );
         let kinds_alt: Vec<String> = KINDS.iter().map(|k| regex::escape(k)).collect();
         let marker_re = LazyRegex::new(format!(
             "{}(?:{})\\]",
@@ -264,12 +213,10 @@ impl Redactor {
         Redactor {
             inner: Arc::new(Inner {
                 rules,
-                keyword_ac,
-                keywords: sorted,
-                keyword_rules,
+                keywords,
+                source_keywords,
                 always,
-                common,
-                common_ac,
+                line_rules,
                 marker_re,
                 pem_cont,
                 pem_end_at,
@@ -326,78 +273,107 @@ impl Redactor {
 
     /// Whether `text` is a remembered clean text (byte for byte).
     pub(crate) fn is_known_clean(&self, text: &str) -> bool {
-        self.clean_cache().contains(clean_key(text), text)
+        text.len() >= CLEAN_CACHE_MIN_TEXT && self.clean_cache().contains(clean_key(text), text)
     }
 
     /// Remember that `text` holds no secret.
     pub(crate) fn remember_clean(&self, text: &str) {
-        self.clean_cache().insert(clean_key(text), text);
+        if text.len() >= CLEAN_CACHE_MIN_TEXT {
+            self.clean_cache().insert(clean_key(text), text);
+        }
     }
 
     /// The secrets in `text`, merged (no two overlap) and sorted by position.
     pub fn find(&self, text: &str) -> Vec<Finding> {
-        let inner = &*self.inner;
-        let active = self.active_rules(text);
-        if active.is_empty() {
-            return Vec::new();
-        }
-        let markers = self.markers(text);
         let mut raw = Vec::new();
-        for idx in active {
-            self.scan_rule(idx, text, &markers, &mut raw);
-        }
+        self.find_raw(text, None, &mut raw);
         if raw.is_empty() {
             return Vec::new();
         }
-        debug_assert!(raw.iter().all(|r| r.rule < inner.rules.len()));
         merge(raw)
     }
 
-    /// The rules whose keywords occur in `text`, in priority order.
-    fn active_rules(&self, text: &str) -> Vec<usize> {
-        let inner = &*self.inner;
-        let mut on = vec![false; inner.rules.len()];
-        let mut count = 0usize;
-        for &i in &inner.always {
-            if !on[i] {
-                on[i] = true;
-                count += 1;
-            }
+    /// The raw findings in `text` of every rule (`reach` None) or of the
+    /// rules of one reach, added to `out`.
+    pub(crate) fn find_raw(&self, text: &str, reach: Option<Reach>, out: &mut Vec<Raw>) {
+        let rules = &self.inner.rules;
+        let hits = self.hits(text);
+        let active: Vec<usize> = hits
+            .on
+            .iter()
+            .enumerate()
+            .filter(|&(i, &on)| on && reach.is_none_or(|r| rules[i].reach == r))
+            .map(|(i, _)| i)
+            .collect();
+        if active.is_empty() {
+            return;
         }
-        if inner.common_ac.as_ref().is_some_and(|ac| ac.is_match(text)) {
-            for &i in &inner.common {
-                if !on[i] {
-                    on[i] = true;
-                    count += 1;
-                }
-            }
-        }
-        if let Some(ac) = &inner.keyword_ac {
-            // Every occurrence of every keyword, overlapping ones too: a
-            // keyword inside or across another still enables its rules.
-            let mut seen = vec![false; inner.keywords.len()];
-            for m in ac.find_overlapping_iter(text) {
-                if count == on.len() {
-                    break;
-                }
-                let k = m.pattern().as_usize();
-                if std::mem::replace(&mut seen[k], true) {
-                    continue;
-                }
-                if let Some(rules) = inner.keyword_rules.get(&inner.keywords[k]) {
-                    for &i in rules {
-                        if !on[i] {
-                            on[i] = true;
-                            count += 1;
-                        }
+        let markers = self.markers(text);
+        for idx in active {
+            match hits.lines.get(idx) {
+                // A rule of line reach runs on the lines that hold its keywords
+                // only: its matches hold one and stay on their line.
+                Some(lines) if !lines.is_empty() => {
+                    for w in lines {
+                        self.scan_rule(idx, text, &markers, w.clone(), out);
                     }
                 }
+                _ => self.scan_rule(idx, text, &markers, 0..text.len(), out),
             }
         }
+    }
+
+    /// The raw findings of the [`Reach::Source`] rules whose keywords occur
+    /// in `source`, added to `out`: one multi-literal scan of the source,
+    /// and the rules only where it finds something.
+    pub(crate) fn find_source_reach(&self, source: &str, out: &mut Vec<Raw>) {
+        let inner = &*self.inner;
+        let mut on = Vec::new();
+        if !inner
+            .source_keywords
+            .turn_on(source, &mut on, inner.rules.len(), None)
+        {
+            return;
+        }
+        let markers = self.markers(source);
+        for (idx, _) in on.iter().enumerate().filter(|(_, b)| **b) {
+            self.scan_rule(idx, source, &markers, 0..source.len(), out);
+        }
+    }
+
+    /// The rules whose keywords occur in `text`, in priority order.
+    #[cfg(test)]
+    pub(crate) fn active_rules(&self, text: &str) -> Vec<usize> {
+        let on = self.hits(text).on;
         on.iter()
             .enumerate()
             .filter_map(|(i, &b)| b.then_some(i))
             .collect()
+    }
+
+    /// The rules whose keywords occur in `text`, and the lines where.
+    pub(crate) fn hits(&self, text: &str) -> Hits {
+        let inner = &*self.inner;
+        // Allocated at the first rule turned on: most texts turn on none.
+        let mut on = Vec::new();
+        for &i in &inner.always {
+            let gate = match inner.rules[i].check {
+                Check::Discord => discord_candidate(text),
+                _ => true,
+            };
+            if gate {
+                on.resize(inner.rules.len(), false);
+                on[i] = true;
+            }
+        }
+        let mut lines = Vec::new();
+        inner.keywords.turn_on(
+            text,
+            &mut on,
+            inner.rules.len(),
+            Some((&mut lines, &inner.line_rules)),
+        );
+        Hits { on, lines }
     }
 
     /// Spans of markers already in the text (known kinds only).
@@ -411,23 +387,34 @@ impl Redactor {
         }
     }
 
-    fn scan_rule(&self, idx: usize, text: &str, markers: &[(usize, usize)], out: &mut Vec<Raw>) {
+    /// The findings of rule `idx` that start in `span` of `text` (a match
+    /// must end by `span.end`; the text around is context, as in a scan of
+    /// the whole text).
+    pub(crate) fn scan_rule(
+        &self,
+        idx: usize,
+        text: &str,
+        markers: &[(usize, usize)],
+        span: Range<usize>,
+        out: &mut Vec<Raw>,
+    ) {
         let Some(rule) = self.inner.rules.get(idx) else {
             return;
         };
         match rule.check {
-            Check::Group(0) => return self.scan_plain(idx, rule, text, markers, out),
+            Check::Group(0) => return self.scan_plain(idx, rule, text, markers, span, out),
             Check::Assignment | Check::CliFlag => {
-                return self.scan_assignments(idx, rule, text, markers, out);
+                return self.scan_assignments(idx, rule, text, markers, span, out);
             }
             _ => {}
         }
         let Some(re) = rule.re.get() else {
             return;
         };
-        let mut pos = 0;
-        while pos <= text.len() {
-            let Some(caps) = re.captures_at(text, pos) else {
+        let hay = &text[..span.end];
+        let mut pos = span.start;
+        while pos <= hay.len() {
+            let Some(caps) = re.captures_at(hay, pos) else {
                 break;
             };
             let Some(whole) = caps.get(0) else {
@@ -458,14 +445,16 @@ impl Redactor {
         rule: &Rule,
         text: &str,
         markers: &[(usize, usize)],
+        span: Range<usize>,
         out: &mut Vec<Raw>,
     ) {
         let Some(re) = rule.re.get() else {
             return;
         };
-        let mut pos = 0;
-        while pos <= text.len() {
-            let Some(m) = re.find_at(text, pos) else {
+        let hay = &text[..span.end];
+        let mut pos = span.start;
+        while pos <= hay.len() {
+            let Some(m) = re.find_at(hay, pos) else {
                 break;
             };
             if m.start() < m.end() && !overlaps(markers, m.start(), m.end()) {
@@ -491,15 +480,17 @@ impl Redactor {
         rule: &Rule,
         text: &str,
         markers: &[(usize, usize)],
+        span: Range<usize>,
         out: &mut Vec<Raw>,
     ) {
         let cli = rule.check == Check::CliFlag;
         let Some(re) = rule.re.get() else {
             return;
         };
-        let mut pos = 0;
-        while pos <= text.len() {
-            let Some(m) = re.find_at(text, pos) else {
+        let hay = &text[..span.end];
+        let mut pos = span.start;
+        while pos <= hay.len() {
+            let Some(m) = re.find_at(hay, pos) else {
                 break;
             };
             let parsed = if cli {
@@ -649,28 +640,182 @@ impl Redactor {
     }
 }
 
-/// The spellings a keyword is looked for in: as written when it has capitals, else
-/// lowercase, UPPERCASE and Capitalized (`password`, `PASSWORD`, `Password`), which
-/// covers snake, SCREAMING and camel case key names. A plain case-sensitive literal
-/// set keeps the prefilter on the regex crate's fast multi-literal search.
-pub(crate) fn case_variants(kw: &str) -> Vec<String> {
-    if kw.bytes().any(|b| b.is_ascii_uppercase()) {
-        return vec![kw.to_string()];
-    }
-    let mut capital = String::with_capacity(kw.len());
-    let mut first = true;
-    for c in kw.chars() {
-        if first && c.is_ascii_alphabetic() {
-            capital.push(c.to_ascii_uppercase());
-            first = false;
-        } else {
-            capital.push(c);
+/// Which rules a text's keywords turn on (`on[i]`, empty when none) and, for
+/// each rule of line reach, the lines that hold its keywords (`lines[i]`).
+pub(crate) struct Hits {
+    pub(crate) on: Vec<bool>,
+    pub(crate) lines: Vec<Vec<Range<usize>>>,
+}
+
+/// Where [`Keywords::turn_on`] lists the keyword lines of each rule, and
+/// which rules want them.
+type LineHits<'a> = (&'a mut Vec<Vec<Range<usize>>>, &'a [bool]);
+
+/// A set of rule keywords in one aho-corasick automaton, found overlapping
+/// (a keyword inside or across another still counts). A keyword is looked
+/// for in any ASCII case when it is written in lowercase or its rule's
+/// pattern is `(?i)` (`password` finds `PASSWORD` and `dbPassword`), else as
+/// written (`AKIA`, `PRIVATE KEY`); one case-insensitive automaton serves
+/// both, and an exact keyword's match is checked byte for byte.
+pub(crate) struct Keywords {
+    ac: Option<AhoCorasick>,
+    /// The same keywords as a DFA (several times faster to scan, ten times
+    /// slower to build), built once this set has scanned
+    /// [`KEYWORD_DFA_AFTER_BYTES`]: a one-shot read never pays for it, a grep
+    /// that shows megabytes does once.
+    pub(crate) dfa: OnceLock<Option<AhoCorasick>>,
+    scanned: std::sync::atomic::AtomicUsize,
+    /// Pattern `i`: its text, whether it must match exactly, its rules.
+    entries: Vec<(String, bool, Vec<usize>)>,
+}
+
+/// Bytes a keyword set scans with its NFA before it builds its DFA.
+pub(crate) const KEYWORD_DFA_AFTER_BYTES: usize = 1 << 20;
+
+impl Keywords {
+    fn new<'a>(specs: impl Iterator<Item = (usize, &'a crate::rules::Spec)>) -> Keywords {
+        let mut entries: Vec<(String, bool, Vec<usize>)> = Vec::new();
+        for (idx, spec) in specs {
+            let any_case = spec.pattern.starts_with("(?i)");
+            for k in spec.keywords {
+                let exact = !any_case && k.bytes().any(|b| b.is_ascii_uppercase());
+                let text = if exact {
+                    (*k).to_string()
+                } else {
+                    k.to_ascii_lowercase()
+                };
+                match entries.iter_mut().find(|e| e.0 == text && e.1 == exact) {
+                    Some(e) => e.2.push(idx),
+                    None => entries.push((text, exact, vec![idx])),
+                }
+            }
+        }
+        // A contiguous NFA: a tenth of a DFA's build cost, which a one-shot
+        // call pays in full, for a scan that is fast enough on what a
+        // model is shown.
+        let ac = Self::build(&entries, AhoCorasickKind::ContiguousNFA);
+        Keywords {
+            ac,
+            dfa: OnceLock::new(),
+            scanned: std::sync::atomic::AtomicUsize::new(0),
+            entries,
         }
     }
-    let mut v = vec![kw.to_string(), kw.to_ascii_uppercase(), capital];
-    v.sort();
-    v.dedup();
-    v
+
+    fn build(entries: &[(String, bool, Vec<usize>)], kind: AhoCorasickKind) -> Option<AhoCorasick> {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(kind))
+            .build(entries.iter().map(|e| e.0.as_str()))
+            .ok()
+    }
+
+    /// The automaton to scan `text` with: the NFA until this set has
+    /// scanned [`KEYWORD_DFA_AFTER_BYTES`], then the DFA.
+    fn automaton(&self, text: &str) -> Option<&AhoCorasick> {
+        use std::sync::atomic::Ordering;
+        let before = self.scanned.fetch_add(text.len(), Ordering::Relaxed);
+        if before.saturating_add(text.len()) < KEYWORD_DFA_AFTER_BYTES {
+            return self.ac.as_ref();
+        }
+        self.dfa
+            .get_or_init(|| Self::build(&self.entries, AhoCorasickKind::DFA))
+            .as_ref()
+            .or(self.ac.as_ref())
+    }
+
+    /// Turns on in `on` (grown to `rules` entries when first needed) the
+    /// rules whose keywords occur in `text`; whether any did. With `lines`,
+    /// also lists for each rule that `line_rules` marks every line holding
+    /// one of its keywords (from the line break before it, which a match may
+    /// take as its context, through its own), in order, overlapping ones
+    /// merged.
+    fn turn_on(
+        &self,
+        text: &str,
+        on: &mut Vec<bool>,
+        rules: usize,
+        mut lines: Option<LineHits<'_>>,
+    ) -> bool {
+        let Some(ac) = self.automaton(text) else {
+            return false;
+        };
+        let b = text.as_bytes();
+        let mut seen = Vec::new();
+        let mut any = false;
+        // The line of the last occurrence.
+        let mut line = 0..0;
+        for m in ac.find_overlapping_iter(text) {
+            let k = m.pattern().as_usize();
+            let Some((kw, exact, its_rules)) = self.entries.get(k) else {
+                continue;
+            };
+            let again = seen.get(k) == Some(&true);
+            if again && lines.is_none() {
+                continue;
+            }
+            if *exact && b.get(m.range()) != Some(kw.as_bytes()) {
+                continue;
+            }
+            if !again {
+                seen.resize(self.entries.len(), false);
+                seen[k] = true;
+                on.resize(rules, false);
+                for &i in its_rules {
+                    if let Some(x) = on.get_mut(i) {
+                        *x = true;
+                        any = true;
+                    }
+                }
+            }
+            let Some((per_rule, line_rules)) = lines.as_mut() else {
+                continue;
+            };
+            if !(line.start <= m.start() && m.start() < line.end) {
+                let start = memchr::memrchr(b'\n', &b[..m.start()]).unwrap_or(0);
+                let end =
+                    memchr::memchr(b'\n', &b[m.start()..]).map_or(b.len(), |i| m.start() + i + 1);
+                line = start..end;
+            }
+            for &i in its_rules {
+                if !line_rules.get(i).copied().unwrap_or(false) {
+                    continue;
+                }
+                if per_rule.len() < rules {
+                    per_rule.resize(rules, Vec::new());
+                }
+                let v = &mut per_rule[i];
+                match v.last_mut() {
+                    Some(last) if line.start <= last.end => last.end = last.end.max(line.end),
+                    _ => v.push(line.clone()),
+                }
+            }
+        }
+        any
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+/// Whether `text` may hold a Discord bot token (`id.ts.hmac`: a segment of
+/// 24-28 token characters, a dot, 6, a dot, 27-40), the one rule with no
+/// literal to look for: a dot with six token characters and a dot after it,
+/// 24 token characters before it and 27 after the second. A necessary
+/// condition of the rule's pattern, checked without compiling it.
+pub(crate) fn discord_candidate(text: &str) -> bool {
+    let b = text.as_bytes();
+    let tok = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-';
+    memchr::memchr_iter(b'.', b).any(|i| {
+        i >= 24
+            && b.len() >= i + 8 + 27
+            && b[i + 7] == b'.'
+            && b[i + 1..i + 7].iter().all(tok)
+            && b[i + 8..i + 8 + 27].iter().all(tok)
+            && b[i - 24..i].iter().all(tok)
+    })
 }
 
 pub(crate) fn next_char(text: &str, at: usize) -> usize {

@@ -47,25 +47,171 @@ fn every_rule_compiles() {
             rule.re.pattern
         );
     }
-    assert!(r().inner.keyword_ac.is_some() && !r().inner.keywords.is_empty());
+    assert!(r().inner.keywords.len() > 100 && r().inner.source_keywords.len() >= 3);
     for spec in specs() {
+        assert!(
+            !spec.keywords.is_empty() || spec.check == Check::Discord,
+            "{} has no keyword: every rule but the Discord one is gated by a literal",
+            spec.kind
+        );
         for k in spec.keywords {
-            let common = COMMON_WORDS.iter().any(|c| k.contains(c));
-            assert!(
-                common || k.len() >= 4,
-                "keyword {k:?} is too short for the prefilter"
-            );
+            assert!(k.len() >= 2, "keyword {k:?} is too short for the prefilter");
         }
     }
     assert!(
         NEUTRAL_WORDS.windows(2).all(|w| w[0] < w[1]),
         "NEUTRAL_WORDS unsorted"
     );
-    assert!(r().inner.common_ac.is_some());
     assert!(r().inner.marker_re.get().is_some());
     assert!(r().inner.pem_cont.get().is_some());
     assert!(r().inner.pem_end_at.get().is_some());
     assert!(r().inner.pem_end.get().is_some());
+}
+
+/// A [`Reach::Line`] rule is run on the lines shown only, so its matches must
+/// stay on one line: no piece of a pattern can match a line break, except a
+/// piece of at most one character at the match's very start or end (the
+/// context around a token: `(?:^|[^A-Za-z0-9])`, `(?:[^a-z0-9]|\z)`), which
+/// the lines shown supply as the source does. PEM blocks have their extent
+/// computed past the header, so they are of source reach.
+#[test]
+fn line_rules_stay_on_their_line() {
+    use regex_syntax::hir::{Class, Hir, HirKind};
+    fn newline(h: &Hir) -> bool {
+        match h.kind() {
+            HirKind::Empty | HirKind::Look(_) => false,
+            HirKind::Literal(l) => l.0.contains(&b'\n'),
+            HirKind::Class(Class::Unicode(c)) => c
+                .ranges()
+                .iter()
+                .any(|r| r.start() <= '\n' && '\n' <= r.end()),
+            HirKind::Class(Class::Bytes(c)) => c
+                .ranges()
+                .iter()
+                .any(|r| r.start() <= b'\n' && b'\n' <= r.end()),
+            HirKind::Repetition(r) => newline(&r.sub),
+            HirKind::Capture(c) => newline(&c.sub),
+            HirKind::Concat(v) | HirKind::Alternation(v) => v.iter().any(newline),
+        }
+    }
+    fn at_most_one_char(h: &Hir) -> bool {
+        h.properties().maximum_len().is_some_and(|n| n <= 4)
+            && match h.kind() {
+                HirKind::Empty | HirKind::Look(_) | HirKind::Class(_) => true,
+                HirKind::Literal(l) => {
+                    std::str::from_utf8(&l.0).is_ok_and(|s| s.chars().count() <= 1)
+                }
+                HirKind::Capture(c) => at_most_one_char(&c.sub),
+                HirKind::Alternation(v) => v.iter().all(at_most_one_char),
+                HirKind::Concat(v) => {
+                    v.iter()
+                        .filter(|p| p.properties().maximum_len() != Some(0))
+                        .count()
+                        <= 1
+                        && v.iter().all(at_most_one_char)
+                }
+                HirKind::Repetition(r) => r.max == Some(1) && at_most_one_char(&r.sub),
+            }
+    }
+    fn on_one_line(h: &Hir) -> bool {
+        match h.kind() {
+            HirKind::Capture(c) => on_one_line(&c.sub),
+            HirKind::Alternation(v) => v.iter().all(on_one_line),
+            HirKind::Concat(v) => {
+                // Zero-width parts (`\b`, `^`) at either end do not count as the edge.
+                let wide: Vec<&Hir> = v
+                    .iter()
+                    .filter(|p| p.properties().maximum_len() != Some(0))
+                    .collect();
+                let last = wide.len().saturating_sub(1);
+                wide.iter()
+                    .enumerate()
+                    .all(|(i, p)| !newline(p) || ((i == 0 || i == last) && at_most_one_char(p)))
+            }
+            _ => !newline(h) || at_most_one_char(h),
+        }
+    }
+    let mut lines = 0;
+    for spec in specs() {
+        let hir = regex_syntax::parse(spec.pattern).unwrap();
+        match spec.reach {
+            Reach::Line => {
+                lines += 1;
+                assert!(
+                    on_one_line(&hir),
+                    "{} ({}) can match across lines: make it Reach::Source",
+                    spec.kind,
+                    spec.pattern
+                );
+                assert_ne!(spec.check, Check::Pem, "a PEM block runs past its line");
+            }
+            Reach::Source => assert!(
+                !spec.keywords.is_empty(),
+                "{} has no keyword to gate it",
+                spec.kind
+            ),
+        }
+    }
+    assert!(lines > 60, "only {lines} line rules");
+    // The test can fail: a pattern that spans a line break is caught.
+    assert!(!on_one_line(
+        &regex_syntax::parse(r"machine[ \t\r\n]+\S+").unwrap()
+    ));
+    assert!(on_one_line(
+        &regex_syntax::parse(r"(?:^|[^a-z])x{3}(?:[^a-z]|\z)").unwrap()
+    ));
+}
+
+/// The kinds of the rules whose regex `r` has compiled.
+fn compiled(r: &Redactor) -> Vec<&'static str> {
+    let rules = r.inner.rules.iter();
+    rules
+        .filter(|x| x.re.cell.get().is_some())
+        .map(|x| x.kind)
+        .collect()
+}
+
+#[test]
+fn a_text_with_no_keyword_compiles_no_rule() {
+    let r = Redactor::new();
+    let text = "fn main() {\n    let total = items.iter().map(|x| x.size).sum::<u64>();\n    println!(\"{total}\");\n}\n";
+    assert!(r.find(text).is_empty());
+    assert!(
+        compiled(&r).is_empty(),
+        "compiled for nothing: {:?}",
+        compiled(&r)
+    );
+    // One keyword compiles its own rules only.
+    let r = Redactor::new();
+    let token = format!("t = {}{}", concat!("gh", "p_"), rnd(9, 36, ALNUM));
+    assert_eq!(r.find(&token).len(), 1);
+    let c = compiled(&r);
+    assert!(c.len() <= 3 && c.contains(&"github_pat"), "{c:?}");
+}
+
+#[test]
+fn the_keyword_dfa_finds_what_the_nfa_finds() {
+    let r = Redactor::new();
+    let text = format!(
+        "{}\n{}",
+        sample_secrets().join("\nlet x = 1;\n"),
+        ordinary_source(4000)
+    );
+    let before = r.find(&text);
+    assert!(before.len() >= 10, "{before:?}");
+    assert!(r.inner.keywords.dfa.get().is_none());
+    assert!(r.find(&"x ".repeat(KEYWORD_DFA_AFTER_BYTES / 2)).is_empty());
+    assert!(r.inner.keywords.dfa.get().is_some_and(|d| d.is_some()));
+    assert_eq!(r.find(&text), before);
+}
+
+#[test]
+fn discord_gate_passes_tokens_and_not_code() {
+    assert!(discord_candidate(&format!("bot = {}", discord_token())));
+    assert!(!discord_candidate(
+        "self.buffer.extend(other.values.iter());"
+    ));
+    assert!(!discord_candidate(""));
 }
 
 // ---- more forms of the same formats -------------------------------------------------
@@ -804,6 +950,8 @@ fn sample_secrets() -> Vec<String> {
         "Authorization: Basic dXNlcjpwYXNzMTIz".to_string(),
         format!("{}{}", concat!("np", "m_"), rnd(206, 36, ALNUM)),
         format!("auth: {}", rnd(207, 24, B64)),
+        // A rule that reads the character before the token (a line break too).
+        format!("{}8Q~{}", rnd(208, 3, ALNUM), rnd(209, 32, ALNUM)),
     ]
 }
 
@@ -858,6 +1006,77 @@ proptest! {
         prop_assert_eq!(matches!(r().scrub(&text), Cow::Borrowed(_)), found.is_empty());
     }
 
+    /// A view's spans: every byte of a secret of the whole source that a
+    /// shown range holds is in a span found from the lines shown (plus the
+    /// source-reach rules on the whole source).
+    #[test]
+    fn spans_shown_cover_every_shown_byte_of_a_source_secret(
+        text in adversarial_text(),
+        ranges in proptest::collection::vec((0usize..600, 0usize..200), 1..4),
+        pad_lines in 0usize..300,
+    ) {
+        let pad = "let total = count + 1;\n".repeat(pad_lines);
+        let source = format!("{pad}{text}\n{pad}");
+        let shown: Vec<std::ops::Range<usize>> = ranges
+            .iter()
+            .map(|&(a, len)| {
+                let a = (pad.len() + a).min(source.len());
+                a..(a + len).min(source.len())
+            })
+            .collect();
+        let whole = r().find(&source);
+        let seen = r().spans_shown(&source, shown.clone());
+        for f in &whole {
+            for s in &shown {
+                for byte in f.start.max(s.start)..f.end.min(s.end) {
+                    prop_assert!(
+                        seen.iter().any(|g| g.start <= byte && byte < g.end),
+                        "byte {} of {:?} ({:?}) shown by {:?} not covered: {:?}",
+                        byte, f, &source[f.start..f.end], s, seen
+                    );
+                }
+            }
+        }
+    }
+
+    /// The keyword gate is only a shortcut: a rule left off never had a
+    /// match in the text (its regex is compiled here to check).
+    #[test]
+    fn a_rule_whose_pattern_matches_is_never_gated_off(text in adversarial_text(), case in 0u8..3) {
+        let text = match case {
+            0 => text,
+            1 => text.to_ascii_uppercase(),
+            _ => text.to_ascii_lowercase(),
+        };
+        let active = r().active_rules(&text);
+        for (i, rule) in r().inner.rules.iter().enumerate() {
+            if rule.re.get().is_some_and(|re| re.is_match(&text)) {
+                prop_assert!(active.contains(&i), "{} matches {:?} but was gated off", rule.kind, text);
+            }
+        }
+    }
+
+    /// Rules of line reach run only on the lines that hold their keywords;
+    /// the findings are those of every active rule run on the whole text.
+    #[test]
+    fn finding_on_keyword_lines_equals_scanning_the_whole_text(
+        lines in proptest::collection::vec(adversarial_text(), 1..6),
+        sep in proptest::sample::select(vec!["\n", "\r\n", "\n\n"]),
+    ) {
+        let text = lines.join(sep);
+        let r = r();
+        let markers = {
+            let m = r.inner.marker_re.get().unwrap();
+            m.find_iter(&text).map(|m| (m.start(), m.end())).collect::<Vec<_>>()
+        };
+        let mut raw = Vec::new();
+        for idx in r.active_rules(&text) {
+            r.scan_rule(idx, &text, &markers, 0..text.len(), &mut raw);
+        }
+        let whole = if raw.is_empty() { Vec::new() } else { merge(raw) };
+        prop_assert_eq!(r.find(&text), whole, "{:?}", text);
+    }
+
     #[test]
     fn scrub_is_idempotent_on_arbitrary_strings(text in any::<String>()) {
         let once = r().scrub(&text).into_owned();
@@ -865,7 +1084,7 @@ proptest! {
     }
 
     #[test]
-    fn sample_secrets_never_survive_scrub(i in 0usize..14, pre in "[ -~]{0,8}", post in "[ \n;,]{0,3}") {
+    fn sample_secrets_never_survive_scrub(i in 0usize..15, pre in "[ -~]{0,8}", post in "[ \n;,]{0,3}") {
         let secrets = sample_secrets();
         let s = &secrets[i % secrets.len()];
         let text = format!("{pre} {s}{post}");

@@ -11,9 +11,11 @@
 //! the view. Streams also hold back an unfinished candidate at their end until
 //! more arrives ([`safe_cut`]).
 
-use crate::engine::Redactor;
+use crate::engine::{Raw, Redactor, merge};
+use crate::rules::Reach;
 use crate::{Finding, REDACTION_PREFIX};
 use std::borrow::Cow;
+use std::ops::Range;
 
 /// A piece of a view that is a verbatim copy of a piece of its source: bytes
 /// `view..view+len` of the view equal bytes `source..source+len` of the source.
@@ -46,6 +48,47 @@ impl Redactor {
         found
     }
 
+    /// The secrets of `source` that its `shown` byte ranges may hold a piece
+    /// of, at a cost in proportion to the lines shown rather than to the
+    /// whole source: every finding of [`Redactor::spans`] that overlaps a
+    /// shown range is among them (some findings elsewhere may be too).
+    ///
+    /// The [`Reach::Line`] rules run on the shown lines only, whole (a cut
+    /// line is looked at whole), joined with the line break before each, so
+    /// every byte has the context it has in the source up to its line's
+    /// ends, which is all these rules read. The [`Reach::Source`] rules (PEM
+    /// blocks, `.netrc` entries: a shown key line may have its header lines
+    /// away) run on the whole source, only when one of their keywords occurs
+    /// in it (one multi-literal scan). When the lines shown are most of the
+    /// source, the source is scanned whole (and a clean verdict remembered).
+    ///
+    /// [`Reach::Line`]: crate::rules::Reach::Line
+    /// [`Reach::Source`]: crate::rules::Reach::Source
+    pub fn spans_shown(
+        &self,
+        source: &str,
+        shown: impl IntoIterator<Item = Range<usize>>,
+    ) -> Vec<Finding> {
+        let windows = line_windows(source, shown);
+        let covered: usize = windows.iter().map(|w| w.len()).sum();
+        if covered == 0 {
+            return Vec::new();
+        }
+        if covered >= source.len() / 2 {
+            return self.spans(source);
+        }
+        let mut raw = Vec::new();
+        self.find_source_reach(source, &mut raw);
+        let joined = Joined::new(source, &windows);
+        let mut lines = Vec::new();
+        self.find_raw(&joined.text, Some(Reach::Line), &mut lines);
+        joined.map_back(&lines, &mut raw);
+        if raw.is_empty() {
+            return Vec::new();
+        }
+        merge(raw)
+    }
+
     /// Masks in `view` every byte copied from `source` (per `segments`) that
     /// lies in a secret span of `source`: each shown piece of a secret becomes
     /// `[REDACTED:<kind>]`; everything else in the view is kept. A segment that
@@ -55,8 +98,110 @@ impl Redactor {
         if segments.is_empty() {
             return Cow::Borrowed(view);
         }
-        let found = self.spans(source);
+        let found = self.spans_shown(source, segments.iter().map(Segment::source_range));
         mask_with(&found, source, view, segments)
+    }
+}
+
+impl Segment {
+    /// The bytes of the source this piece copies.
+    pub fn source_range(&self) -> Range<usize> {
+        self.source..self.source.saturating_add(self.len)
+    }
+}
+
+/// The whole lines of `source` that the `shown` ranges touch (each through
+/// its `\n`), sorted, overlapping and touching ones merged. Out-of-bounds
+/// parts of a range are dropped.
+pub(crate) fn line_windows(
+    source: &str,
+    shown: impl IntoIterator<Item = Range<usize>>,
+) -> Vec<Range<usize>> {
+    let b = source.as_bytes();
+    let mut w: Vec<Range<usize>> = shown
+        .into_iter()
+        .filter_map(|r| {
+            let (s, e) = (r.start.min(b.len()), r.end.min(b.len()));
+            if s >= e {
+                return None;
+            }
+            let start = memchr::memrchr(b'\n', &b[..s]).map_or(0, |i| i + 1);
+            let end = if b[e - 1] == b'\n' {
+                e
+            } else {
+                memchr::memchr(b'\n', &b[e..]).map_or(b.len(), |i| e + i + 1)
+            };
+            Some(start..end)
+        })
+        .collect();
+    w.sort_unstable_by_key(|r| r.start);
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(w.len());
+    for r in w {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// Line windows of a source joined into one text: the line break before the
+/// first window (when it is not the source's start), then each window (each
+/// ends with its own `\n`, but for the source's last line). Every byte of it
+/// sees the same bytes around it, to its line's ends, as in the source.
+struct Joined<'a> {
+    text: Cow<'a, str>,
+    /// (offset in `text`, offset in the source, length) per window.
+    pieces: Vec<(usize, usize, usize)>,
+}
+
+impl<'a> Joined<'a> {
+    fn new(source: &'a str, windows: &[Range<usize>]) -> Joined<'a> {
+        let lead = windows.first().map_or(0, |w| usize::from(w.start > 0));
+        if let [only] = windows {
+            // One window: a slice of the source, with its line break before.
+            let from = only.start - lead;
+            return Joined {
+                text: Cow::Borrowed(&source[from..only.end]),
+                pieces: vec![(lead, only.start, only.len())],
+            };
+        }
+        let total: usize = windows.iter().map(|w| w.len()).sum::<usize>() + lead;
+        let mut text = String::with_capacity(total);
+        if lead == 1 {
+            text.push('\n');
+        }
+        let mut pieces = Vec::with_capacity(windows.len());
+        for w in windows {
+            pieces.push((text.len(), w.start, w.len()));
+            text.push_str(&source[w.clone()]);
+        }
+        Joined {
+            text: Cow::Owned(text),
+            pieces,
+        }
+    }
+
+    /// Findings in the joined text as findings in the source: each cut to
+    /// the windows it overlaps (a rule of line reach does not cross a window's
+    /// edge, but a cut keeps the mapping exact if one did).
+    fn map_back(&self, found: &[Raw], out: &mut Vec<Raw>) {
+        for f in found {
+            let first = self
+                .pieces
+                .partition_point(|&(at, _, len)| at + len <= f.start);
+            for &(at, src, len) in self.pieces[first..].iter().take_while(|p| p.0 < f.end) {
+                let a = f.start.max(at);
+                let b = f.end.min(at + len);
+                if a < b {
+                    out.push(Raw {
+                        start: src + (a - at),
+                        end: src + (b - at),
+                        ..*f
+                    });
+                }
+            }
+        }
     }
 }
 
@@ -105,12 +250,25 @@ pub fn masks_of(
 
 /// Replace each masked piece of `view` by `[REDACTED:<kind>]` (overlapping
 /// pieces become one marker).
-pub fn apply_masks(view: &str, mut masks: Vec<Mask>) -> Cow<'_, str> {
+pub fn apply_masks(view: &str, masks: Vec<Mask>) -> Cow<'_, str> {
+    apply_masks_moving(view, masks, &mut [])
+}
+
+/// [`apply_masks`], also moving `ranges` of `view` to where their bytes are
+/// in the result (a range around a masked piece holds its marker; an end
+/// inside one moves to the marker's end, a start to its start).
+pub fn apply_masks_moving<'a>(
+    view: &'a str,
+    mut masks: Vec<Mask>,
+    ranges: &mut [Range<usize>],
+) -> Cow<'a, str> {
     if masks.is_empty() {
         return Cow::Borrowed(view);
     }
     masks.sort_unstable_by_key(|c| (c.0, std::cmp::Reverse(c.1)));
     let mut out = String::with_capacity(view.len());
+    // (old start, old end, new start, new end) of each replaced piece.
+    let mut moves: Vec<(usize, usize, usize, usize)> = Vec::new();
     let mut at = 0;
     for (a, b, kind) in masks {
         if b <= at || b > view.len() {
@@ -118,13 +276,79 @@ pub fn apply_masks(view: &str, mut masks: Vec<Mask>) -> Cow<'_, str> {
         }
         let a = a.max(at);
         out.push_str(&view[at..a]);
+        let new_a = out.len();
         out.push_str(REDACTION_PREFIX);
         out.push_str(kind);
         out.push(']');
+        moves.push((a, b, new_a, out.len()));
         at = b;
     }
     out.push_str(&view[at..]);
+    let map = |x: usize, end: bool| {
+        let i = moves.partition_point(|m| m.1 <= x);
+        match moves.get(i) {
+            Some(&(a, _, na, nb)) if a < x => {
+                if end {
+                    nb
+                } else {
+                    na
+                }
+            }
+            _ => match i.checked_sub(1).and_then(|j| moves.get(j)) {
+                Some(&(_, b, _, nb)) => x - b + nb,
+                None => x,
+            },
+        }
+    };
+    for r in ranges.iter_mut() {
+        *r = map(r.start, false)..map(r.end, true);
+    }
     Cow::Owned(out)
+}
+
+/// The view ranges of `segments` that are verbatim copies of `source`.
+pub fn copied(source: &str, view: &str, segments: &[Segment]) -> Vec<Range<usize>> {
+    segments
+        .iter()
+        .filter(|s| valid(s, source, view))
+        .map(|s| s.view..s.view + s.len)
+        .collect()
+}
+
+impl Redactor {
+    /// [`Redactor::scrub`] of a text whose `vetted` ranges were already
+    /// decided on (copies of a source whose secrets were found on the source
+    /// and masked): only the rest is scanned (the vetted bytes read as
+    /// blanks, line breaks kept, so the rest keeps its positions and lines).
+    /// When that finds anything, the result is scrubbed whole as usual.
+    pub fn scrub_outside<'a>(&self, text: &'a str, vetted: &[Range<usize>]) -> Cow<'a, str> {
+        if vetted.is_empty() {
+            return self.scrub(text);
+        }
+        let mut blank = text.as_bytes().to_vec();
+        for r in vetted {
+            if r.start < r.end
+                && r.end <= text.len()
+                && text.is_char_boundary(r.start)
+                && text.is_char_boundary(r.end)
+            {
+                for b in &mut blank[r.clone()] {
+                    if *b != b'\n' {
+                        *b = b' ';
+                    }
+                }
+            }
+        }
+        let Ok(blank) = String::from_utf8(blank) else {
+            return self.scrub(text);
+        };
+        let found = self.find(&blank);
+        if found.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        let once = crate::engine::replace(text, &found);
+        Cow::Owned(self.scrub(&once).into_owned())
+    }
 }
 
 fn valid(s: &Segment, source: &str, view: &str) -> bool {
@@ -230,6 +454,48 @@ mod tests {
         ] {
             assert_eq!(r().mask_view(&source, view, &[s]), view);
         }
+    }
+
+    #[test]
+    fn masking_moves_the_ranges_of_the_view_with_it() {
+        let view = "ab SECRET cd EF";
+        let masks = vec![(3, 9, "jwt"), (13, 15, "jwt")];
+        let mut ranges = [0..2, 3..9, 10..12, 5..11, 0..15];
+        let out = apply_masks_moving(view, masks, &mut ranges);
+        assert_eq!(out, "ab [REDACTED:jwt] cd [REDACTED:jwt]");
+        let shown: Vec<&str> = ranges.iter().map(|r| &out[r.clone()]).collect();
+        assert_eq!(
+            shown,
+            [
+                "ab",
+                "[REDACTED:jwt]",
+                "cd",
+                "[REDACTED:jwt] c",
+                out.as_ref()
+            ]
+        );
+    }
+
+    #[test]
+    fn scrub_outside_scans_what_was_not_vetted_and_only_that() {
+        let tok = format!("{}{}", concat!("gh", "p_"), rnd(303, 36, ALNUM));
+        // A vetted piece is not scanned again (its source decided on it).
+        let text = format!("src/a.rs:1:{tok}\n");
+        let a = "src/a.rs:1:".len();
+        let out = r().scrub_outside(&text, std::slice::from_ref(&(a..a + tok.len())));
+        assert!(matches!(out, Cow::Borrowed(_)), "{out}");
+        // A secret outside it is found, and then the whole text is scrubbed.
+        let text = format!("{tok}:1:{tok}\n");
+        let a = tok.len() + 3;
+        let out = r().scrub_outside(&text, std::slice::from_ref(&(a..a + tok.len())));
+        let m = marker("github_pat");
+        assert_eq!(out, format!("{m}:1:{m}\n"));
+        // Nothing vetted: the plain scrub; off-boundary ranges are ignored.
+        assert_eq!(r().scrub_outside(&text, &[]), r().scrub(&text));
+        assert_eq!(
+            r().scrub_outside("é ok", std::slice::from_ref(&(1..2))),
+            "é ok"
+        );
     }
 
     #[test]

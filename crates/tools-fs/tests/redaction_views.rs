@@ -31,6 +31,12 @@ fn pem(label: &str, n: usize, seed: u64) -> (String, Vec<String>) {
     (text, body)
 }
 
+/// A GitHub-token-shaped string (no real key): `ghp_` and 36 characters.
+fn gh_token(seed: u64, fill: char) -> String {
+    let body = b64(seed, 36).replace(['+', '/'], &fill.to_string());
+    format!("{}{body}", concat!("gh", "p_"))
+}
+
 fn private_key(seed: u64) -> (String, Vec<String>) {
     pem(concat!("RSA PRIV", "ATE KEY"), 8, seed)
 }
@@ -114,11 +120,7 @@ async fn grep_for_base64_lines_shows_no_key_line_and_keeps_prefixes() {
 #[tokio::test]
 async fn a_long_line_cut_inside_a_token_shows_none_of_it() {
     let fx = Fixture::new();
-    let token = format!(
-        "{}{}",
-        concat!("gh", "p_"),
-        b64(7, 36).replace(['+', '/'], "x")
-    );
+    let token = gh_token(7, 'x');
     // The cut at 2000 characters falls 8 characters into the token.
     let line = format!("{}{token} tail\n", "x ".repeat(996));
     fx.write("long.txt", &line);
@@ -149,4 +151,74 @@ async fn public_keys_and_certificates_stay_readable_in_any_window() {
     }
     assert!(part.contains(cbody[1].as_str()), "{part}");
     assert!(!whole.contains("REDACTED"), "{whole}");
+}
+
+#[tokio::test]
+async fn grep_context_lines_hide_a_secret_the_matching_line_does_not_hold() {
+    let fx = Fixture::new();
+    let token = gh_token(11, 'x');
+    let filler = "let unrelated = 1;\n".repeat(200);
+    fx.write(
+        "src/a.rs",
+        format!("{filler}fn f() {{\n    let t = \"{token}\";\n    // TODO rotate\n}}\n{filler}"),
+    );
+    for path in [json!("."), json!("src/a.rs")] {
+        let out = read_all(
+            &fx,
+            "grep",
+            json!({"pattern": "TODO", "output_mode": "content", "context_lines": 1, "path": path}),
+        )
+        .await;
+        assert!(!out.contains(&token[..8]), "token shown: {out}");
+        assert!(
+            out.contains("src/a.rs-202-    let t = \"[REDACTED:github_pat]\";"),
+            "{out}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn grep_context_inside_a_pem_body_far_below_its_header_shows_no_key_line() {
+    let fx = Fixture::new();
+    let (key, body) = pem(concat!("EC PRIV", "ATE KEY"), 60, 21);
+    let filler = "let unrelated = 1;\n".repeat(300);
+    // The match is the line after END: its context is the last body line
+    // and the END line, 60 lines below the header; most of the file is not
+    // shown, so only the shown lines and the key's own block are scanned.
+    fx.write("deploy/conf.txt", format!("{key}TODO rotate\n{filler}"));
+    fx.write("deploy/other.txt", "TODO nothing secret here\n");
+    let out = read_all(
+        &fx,
+        "grep",
+        json!({"pattern": "TODO", "output_mode": "content", "before_context": 2, "path": "deploy"}),
+    )
+    .await;
+    assert_hidden(&out, &body);
+    assert!(
+        out.contains("deploy/conf.txt-61-[REDACTED:private_key]"),
+        "{out}"
+    );
+    assert!(out.contains("TODO nothing secret here"), "{out}");
+}
+
+#[tokio::test]
+async fn grep_hides_a_token_in_a_file_name_and_in_the_lines_it_shows() {
+    let fx = Fixture::new();
+    let token = gh_token(31, 'x');
+    let other = gh_token(32, 'y');
+    // The name is not a copy of any file's text: only the scrub of what is
+    // not copied from a source can hide it.
+    fx.write(
+        &format!("notes/{token}.txt"),
+        format!("TODO a\nt = {other}\n"),
+    );
+    let out = read_all(
+        &fx,
+        "grep",
+        json!({"pattern": "TODO", "output_mode": "content", "after_context": 1, "path": "."}),
+    )
+    .await;
+    assert!(!out.contains(&token[4..20]), "name shown: {out}");
+    assert!(!out.contains(&other[4..20]), "line shown: {out}");
+    assert!(out.contains(":1:TODO a"), "{out}");
 }

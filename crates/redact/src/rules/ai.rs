@@ -1,6 +1,6 @@
 //! AI providers.
 
-use super::{Check, Spec};
+use super::{Check, Reach, Spec};
 
 pub(crate) const SPECS: &[Spec] = &[
     Spec {
@@ -8,48 +8,56 @@ pub(crate) const SPECS: &[Spec] = &[
         pattern: r"sk-ant-[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_\-]{32,300}",
         keywords: &["sk-ant-"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "openrouter_api_key",
         pattern: r"sk-or-v1-[a-f0-9]{64}",
         keywords: &["sk-or-"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "openai_api_key",
         pattern: r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,300}|[A-Za-z0-9_\-]{0,150}T3BlbkFJ[A-Za-z0-9_\-]{10,150})",
-        keywords: &[],
+        keywords: &["sk-"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "huggingface_token",
         pattern: r"(?-u:\b)(?:hf_|api_org_)[A-Za-z]{34}(?-u:\b)",
-        keywords: &[],
+        keywords: &["hf_", "api_org_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "replicate_api_token",
         pattern: r"(?-u:\b)r8_[A-Za-z0-9]{37}(?-u:\b)",
-        keywords: &[],
+        keywords: &["r8_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "groq_api_key",
         pattern: r"(?-u:\b)gsk_[A-Za-z0-9]{52}(?-u:\b)",
         keywords: &["gsk_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "xai_api_key",
         pattern: r"(?-u:\b)xai-[A-Za-z0-9]{80}(?-u:\b)",
         keywords: &["xai-"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "perplexity_api_key",
         pattern: r"(?-u:\b)pplx-[A-Za-z0-9]{48}(?-u:\b)",
         keywords: &["pplx-"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
 ];
 

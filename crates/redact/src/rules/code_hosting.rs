@@ -1,6 +1,6 @@
 //! Code hosting, package registries and developer services.
 
-use super::{Check, Spec};
+use super::{Check, Reach, Spec};
 
 pub(crate) const SPECS: &[Spec] = &[
     Spec {
@@ -8,36 +8,42 @@ pub(crate) const SPECS: &[Spec] = &[
         pattern: r"github_pat_[A-Za-z0-9_]{60,255}",
         keywords: &["github_pat_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "github_pat",
         pattern: r"ghp_[A-Za-z0-9]{36,255}",
         keywords: &["ghp_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "github_oauth_token",
         pattern: r"gho_[A-Za-z0-9]{36,255}",
         keywords: &["gho_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "github_app_token",
         pattern: r"gh[us]_[A-Za-z0-9]{36,255}",
         keywords: &["ghu_", "ghs_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "github_refresh_token",
         pattern: r"ghr_[A-Za-z0-9]{36,255}",
         keywords: &["ghr_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "gitlab_pat",
         pattern: r"glpat-[A-Za-z0-9_\-]{20,300}(?:\.[A-Za-z0-9_\-]{2,12}){0,2}",
         keywords: &["glpat-"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "gitlab_token",
@@ -47,54 +53,63 @@ pub(crate) const SPECS: &[Spec] = &[
             "gloas-", "glwt-", "glffct-",
         ],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "bitbucket_app_password",
         pattern: r"(?-u:\b)ATBB[A-Za-z0-9_=.\-]{28,}",
         keywords: &["ATBB"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "atlassian_api_token",
         pattern: r"(?-u:\b)AT(?:ATT|CTT)3[A-Za-z0-9_=\-]{150,300}",
         keywords: &["ATATT3", "ATCTT3"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "npm_token",
         pattern: r"(?-u:\b)npm_[A-Za-z0-9]{36}(?-u:\b)",
         keywords: &["npm_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "pypi_token",
         pattern: r"pypi-AgE[A-Za-z0-9_\-]{50,}",
         keywords: &["pypi-AgE"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "docker_hub_pat",
         pattern: r"(?-u:\b)dckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}",
         keywords: &["dckr_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "postman_api_key",
         pattern: r"(?-u:\b)PMAK-[a-f0-9]{24}-[a-f0-9]{34}(?-u:\b)",
         keywords: &["PMAK-"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "linear_api_key",
         pattern: r"(?-u:\b)lin_(?:api|oauth)_[A-Za-z0-9]{40,64}(?-u:\b)",
         keywords: &["lin_api_", "lin_oauth_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "notion_token",
         pattern: r"(?-u:\b)(?:secret_[A-Za-z0-9]{43}|ntn_[0-9]{11}[A-Za-z0-9]{35})(?-u:\b)",
         keywords: &["secret_", "ntn_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
 ];
 

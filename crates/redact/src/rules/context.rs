@@ -2,38 +2,44 @@
 //! `-u user:pass`, `.netrc`, and key/value assignments (whose keys and values
 //! [`crate::heuristics`] classifies).
 
-use super::{Check, Spec};
+use super::{Check, Reach, Spec};
 
 pub(crate) const SPECS: &[Spec] = &[
     Spec {
         kind: "url_credentials",
         pattern: r#"(?-u:\b)[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@\[\]"'<>]*:([^\s/?#"'<>]+)@[A-Za-z0-9\[]"#,
-        keywords: &[],
+        keywords: &["://"],
         check: Check::Value(1),
+        reach: Reach::Line,
     },
     Spec {
         kind: "authorization_header",
         pattern: r#"(?i)(?-u:\b)(?:proxy-)?authorization(?:\\?["'])?:[ \t]*(?:\\?["'])?(?:(?:bearer|basic|token|bot|apikey|api-key|sso-key|key|digest|negotiate|ntlm)[ \t]+)?([a-z0-9\-._~+/=:]{8,})"#,
         keywords: &["authorization"],
         check: Check::AuthHeader,
+        reach: Reach::Line,
     },
     Spec {
         kind: "bearer_token",
         pattern: r"(?i)(?-u:\b)bearer[ \t]+([a-z0-9\-._~+/]{16,}=*)",
         keywords: &["bearer"],
         check: Check::Bearer,
+        reach: Reach::Line,
     },
     Spec {
         kind: "cli_user_password",
         pattern: r#"(?:^|[ \t])(?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']+:([^\s"']+)"#,
-        keywords: &[],
+        keywords: &["-u"],
         check: Check::CliUser,
+        reach: Reach::Line,
     },
     Spec {
         kind: "password_assignment",
         pattern: r"(?:machine[ \t\r\n]+\S+|default)[ \t\r\n]+login[ \t\r\n]+\S+[ \t\r\n]+password[ \t\r\n]+(\S+)",
-        keywords: &["password"],
+        keywords: &["login"],
         check: Check::Value(1),
+        // `.netrc` entries run over several lines.
+        reach: Reach::Source,
     },
     Spec {
         kind: "password_assignment",
@@ -41,6 +47,7 @@ pub(crate) const SPECS: &[Spec] = &[
         pattern: r#"(?i)define\([ \t]*['"][A-Z0-9_]*(?:KEY|SALT|SECRET|PASSWORD|PASS|TOKEN|PWD)[A-Z0-9_]*['"][ \t]*,[ \t]*['"]([^'"\r\n]{6,})['"]"#,
         keywords: &["define("],
         check: Check::Value(1),
+        reach: Reach::Line,
     },
     Spec {
         kind: "password_assignment",
@@ -48,6 +55,7 @@ pub(crate) const SPECS: &[Spec] = &[
         pattern: r#"(?i)key="[A-Za-z0-9_.:\-]*(?:key|secret|password|pwd|token)[A-Za-z0-9_.:\-]*"[ \t]+value="([^"\r\n]{6,})""#,
         keywords: &["value="],
         check: Check::Value(1),
+        reach: Reach::Line,
     },
     Spec {
         kind: "password_assignment",
@@ -61,6 +69,7 @@ pub(crate) const SPECS: &[Spec] = &[
             "hmac", "jwt", "bearer",
         ],
         check: Check::Assignment,
+        reach: Reach::Line,
     },
     Spec {
         kind: "password_assignment",
@@ -74,6 +83,7 @@ pub(crate) const SPECS: &[Spec] = &[
             "hmac", "jwt", "bearer",
         ],
         check: Check::CliFlag,
+        reach: Reach::Line,
     },
 ];
 

@@ -1,6 +1,6 @@
 //! Other distinctive formats: age keys, Mapbox tokens, JWTs.
 
-use super::{Check, Spec};
+use super::{Check, Reach, Spec};
 
 pub(crate) const SPECS: &[Spec] = &[
     Spec {
@@ -8,18 +8,21 @@ pub(crate) const SPECS: &[Spec] = &[
         pattern: r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
         keywords: &["AGE-SECRET-KEY-1"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "mapbox_secret_token",
         pattern: r"(?-u:\b)sk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}",
         keywords: &["sk.eyJ"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "jwt",
         pattern: r"(?-u:\b)eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*",
-        keywords: &[],
+        keywords: &["eyJ"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
 ];
 

@@ -1,73 +1,84 @@
 //! Chat, messaging and e-mail services.
 
-use super::{Check, Spec};
+use super::{Check, Reach, Spec};
 
 pub(crate) const SPECS: &[Spec] = &[
     Spec {
         kind: "slack_token",
         pattern: r"xox(?:[abposer]|e\.xox[bp])-[0-9A-Za-z\-]{10,250}",
-        keywords: &[],
+        keywords: &["xox"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "slack_app_token",
         pattern: r"(?i)xapp-[0-9]-[A-Z0-9]+-[0-9]+-[A-Z0-9]+",
         keywords: &["xapp-"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "slack_webhook",
         pattern: r"hooks\.slack\.com/((?:services|workflows|triggers)/[A-Za-z0-9+/_\-]{20,120})",
         keywords: &["hooks.slack.com"],
         check: Check::Group(1),
+        reach: Reach::Line,
     },
     Spec {
         kind: "discord_webhook",
         pattern: r"discord(?:app)?\.com/api/(?:v[0-9]{1,2}/)?webhooks/([0-9]{17,20}/[A-Za-z0-9_\-]{60,68})",
         keywords: &["discord"],
         check: Check::Group(1),
+        reach: Reach::Line,
     },
     Spec {
         kind: "discord_bot_token",
         pattern: r"(?-u:\b)([MNO][A-Za-z0-9_\-]{23,27})\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}",
         keywords: &[],
         check: Check::Discord,
+        reach: Reach::Line,
     },
     Spec {
         kind: "telegram_bot_token",
         pattern: r"[0-9]{5,16}:AA[A-Za-z0-9_\-]{33}",
-        keywords: &[],
+        keywords: &[":AA"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "twilio_api_key",
         pattern: r"(?-u:\b)SK[0-9a-f]{32}(?-u:\b)",
-        keywords: &[],
+        keywords: &["SK"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "sendgrid_api_key",
         pattern: r"(?-u:\b)SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}",
-        keywords: &[],
+        keywords: &["SG."],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "mailgun_api_key",
         pattern: r#"(?i)(?-u:\b)key-[0-9a-f]{32}(?-u:\b)|mailgun[a-z0-9_.\-]{0,30}(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})(?-u:\b)"#,
         keywords: &["key-", "mailgun"],
         check: Check::Group(1),
+        reach: Reach::Line,
     },
     Spec {
         kind: "mailchimp_api_key",
         pattern: r"(?-u:\b)[0-9a-f]{32}-us[0-9]{1,2}(?-u:\b)",
-        keywords: &[],
+        keywords: &["-us"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "brevo_api_key",
         pattern: r"(?-u:\b)xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}(?-u:\b)",
         keywords: &["xkeysib-"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
 ];
 

@@ -24,17 +24,31 @@ pub(crate) enum Check {
     CliUser,
 }
 
+/// How far from a shown piece of a source a rule must look to decide on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// Its matches lie within one line (they never hold a line break, except
+    /// a `\n` taken as the context around the match) and its check reads
+    /// only that line: the lines shown are enough (`line_rules_stay_on_their_line`
+    /// proves it on every pattern).
+    Line,
+    /// Its matches may run over several lines (a PEM block, a `.netrc`
+    /// entry): it runs on the whole source, when one of its keywords occurs there.
+    Source,
+}
+
 /// A rule as written: compiled once by [`Redactor::new`].
 pub(crate) struct Spec {
     pub(crate) kind: &'static str,
     pub(crate) pattern: &'static str,
-    /// Literals at least one of which occurs in every match: as written for
-    /// case-sensitive patterns, in their case variants for `(?i)` patterns (see
-    /// [`case_variants`]). At least 4 bytes, so the multi-literal scan stays fast.
-    /// Empty: the rule always runs (its regex starts from a short literal that the
-    /// regex engine finds quickly by itself).
+    /// Literals at least one of which occurs in every match: looked for in any
+    /// ASCII case when written in lowercase or when the pattern is `(?i)`,
+    /// else as written (see [`crate::engine::Keywords`]). The rule runs, and its
+    /// regex is compiled, only when one occurs. Empty only for a rule with
+    /// no literal at all (Discord bot tokens), which has a gate of its own.
     pub(crate) keywords: &'static [&'static str],
     pub(crate) check: Check,
+    pub(crate) reach: Reach,
 }
 
 mod ai;

@@ -1,6 +1,6 @@
 //! Observability services.
 
-use super::{Check, Spec};
+use super::{Check, Reach, Spec};
 
 pub(crate) const SPECS: &[Spec] = &[
     Spec {
@@ -8,24 +8,28 @@ pub(crate) const SPECS: &[Spec] = &[
         pattern: r"https?://([a-f0-9]{32}(?::[a-f0-9]{32})?)@[A-Za-z0-9.\-]*sentry[A-Za-z0-9.\-]*",
         keywords: &["sentry"],
         check: Check::Group(1),
+        reach: Reach::Line,
     },
     Spec {
         kind: "sentry_token",
         pattern: r"(?-u:\b)sntry[su]_[A-Za-z0-9+/=_]{40,}",
         keywords: &["sntry"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "grafana_token",
         pattern: r"(?-u:\b)(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,400}={0,2}|eyJrIjoi[A-Za-z0-9+/]{50,400}={0,2})",
         keywords: &["glsa_", "glc_", "eyJrIjoi"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "new_relic_key",
         pattern: r"(?-u:\b)(?:NR(?:AK|AA|II|IQ|RA|SP)-[A-Za-z0-9_\-]{20,40}|[a-fA-F0-9]{36}NRAL(?-u:\b))",
         keywords: &["NRAK-", "NRAA-", "NRII-", "NRIQ-", "NRRA-", "NRSP-", "NRAL"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
 ];
 

@@ -1,6 +1,6 @@
 //! Payments and commerce.
 
-use super::{Check, Spec};
+use super::{Check, Reach, Spec};
 
 pub(crate) const SPECS: &[Spec] = &[
     Spec {
@@ -10,24 +10,28 @@ pub(crate) const SPECS: &[Spec] = &[
             "sk_test_", "sk_live_", "sk_prod_", "rk_test_", "rk_live_", "rk_prod_",
         ],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "stripe_webhook_secret",
         pattern: r"(?-u:\b)whsec_[A-Za-z0-9+/=]{32,}",
         keywords: &["whsec_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "shopify_token",
         pattern: r"(?-u:\b)shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?-u:\b)",
         keywords: &["shpat_", "shpca_", "shppa_", "shpss_"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
     Spec {
         kind: "square_token",
         pattern: r"(?-u:\b)(?:EAAA[A-Za-z0-9_\-]{60}|sq0atp-[0-9A-Za-z_\-]{22}|sq0csp-[0-9A-Za-z_\-]{43})",
         keywords: &["EAAA", "sq0atp-", "sq0csp-"],
         check: Check::Group(0),
+        reach: Reach::Line,
     },
 ];
 

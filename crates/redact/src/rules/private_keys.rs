@@ -1,6 +1,6 @@
 //! Private keys: PEM blocks and service-account JSON.
 
-use super::{Check, Spec};
+use super::{Check, Reach, Spec};
 
 pub(crate) const SPECS: &[Spec] = &[
     Spec {
@@ -8,12 +8,15 @@ pub(crate) const SPECS: &[Spec] = &[
         pattern: r#""private_key"[ \t]*:[ \t]*"(-----BEGIN[ A-Z0-9_\-]{0,100}PRIVATE KEY-----(?:[^"\\]|\\.)*)""#,
         keywords: &["\"private_key\""],
         check: Check::Group(1),
+        // The JSON string may hold raw line breaks (a hand-edited file).
+        reach: Reach::Source,
     },
     Spec {
         kind: "private_key",
         pattern: r"-{4,5} ?BEGIN[ A-Z0-9_\-]{0,100}PRIVATE KEY(?: BLOCK)? ?-{4,5}",
         keywords: &["PRIVATE KEY"],
         check: Check::Pem,
+        reach: Reach::Source,
     },
 ];
 

@@ -51,8 +51,9 @@ pub const GREP_IGNORED_PROBE_SHARE_INV: u32 = 10;
 pub const GREP_IGNORED_PROBE_MIN_FILES: u64 = 64;
 /// Matched text kept in memory at most while searching; beyond it only counts are kept.
 pub const GREP_MAX_COLLECT_BYTES: usize = 64 * 1024 * 1024;
-/// Files larger than this are not read again to find secrets around the
-/// lines grep shows (each shown line is still scrubbed on its own).
+/// Files larger than this are not kept (nor read again) to find secrets
+/// around the lines grep shows (each shown line is still scrubbed on its
+/// own); a content search keeps the smaller files that match as it reads them.
 pub const GREP_SOURCE_MAX_BYTES: u64 = 16 * 1024 * 1024;
 /// Ignored files named when suggesting the second pass.
 const PROBE_EXAMPLES: usize = 3;
@@ -244,7 +245,7 @@ impl Tool for Grep {
             .limit(
                 "GREP_SOURCE_MAX_BYTES",
                 GREP_SOURCE_MAX_BYTES,
-                "largest file read again to find secrets around the lines shown",
+                "largest file kept to find secrets around the lines shown",
             )
             .limit(
                 "GREP_MAX_COLLECT_BYTES",
@@ -518,6 +519,53 @@ mod tests {
         let all = ReadFilter::unrestricted();
         let p = probe_ignored(&ws, &starts, &q, &first, took, &all, &|| false);
         (d, starts, q, first, p)
+    }
+
+    /// Content mode reads each file whole and searches its bytes; binary
+    /// detection still stops where it stops on a file read buffer by buffer
+    /// (a NUL past the first 64 KB ends the search there), and the bytes of a
+    /// matched file come back as its redaction source.
+    #[test]
+    fn content_search_of_whole_files_keeps_binary_detection_and_the_source() {
+        let (_d, ws, start) = tree(0, 0, false);
+        let root = ws.root().to_path_buf();
+        let mut late_nul = b"needle one\n".to_vec();
+        late_nul.extend(std::iter::repeat_n(b"filler line\n".as_slice(), 8000).flatten());
+        late_nul.extend_from_slice(b"\0\nneedle two\n");
+        std::fs::write(root.join("src/late.txt"), &late_nul).unwrap();
+        std::fs::write(root.join("src/early.txt"), b"\0needle\n").unwrap();
+        std::fs::write(root.join("src/text.txt"), "a\nneedle\nb\n").unwrap();
+        let q = Query::new(
+            &serde_json::from_value(serde_json::json!({"pattern": "needle", "mode": "content"}))
+                .unwrap(),
+        )
+        .unwrap();
+        let out = first_pass(&ws, &start, &q);
+        let shown: Vec<(String, u64)> = out
+            .results
+            .iter()
+            .map(|r| (scope::display_rel(&r.rel), r.count))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("src/late.txt".to_string(), 1),
+                ("src/text.txt".to_string(), 1)
+            ]
+        );
+        let text = out
+            .results
+            .iter()
+            .find(|r| r.rel.ends_with("text.txt"))
+            .unwrap();
+        assert_eq!(text.source.as_deref(), Some("a\nneedle\nb\n"));
+        // The file with a late NUL is kept whole as its source (a NUL is UTF-8).
+        assert!(
+            out.results[0]
+                .source
+                .as_deref()
+                .is_some_and(|s| s.len() == late_nul.len())
+        );
     }
 
     #[test]

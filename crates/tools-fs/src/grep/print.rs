@@ -6,6 +6,7 @@ use super::search::{BREAK, FileResult, MATCH, Outcome, push_u64};
 use super::{FileHits, GREP_MAX_COLLECT_BYTES, GREP_TIMEOUT, GrepMode, GrepView, LineHit};
 use crate::scope::{self, Start};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use wrench_core::{RedactionSource, ToolOutput};
 
 /// Model text and typed view, the line ranges shown (content views), and the
@@ -16,6 +17,8 @@ pub(super) type Rendered = (ToolOutput, Option<Vec<(u64, u64)>>, Vec<ShownFile>)
 pub(super) struct ShownFile {
     rel: PathBuf,
     pieces: Vec<ShownLine>,
+    /// The file as the search read it, when it kept it.
+    source: Option<Arc<str>>,
 }
 
 /// One shown line: where its text is in the output text (and, for a match, in
@@ -27,17 +30,17 @@ struct ShownLine {
     len: usize,
 }
 
-/// Declare each shown file as a redaction source (its whole text, read by
-/// `read`; a file that cannot be read again as UTF-8 is left to the plain
-/// scrub), so a secret is found with its context (a PEM body line with its
-/// header) and masked in the lines shown.
+/// Declare each shown file as a redaction source (its whole text as the
+/// search read it, else read again by `read`; a file that is not UTF-8 is
+/// left to the plain scrub), so a secret is found with its context (a PEM
+/// body line with its header) and masked in the lines shown.
 pub(super) fn attach_sources(
     out: &mut ToolOutput,
     shown: Vec<ShownFile>,
     read: impl Fn(&Path) -> Option<String>,
 ) {
     for f in shown {
-        let Some(text) = read(&f.rel) else {
+        let Some(text) = f.source.or_else(|| read(&f.rel).map(Arc::from)) else {
             continue;
         };
         let mut src = RedactionSource::new(text);
@@ -180,6 +183,7 @@ impl<'a> Printer<'a> {
             self.shown_files.push(ShownFile {
                 rel: r.rel.clone(),
                 pieces,
+                source: r.source.clone(),
             });
         }
         if shown_here > 0 || wrote_sep {

@@ -2,14 +2,15 @@
 //! keep what a file matched.
 
 use super::query::Query;
-use super::{GREP_MAX_COLLECT_BYTES, GrepMode};
+use super::{GREP_MAX_COLLECT_BYTES, GREP_SOURCE_MAX_BYTES, GrepMode};
 use crate::scope::{self, ReadFilter, Start, Visibility};
 use grep_searcher::{Searcher, Sink, SinkContext, SinkMatch};
 use ignore::WalkState;
 use std::collections::HashSet;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use wrench_permissions::Workspace;
 
@@ -21,6 +22,9 @@ pub(super) struct FileResult {
     pub(super) chunk: Vec<u8>,
     pub(super) marks: Vec<Mark>,
     pub(super) stored: bool,
+    /// The whole file as read for the search (content mode, when it matched,
+    /// is UTF-8 and fits the budget): the redaction source of its lines shown.
+    pub(super) source: Option<Arc<str>>,
 }
 
 /// One output line of a content chunk.
@@ -143,6 +147,8 @@ struct Shared {
     searched_inodes: Mutex<Vec<u64>>,
     searched: AtomicU64,
     collected: AtomicUsize,
+    /// Bytes of matched files kept as redaction sources.
+    kept: AtomicUsize,
     timed_out: AtomicBool,
     capped: AtomicBool,
 }
@@ -206,6 +212,7 @@ pub(super) fn search_one(
             let r = match input {
                 Input::File(f) => searcher.search_file(&q.matcher, f, &mut sink),
                 Input::Bytes(b) => searcher.search_slice(&q.matcher, b, &mut sink),
+                Input::Stream(b) => searcher.search_reader(&q.matcher, b, &mut sink),
             };
             if r.is_err() || sink.count == 0 {
                 return None;
@@ -220,6 +227,7 @@ pub(super) fn search_one(
                 chunk: Vec::new(),
                 marks: Vec::new(),
                 stored: true,
+                source: None,
             })
         }
         GrepMode::Content => {
@@ -235,6 +243,7 @@ pub(super) fn search_one(
             let r = match input {
                 Input::File(f) => searcher.search_file(&q.matcher, f, &mut sink),
                 Input::Bytes(b) => searcher.search_slice(&q.matcher, b, &mut sink),
+                Input::Stream(b) => searcher.search_reader(&q.matcher, b, &mut sink),
             };
             if r.is_err() || sink.count == 0 {
                 return None;
@@ -251,14 +260,57 @@ pub(super) fn search_one(
                 chunk: if stored { sink.chunk } else { Vec::new() },
                 marks: if stored { sink.marks } else { Vec::new() },
                 stored,
+                source: None,
             })
         }
     }
 }
 
+/// Content mode: read the file whole once, search its bytes and, when it
+/// matched, keep them as the redaction source of the lines shown (within
+/// `kept`'s budget), so no file is read a second time to find secrets around
+/// its lines. A file larger than [`GREP_SOURCE_MAX_BYTES`] is searched as a
+/// stream and not kept.
+pub(super) fn search_whole(
+    q: &Query,
+    searcher: &mut Searcher,
+    rel: &Path,
+    file: &std::fs::File,
+    buf: &mut Vec<u8>,
+    budget: (&AtomicUsize, &AtomicBool, &AtomicUsize),
+) -> Option<FileResult> {
+    let (collected, capped, kept) = budget;
+    let len = file.metadata().map_or(u64::MAX, |m| m.len());
+    if len > GREP_SOURCE_MAX_BYTES {
+        return search_one(q, searcher, rel, Input::File(file), collected, capped);
+    }
+    buf.clear();
+    let mut f = file;
+    f.read_to_end(buf).ok()?;
+    // A NUL past the first buffer: searched as a stream, binary detection
+    // stops where it stops in a file (a slice is only checked at its start).
+    let input = match memchr::memchr(0, buf) {
+        Some(i) if i >= SLICE_BINARY_CHECK => Input::Stream(buf),
+        _ => Input::Bytes(buf),
+    };
+    let mut r = search_one(q, searcher, rel, input, collected, capped)?;
+    if r.stored
+        && kept.fetch_add(buf.len(), Ordering::Relaxed) + buf.len() <= GREP_MAX_COLLECT_BYTES
+    {
+        r.source = std::str::from_utf8(buf).ok().map(Arc::from);
+    }
+    Some(r)
+}
+
+/// The bytes at the start of a slice that `grep-searcher` checks for a NUL
+/// (its buffer's capacity); a file is checked buffer after buffer.
+const SLICE_BINARY_CHECK: usize = 64 * 1024;
+
 pub(super) enum Input<'a> {
     File(&'a std::fs::File),
     Bytes(&'a [u8]),
+    /// Bytes searched as a stream, buffer after buffer, as a file is.
+    Stream(&'a [u8]),
 }
 
 /// Everything a search found.
@@ -294,6 +346,7 @@ pub(super) fn search_tree(
         searched_inodes: Mutex::new(Vec::new()),
         searched: AtomicU64::new(0),
         collected: AtomicUsize::new(0),
+        kept: AtomicUsize::new(0),
         timed_out: AtomicBool::new(false),
         capped: AtomicBool::new(false),
     };
@@ -311,6 +364,7 @@ pub(super) fn search_tree(
                 inodes: Vec::new(),
                 searched: 0,
             };
+            let mut buf = Vec::new();
             let mut searcher = q.searcher();
             let (found, counted) = (&found, &counted);
             Box::new(move |ent| {
@@ -361,14 +415,21 @@ pub(super) fn search_tree(
                 if record && let Some(ino) = ino {
                     w.inodes.push(ino);
                 }
-                if let Some(r) = search_one(
-                    q,
-                    &mut searcher,
-                    rel,
-                    Input::File(&file),
-                    &w.shared.collected,
-                    &w.shared.capped,
-                ) {
+                let sh = w.shared;
+                let found_here = if q.mode == GrepMode::Content {
+                    let budget = (&sh.collected, &sh.capped, &sh.kept);
+                    search_whole(q, &mut searcher, rel, &file, &mut buf, budget)
+                } else {
+                    search_one(
+                        q,
+                        &mut searcher,
+                        rel,
+                        Input::File(&file),
+                        &sh.collected,
+                        &sh.capped,
+                    )
+                };
+                if let Some(r) = found_here {
                     w.results.push(r);
                     if let Some(n) = stop_after
                         && found.fetch_add(1, Ordering::Relaxed) + 1 >= n
