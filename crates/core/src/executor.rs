@@ -449,7 +449,12 @@ fn spans_of_all(r: &Redactor, sources: &[RedactionSource]) -> Vec<Vec<Finding>> 
     /// Below this many source bytes a second thread costs more than it saves.
     const PARALLEL_MIN_BYTES: usize = 256 * 1024;
     let bytes: usize = sources.iter().map(|s| s.text.len()).sum();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // The core count (cgroup files read) only when a second thread could pay.
+    let threads = if sources.len() < 2 || bytes < PARALLEL_MIN_BYTES {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    };
     if sources.len() < 2 || threads < 2 || bytes < PARALLEL_MIN_BYTES {
         return sources.iter().map(|s| r.spans(&s.text)).collect();
     }

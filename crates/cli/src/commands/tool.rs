@@ -19,11 +19,14 @@ const PERSON_GREP_MAX_CHARS: usize = 4 * 1024 * 1024;
 /// The most grep entries for a person.
 const PERSON_GREP_LIMIT: usize = 100_000;
 
-/// One subcommand per tool, sorted by name.
-pub(super) fn commands(reg: &Registry) -> Vec<Command> {
+/// One subcommand per tool, sorted by name; true when the command line
+/// invokes a tool, which then has the only subcommand.
+pub(super) fn commands(reg: &Registry) -> (Vec<Command>, bool) {
     // A one-shot tool call parses with its own subcommand only.
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut cmds: Vec<Command> = match wrench_cli::invoked_tool(reg, &args) {
+    let invoked = wrench_cli::invoked_tool(reg, &args);
+    let one = invoked.is_some();
+    let mut cmds: Vec<Command> = match invoked {
         // Only that tool is built (see Registry::register_lazy).
         Some(name) => reg
             .resolve(&name)
@@ -33,7 +36,7 @@ pub(super) fn commands(reg: &Registry) -> Vec<Command> {
         None => reg.tools().map(|t| flags::command_for(t.spec())).collect(),
     };
     cmds.sort_by(|a, b| a.get_name().cmp(b.get_name()));
-    cmds
+    (cmds, one)
 }
 
 /// The model budgets a person's call does not inherit: set each to its
