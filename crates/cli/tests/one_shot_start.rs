@@ -8,17 +8,7 @@ use std::process::Command;
 
 fn wrench(args: &[&str]) -> (i32, String, String) {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_wrench"))
-        .args(args)
-        .current_dir(dir.path())
-        .env("WRENCH_STATE_DIR", dir.path().join("state"))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    wrench_in(dir.path(), args)
 }
 
 #[test]
