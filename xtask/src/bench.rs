@@ -3,7 +3,7 @@
 //!
 //! Steps: build (or reuse) the corpus with `make-corpus.sh` (the small CI
 //! variant unless `--full`) under `target/bench-corpus/`; build `wrench` in
-//! release; for each case run the wrench command and its anchor once to check
+//! the shipped `dist` profile (release with fat LTO); for each case run the wrench command and its anchor once to check
 //! that both print the same number of lines; then time each pair back to back
 //! (hyperfine when installed, else an own loop taking medians) and print a
 //! table of medians and wrench/anchor ratios. The goal is every ratio ≤ 1.0.
@@ -155,16 +155,16 @@ fn build_wrench(root: &Path, o: &Opts) -> Result<PathBuf, String> {
     if let Some(w) = &o.wrench {
         return Ok(w.clone());
     }
-    eprintln!("bench: cargo build --release -p wrench-cli");
+    eprintln!("bench: cargo build --profile dist -p wrench-cli");
     let st = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--release", "-p", "wrench-cli"])
+        .args(["build", "--profile", "dist", "-p", "wrench-cli"])
         .current_dir(root)
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !st.success() {
         return Err("building wrench-cli failed".into());
     }
-    Ok(target_dir(root).join("release/wrench"))
+    Ok(target_dir(root).join("dist/wrench"))
 }
 
 /// Quote for /bin/sh.

@@ -31,7 +31,10 @@ use wrench_core::{Registry, ToolResult};
 
 /// Register `checkpoints` and `undo`.
 pub fn register(reg: &mut Registry) -> ToolResult<()> {
-    let cfg = CheckpointsConfig::default();
-    reg.register(tools::CheckpointsTool { cfg: cfg.clone() })?;
-    reg.register(tools::UndoTool { cfg })
+    reg.register_lazy(&["checkpoints"], || tools::CheckpointsTool {
+        cfg: CheckpointsConfig::default(),
+    })?;
+    reg.register_lazy(&["undo"], || tools::UndoTool {
+        cfg: CheckpointsConfig::default(),
+    })
 }

@@ -191,7 +191,16 @@ pub async fn forward(
     calls: &[Call],
     no_daemon: bool,
 ) -> Option<Printed> {
-    if calls.is_empty() || !wanted(engine, no_daemon) {
+    // Only the tools that gain from a warm process, asked first: it is
+    // the cheapest check, and every other call stops here.
+    let forwarded = |c: &Call| {
+        engine
+            .executor
+            .registry()
+            .resolve(&c.tool)
+            .is_ok_and(|t| FORWARDED.contains(&t.spec().name.as_str()))
+    };
+    if calls.is_empty() || !calls.iter().all(forwarded) || !wanted(engine, no_daemon) {
         return None;
     }
     // The daemon resolves relative paths against the root; a person's call
@@ -207,17 +216,6 @@ pub async fn forward(
         return None;
     }
     for c in calls {
-        let name = engine
-            .executor
-            .registry()
-            .resolve(&c.tool)
-            .ok()?
-            .spec()
-            .name
-            .clone();
-        if !FORWARDED.contains(&name.as_str()) {
-            return None;
-        }
         let plan = engine.executor.plan_only(c.clone()).await.ok()?;
         // Hooks decide on the caller's environment and directory: a call
         // any hook applies to runs here, where those are.

@@ -20,7 +20,8 @@ use wrench_core::{
 };
 use wrench_permissions::{Mode, PermissionsConfig, Policy};
 
-/// Every tool of every crate, plus proxies of configured MCP servers.
+/// Every tool of every crate, plus proxies of configured MCP servers. The
+/// built-in tools are built on first use (see [`Registry::register_lazy`]).
 pub fn registry(config: &Config) -> ToolResult<Registry> {
     let mut reg = Registry::new();
     wrench_tools_fs::register(&mut reg)?;
@@ -73,10 +74,9 @@ pub fn invoked_tool(reg: &Registry, args: &[String]) -> Option<String> {
             continue;
         }
         return reg
-            .tools()
-            .map(|t| t.spec())
-            .find(|s| s.name == *a || s.name.replace('_', "-") == *a)
-            .map(|s| s.name.clone());
+            .names()
+            .find(|n| *n == a || n.replace('_', "-") == *a)
+            .map(String::from);
     }
     None
 }
@@ -258,6 +258,13 @@ mod tests {
 
     fn words(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn every_builtin_tool_is_registered_under_the_names_its_spec_declares() {
+        let reg = registry(&wrench_core::Config::empty()).unwrap();
+        reg.check_names().unwrap();
+        assert_eq!(reg.names().count(), reg.tools().count());
     }
 
     #[test]

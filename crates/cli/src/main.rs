@@ -49,10 +49,14 @@ fn main() -> ExitCode {
             });
         }
     };
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // The long-lived doors serve many calls at once on every core; a
+    // one-shot call runs on this thread (blocking work still goes to
+    // tokio's blocking pool), which saves starting a worker per core.
+    let mut builder = match m.subcommand_name() {
+        Some("mcp" | "batch" | "daemon") => tokio::runtime::Builder::new_multi_thread(),
+        _ => tokio::runtime::Builder::new_current_thread(),
+    };
+    let rt = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             return commands::fail(

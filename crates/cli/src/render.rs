@@ -101,55 +101,80 @@ pub fn for_people_text(s: &str) -> String {
     rewrite(s, true)
 }
 
+/// One hint rewrite: a literal every match contains, the pattern, and its
+/// replacement. The pattern is compiled only when the literal is there, so
+/// a result without hints (nearly all) costs a substring search per rule.
+struct Rule {
+    needle: &'static str,
+    pattern: &'static str,
+    to: &'static str,
+}
+
+const RULES: [Rule; 9] = [
+    Rule {
+        needle: "pass replace_all: true",
+        pattern: r"pass replace_all: true",
+        to: "pass --replace-all",
+    },
+    Rule {
+        needle: "Read its output with bash_output",
+        pattern: r#"(?m)^Read its output with bash_output \{"id": "([^"]+)"\}; stop it with kill_shell \{"id": "([^"]+)"\}"#,
+        to: "Read its output with `wrench bash-output $1`; stop it with `wrench kill-shell $2`",
+    },
+    Rule {
+        needle: "  last output (",
+        pattern: r"(?m)^(  last output \(\d+ bytes in all; )bash_output ((?:bg|pty)-\d+)",
+        to: "${1}wrench bash-output $2",
+    },
+    Rule {
+        needle: "[… more output unread; call bash_output ",
+        pattern: r"(?m)^\[… more output unread; call bash_output ((?:bg|pty)-\d+) again\]",
+        to: "[… more output unread; run `wrench bash-output $1` again]",
+    },
+    Rule {
+        needle: " more lines; offset=",
+        pattern: r"(?m)^(… \d+ more lines); offset=(\d+)$",
+        to: "$1; --offset $2 for the rest",
+    },
+    Rule {
+        needle: "read path=",
+        pattern: r"read path=(\S+) offset=(\d+) for the rest",
+        to: "`wrench read $1 --offset $2` for the rest",
+    },
+    Rule {
+        needle: "pass offset and limit to read a part (e.g. offset=",
+        pattern: r"pass offset and limit to read a part \(e\.g\. offset=(\d+), limit=(\d+)\)",
+        to: "pass --offset and --limit to read a part (e.g. --offset $1 --limit $2)",
+    },
+    Rule {
+        needle: "use --mode ",
+        pattern: r"use --mode (read-only|ask|auto|yolo)",
+        to: "use --permission-mode $1",
+    },
+    Rule {
+        needle: "call webfetch again with offset=",
+        pattern: r"call webfetch again with offset=(\d+)",
+        to: "run wrench webfetch again with --offset $1",
+    },
+];
+
 fn rewrite(s: &str, text: bool) -> String {
-    use std::sync::LazyLock;
-    static RULES: LazyLock<Vec<(regex::Regex, &'static str)>> = LazyLock::new(|| {
-        [
-            (r"pass replace_all: true", "pass --replace-all"),
-            (
-                r#"(?m)^Read its output with bash_output \{"id": "([^"]+)"\}; stop it with kill_shell \{"id": "([^"]+)"\}"#,
-                "Read its output with `wrench bash-output $1`; stop it with `wrench kill-shell $2`",
-            ),
-            (
-                r"(?m)^(  last output \(\d+ bytes in all; )bash_output ((?:bg|pty)-\d+)",
-                "${1}wrench bash-output $2",
-            ),
-            (
-                r"(?m)^\[… more output unread; call bash_output ((?:bg|pty)-\d+) again\]",
-                "[… more output unread; run `wrench bash-output $1` again]",
-            ),
-            (
-                r"(?m)^(… \d+ more lines); offset=(\d+)$",
-                "$1; --offset $2 for the rest",
-            ),
-            (
-                r"read path=(\S+) offset=(\d+) for the rest",
-                "`wrench read $1 --offset $2` for the rest",
-            ),
-            (
-                r"pass offset and limit to read a part \(e\.g\. offset=(\d+), limit=(\d+)\)",
-                "pass --offset and --limit to read a part (e.g. --offset $1 --limit $2)",
-            ),
-            (
-                r"use --mode (read-only|ask|auto|yolo)",
-                "use --permission-mode $1",
-            ),
-            (
-                r"call webfetch again with offset=(\d+)",
-                "run wrench webfetch again with --offset $1",
-            ),
-        ]
-        .into_iter()
-        .filter_map(|(re, to)| regex::Regex::new(re).ok().map(|r| (r, to)))
-        .collect()
-    });
+    use std::sync::OnceLock;
+    static COMPILED: [OnceLock<Option<regex::Regex>>; RULES.len()] =
+        [const { OnceLock::new() }; RULES.len()];
     let mut out = s.to_string();
-    for (re, to) in RULES.iter() {
-        if text && !re.as_str().starts_with("(?m)^") {
+    for (rule, compiled) in RULES.iter().zip(&COMPILED) {
+        if text && !rule.pattern.starts_with("(?m)^") {
             continue;
         }
+        if !out.contains(rule.needle) {
+            continue;
+        }
+        let Some(re) = compiled.get_or_init(|| regex::Regex::new(rule.pattern).ok()) else {
+            continue;
+        };
         if re.is_match(&out) {
-            out = re.replace_all(&out, *to).into_owned();
+            out = re.replace_all(&out, rule.to).into_owned();
         }
     }
     out
@@ -178,6 +203,49 @@ mod tests {
             ),
             "Read its output with `wrench bash-output bg-2`; stop it with `wrench kill-shell bg-2`. It ends"
         );
+    }
+
+    /// Every rule rewrites a text it was written for: its needle is really
+    /// in every text its pattern matches (a wrong needle skips the rule).
+    #[test]
+    fn every_rule_rewrites_its_own_hint() {
+        let cases = [
+            ("pass replace_all: true", "pass --replace-all"),
+            (
+                "Read its output with bash_output {\"id\": \"bg-1\"}; stop it with kill_shell {\"id\": \"bg-1\"}",
+                "Read its output with `wrench bash-output bg-1`; stop it with `wrench kill-shell bg-1`",
+            ),
+            (
+                "  last output (120 bytes in all; bash_output bg-3",
+                "  last output (120 bytes in all; wrench bash-output bg-3",
+            ),
+            (
+                "[… more output unread; call bash_output pty-2 again]",
+                "[… more output unread; run `wrench bash-output pty-2` again]",
+            ),
+            (
+                "… 7 more lines; offset=4",
+                "… 7 more lines; --offset 4 for the rest",
+            ),
+            (
+                "read path=src/a.rs offset=9 for the rest",
+                "`wrench read src/a.rs --offset 9` for the rest",
+            ),
+            (
+                "pass offset and limit to read a part (e.g. offset=1, limit=500)",
+                "pass --offset and --limit to read a part (e.g. --offset 1 --limit 500)",
+            ),
+            ("use --mode yolo", "use --permission-mode yolo"),
+            (
+                "call webfetch again with offset=3000",
+                "run wrench webfetch again with --offset 3000",
+            ),
+        ];
+        assert_eq!(cases.len(), RULES.len());
+        for ((from, to), rule) in cases.iter().zip(&RULES) {
+            assert!(regex::Regex::new(rule.pattern).is_ok(), "{}", rule.pattern);
+            assert_eq!(for_people(from), *to, "rule {}", rule.pattern);
+        }
     }
 
     #[test]

@@ -8,17 +8,7 @@ use std::process::Command;
 
 fn wrench(args: &[&str]) -> (i32, String, String) {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_wrench"))
-        .args(args)
-        .current_dir(dir.path())
-        .env("WRENCH_STATE_DIR", dir.path().join("state"))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    wrench_in(dir.path(), args)
 }
 
 #[test]
@@ -52,4 +42,88 @@ fn a_tool_call_still_sees_every_root_flag_and_help_lists_every_tool() {
     let (code, out, _) = wrench(&["grep", "--help"]);
     assert_eq!(code, 0);
     assert!(out.contains("--case-insensitive"), "{out}");
+}
+
+/// `wrench` in `dir` (its own state dir), with `args`.
+fn wrench_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_wrench"))
+        .args(args)
+        .current_dir(dir)
+        .env("WRENCH_STATE_DIR", dir.join(".state"))
+        .env("WRENCH_NO_DAEMON", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_persons_read_shows_the_lines_and_json_still_carries_the_content() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f.txt"), "alpha\nbeta\n").unwrap();
+    let (code, out, err) = wrench_in(dir.path(), &["read", "f.txt"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "     1\talpha\n     2\tbeta\n"),
+        "{err}"
+    );
+    let (code, out, err) = wrench_in(dir.path(), &["--json", "read", "f.txt"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["output"]["content"], "alpha\nbeta");
+    // the person's read counted as a read: an edit in another process works
+    let (code, _, err) = wrench_in(
+        dir.path(),
+        &["--mode", "yolo", "edit", "f.txt", "beta", "gamma"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+        "alpha\ngamma\n"
+    );
+}
+
+#[test]
+fn a_secret_in_a_persons_read_is_still_masked() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = format!("ghp_{}", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
+    std::fs::write(
+        dir.path().join("env.sh"),
+        format!("export GITHUB_TOKEN={key}\n"),
+    )
+    .unwrap();
+    let (code, out, err) = wrench_in(dir.path(), &["read", "env.sh"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains(&key), "{out}");
+    assert!(out.contains("[REDACTED:"), "{out}");
+}
+
+#[test]
+fn a_one_shot_command_runs_on_the_current_thread_runtime() {
+    // bash spawns, pumps two pipes and waits: all on the one-shot runtime.
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = wrench_in(
+        dir.path(),
+        &["--mode", "yolo", "bash", "echo out; echo err >&2; exit 3"],
+    );
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("out") && out.contains("err"), "{out}{err}");
+}
+
+#[test]
+fn a_tool_help_keeps_the_global_options() {
+    let (code, out, _) = wrench(&["read", "--help"]);
+    assert_eq!(code, 0);
+    for flag in [
+        "--offset",
+        "--root",
+        "--permission-mode",
+        "--json",
+        "--no-daemon",
+    ] {
+        assert!(out.contains(flag), "{flag} missing from\n{out}");
+    }
 }

@@ -523,7 +523,12 @@ fn spans_of_all(r: &Redactor, sources: &[RedactionSource]) -> Vec<Vec<Finding>> 
         .flat_map(|s| &s.in_text)
         .map(|seg| seg.len)
         .sum();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // The core count (cgroup files read) only when a second thread could pay.
+    let threads = if sources.len() < 2 || bytes < PARALLEL_MIN_BYTES {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    };
     if sources.len() < 2 || threads < 2 || bytes < PARALLEL_MIN_BYTES {
         return sources.iter().map(|s| spans_of(r, s)).collect();
     }

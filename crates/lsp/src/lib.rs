@@ -70,10 +70,11 @@ use wrench_core::{Registry, ToolResult};
 
 /// Register `definition`, `references`, `hover`, `workspace_symbol` and `rename_symbol`.
 pub fn register(reg: &mut Registry) -> ToolResult<()> {
-    reg.register(nav::Definition)?;
-    reg.register(nav::ReferencesTool)?;
-    reg.register(nav::Hover)?;
-    reg.register(nav::WorkspaceSymbol)?;
-    reg.register(rename::RenameSymbol::default())?;
+    // Built on first use: a one-shot call builds its own tool only.
+    reg.register_lazy(&["definition"], || nav::Definition)?;
+    reg.register_lazy(&["references"], || nav::ReferencesTool)?;
+    reg.register_lazy(&["hover"], || nav::Hover)?;
+    reg.register_lazy(&["workspace_symbol"], || nav::WorkspaceSymbol)?;
+    reg.register_lazy(&["rename_symbol"], rename::RenameSymbol::default)?;
     Ok(())
 }

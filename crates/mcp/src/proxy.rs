@@ -351,8 +351,9 @@ pub fn register(reg: &mut Registry, cfg: &McpConfig) -> ToolResult<()> {
             let _ = reg.register_dyn(Arc::new(McpProxy::new(name, def, t)));
         }
     }
-    reg.register(UseCapability {
-        servers: cfg.servers.clone(),
+    let servers = cfg.servers.clone();
+    reg.register_lazy(&["use_capability"], move || UseCapability {
+        servers: servers.clone(),
     })
 }
 

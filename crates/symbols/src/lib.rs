@@ -36,10 +36,11 @@ use wrench_core::{Registry, ToolResult};
 
 /// Register this crate's tools.
 pub fn register(reg: &mut Registry) -> ToolResult<()> {
-    reg.register(symbol_search::SymbolSearch)?;
-    reg.register(read_symbol::ReadSymbol)?;
-    reg.register(code_index::CodeIndex)?;
-    reg.register(delete_symbol::DeleteSymbol)?;
+    // Built on first use: a one-shot call builds its own tool only.
+    reg.register_lazy(&["symbol_search"], || symbol_search::SymbolSearch)?;
+    reg.register_lazy(&["read_symbol"], || read_symbol::ReadSymbol)?;
+    reg.register_lazy(&["code_index"], || code_index::CodeIndex)?;
+    reg.register_lazy(&["delete_symbol"], || delete_symbol::DeleteSymbol)?;
     Ok(())
 }
 

@@ -40,12 +40,19 @@ use wrench_core::{Registry, ToolResult};
 
 /// Register this crate's tools.
 pub fn register(reg: &mut Registry) -> ToolResult<()> {
-    reg.register(write::Write)?;
-    reg.register(edit::Edit)?;
-    reg.register(multi_edit::MultiEdit)?;
-    reg.register(apply_patch::ApplyPatch)?;
-    reg.register(move_file::MoveFile)?;
-    reg.register(delete_range::DeleteRange)?;
-    reg.register(notebook_edit::NotebookEdit)?;
+    // Built on first use: a one-shot call builds its own tool only.
+    reg.register_lazy(&["write", "write_file", "Write"], || write::Write)?;
+    reg.register_lazy(&["edit", "edit_file", "Edit"], || edit::Edit)?;
+    reg.register_lazy(&["multi_edit", "MultiEdit"], || multi_edit::MultiEdit)?;
+    reg.register_lazy(&["apply_patch", "applypatch", "ApplyPatch"], || {
+        apply_patch::ApplyPatch
+    })?;
+    reg.register_lazy(&["move_file", "move", "rename_file", "mv"], || {
+        move_file::MoveFile
+    })?;
+    reg.register_lazy(&["delete_range"], || delete_range::DeleteRange)?;
+    reg.register_lazy(&["notebook_edit", "NotebookEdit"], || {
+        notebook_edit::NotebookEdit
+    })?;
     Ok(())
 }

@@ -31,12 +31,13 @@ use wrench_core::{Registry, ToolResult};
 
 /// Register this crate's tools: read, read_region, ls, glob, grep, git, project_info.
 pub fn register(reg: &mut Registry) -> ToolResult<()> {
-    reg.register(read::Read)?;
-    reg.register(read_region::ReadRegion)?;
-    reg.register(ls::Ls)?;
-    reg.register(glob::Glob)?;
-    reg.register(grep::Grep)?;
-    reg.register(git::Git)?;
-    reg.register(project_info::ProjectInfo)?;
+    // Built on first use: a one-shot call builds its own tool only.
+    reg.register_lazy(&["read", "read_file", "Read"], || read::Read)?;
+    reg.register_lazy(&["read_region"], || read_region::ReadRegion)?;
+    reg.register_lazy(&["ls", "LS", "list_directory"], || ls::Ls)?;
+    reg.register_lazy(&["glob", "Glob", "find_files"], || glob::Glob)?;
+    reg.register_lazy(&["grep", "Grep", "search"], || grep::Grep)?;
+    reg.register_lazy(&["git"], || git::Git)?;
+    reg.register_lazy(&["project_info"], || project_info::ProjectInfo)?;
     Ok(())
 }

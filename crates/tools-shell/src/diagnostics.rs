@@ -563,7 +563,9 @@ pub fn register_with_sources(
 ) -> ToolResult<()> {
     let mut sources: Vec<Arc<dyn DiagnosticsSource>> = vec![Arc::new(CheckersSource)];
     sources.extend(extra);
-    reg.register(DiagnosticsTool { sources })
+    reg.register_lazy(&["diagnostics"], move || DiagnosticsTool {
+        sources: sources.clone(),
+    })
 }
 
 #[cfg(test)]

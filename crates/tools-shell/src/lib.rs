@@ -50,11 +50,14 @@ pub fn register(reg: &mut Registry) -> ToolResult<()> {
 /// Register every tool of this crate except `diagnostics` (for front doors
 /// that register `diagnostics` themselves with more sources).
 pub fn register_shell(reg: &mut Registry) -> ToolResult<()> {
-    reg.register(bash::BashTool)?;
-    reg.register(jobs::BashOutputTool)?;
-    reg.register(jobs::KillShellTool)?;
-    reg.register(jobs::WaitTool)?;
-    reg.register(jobs::TasksTool)?;
-    reg.register(terminal::TerminalTool)?;
+    // Built on first use: a one-shot call builds its own tool only.
+    reg.register_lazy(&["bash", "Bash"], || bash::BashTool)?;
+    reg.register_lazy(&["bash_output", "BashOutput"], || jobs::BashOutputTool)?;
+    reg.register_lazy(&["kill_shell", "KillShell", "KillBash"], || {
+        jobs::KillShellTool
+    })?;
+    reg.register_lazy(&["wait"], || jobs::WaitTool)?;
+    reg.register_lazy(&["tasks"], || jobs::TasksTool)?;
+    reg.register_lazy(&["terminal"], || terminal::TerminalTool)?;
     Ok(())
 }

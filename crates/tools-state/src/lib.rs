@@ -28,7 +28,7 @@ pub const TODO_FILE: &str = "todos.json";
 
 /// Register this crate's tools.
 pub fn register(reg: &mut Registry) -> ToolResult<()> {
-    reg.register(TodoWrite)
+    reg.register_lazy(&["todowrite", "todo_write", "TodoWrite"], || TodoWrite)
 }
 
 /// Where an item stands: `pending`, `in_progress` or `completed`.

@@ -40,7 +40,10 @@ use wrench_core::{Registry, ToolResult};
 /// Register `webfetch` and `websearch` with the system resolver and the
 /// process environment.
 pub fn register(reg: &mut Registry) -> ToolResult<()> {
-    reg.register(WebFetch::default())?;
-    reg.register(WebSearch::default())?;
+    reg.register_lazy(&["webfetch", "web_fetch", "WebFetch"], WebFetch::default)?;
+    reg.register_lazy(
+        &["websearch", "web_search", "WebSearch"],
+        WebSearch::default,
+    )?;
     Ok(())
 }

@@ -149,19 +149,25 @@ fn global_args(cmd: Command) -> Command {
 /// The whole command line: global flags, the fixed subcommands, one
 /// subcommand per tool.
 pub fn build_cli(reg: &Registry) -> Command {
-    let doors = [
-        call::command(),
-        batch::command(),
-        tools::command(),
-        schema::command(),
-        policy::command(),
-        mcp::command(),
-        root::command(),
-        completions::command(),
-        man::command(),
-        daemon::command(),
-    ];
-    let tools = tool::commands(reg);
+    let (tools, one_tool) = tool::commands(reg);
+    // A tool's own command line needs its subcommand and the global flags
+    // only: the other doors appear in the top-level help alone.
+    let doors = if one_tool {
+        Vec::new()
+    } else {
+        vec![
+            call::command(),
+            batch::command(),
+            tools::command(),
+            schema::command(),
+            policy::command(),
+            mcp::command(),
+            root::command(),
+            completions::command(),
+            man::command(),
+            daemon::command(),
+        ]
+    };
     let mut cmd = Command::new("wrench")
         .version(env!("CARGO_PKG_VERSION"))
         .about("The tool layer of a coding agent: read, search, edit, run and fetch, under one permission engine, one read-before-write guard, one secret redactor.")

@@ -12,25 +12,31 @@ use serde_json::{Value, json};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use wrench_cli::{color, flags, human_exit_code, out, render};
-use wrench_core::{Call, Registry};
+use wrench_core::{Call, Executor, Registry};
 
 /// The largest output grep may produce for a person (its own ceiling is 32 MiB).
 const PERSON_GREP_MAX_CHARS: usize = 4 * 1024 * 1024;
 /// The most grep entries for a person.
 const PERSON_GREP_LIMIT: usize = 100_000;
 
-/// One subcommand per tool, sorted by name.
-pub(super) fn commands(reg: &Registry) -> Vec<Command> {
+/// One subcommand per tool, sorted by name; true when the command line
+/// invokes a tool, which then has the only subcommand.
+pub(super) fn commands(reg: &Registry) -> (Vec<Command>, bool) {
     // A one-shot tool call parses with its own subcommand only.
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let only = wrench_cli::invoked_tool(reg, &args);
-    let mut cmds: Vec<Command> = reg
-        .tools()
-        .filter(|t| only.as_ref().is_none_or(|n| *n == t.spec().name))
-        .map(|t| flags::command_for(t.spec()))
-        .collect();
+    let invoked = wrench_cli::invoked_tool(reg, &args);
+    let one = invoked.is_some();
+    let mut cmds: Vec<Command> = match invoked {
+        // Only that tool is built (see Registry::register_lazy).
+        Some(name) => reg
+            .resolve(&name)
+            .map(|t| flags::command_for(t.spec()))
+            .into_iter()
+            .collect(),
+        None => reg.tools().map(|t| flags::command_for(t.spec())).collect(),
+    };
     cmds.sort_by(|a, b| a.get_name().cmp(b.get_name()));
-    cmds
+    (cmds, one)
 }
 
 /// The model budgets a person's call does not inherit: set each to its
@@ -88,15 +94,23 @@ fn cap_lines(text: &str, max: u64) -> (String, Option<String>) {
 
 pub(super) async fn run(mut cx: Ctx, tool: &str, sm: &ArgMatches) -> ExitCode {
     cx.opts.relative_to_cwd = true;
-    let engine = match wrench_cli::engine(&cx.opts, cx.asker.clone()) {
+    let mut engine = match wrench_cli::engine(&cx.opts, cx.asker.clone()) {
         Ok(e) => e,
         Err(e) => return fail(&e, cx.json),
     };
-    let spec = match engine.executor.registry().resolve(tool) {
-        Ok(t) => t.spec().clone(),
+    if !cx.json {
+        // A person reads the text; nobody sees the data's copy of a file's
+        // content, so it is neither made nor scanned for secrets.
+        let mut base = engine.executor.context().clone();
+        base.content_in_data = false;
+        engine.executor = Executor::new(engine.executor.registry().clone(), base);
+    }
+    let tool = match engine.executor.registry().resolve(tool) {
+        Ok(t) => t,
         Err(e) => return fail(&e, cx.json),
     };
-    let mut args = match flags::args_from_matches(&spec, sm) {
+    let spec = tool.spec();
+    let mut args = match flags::args_from_matches(spec, sm) {
         Ok(a) => a,
         Err(e) => return fail(&e, cx.json),
     };
