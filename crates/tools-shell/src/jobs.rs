@@ -258,6 +258,17 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
     let timeout = background_timeout_of(args.timeout)?;
     // A bad probe is refused before anything starts.
     let probe = args.wait_for.as_ref().map(Probe::new).transpose()?;
+    // A job in the sandbox with network off can neither bind nor connect a
+    // TCP port, so a port probe could only tell the model which of the
+    // host's loopback services listen (and connect to one for it).
+    if let Some(p) = probe.as_ref().and_then(Probe::port) {
+        let d = crate::sandbox::decide(ctx)?;
+        if d.on && !d.network {
+            return Err(ToolError::invalid_args(format!(
+                "wait_for.port {p}: this job runs in the sandbox with the network off, so it cannot listen on a TCP port and wrench does not probe ports for it; wait on its output with wait_for.regex, or turn the network on ([sandbox] network = true)"
+            )));
+        }
+    }
     let timeout_secs = timeout.map_or(0, |t| t.as_secs());
     let jobs_dir = ctx.session.subdir("jobs")?;
     // Reserve the id first, so two concurrent starts never share one.

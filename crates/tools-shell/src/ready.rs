@@ -66,6 +66,11 @@ pub struct Probe {
 }
 
 impl Probe {
+    /// The loopback port this probe connects to, if any.
+    pub fn port(&self) -> Option<u16> {
+        self.port
+    }
+
     /// Validate `w`; every problem is `invalid_args` saying what to give.
     pub fn new(w: &WaitFor) -> ToolResult<Probe> {
         if w.port.is_none() && w.regex.is_none() {

@@ -300,3 +300,56 @@ async fn every_result_that_shows_a_jobs_output_frames_it() {
         assert_framed_and_clean(&text, case);
     }
 }
+
+/// A job in the sandbox with the network off can neither bind nor connect a
+/// TCP port: a port probe for it would only tell the model which host
+/// services listen on loopback, so it is refused before anything starts.
+/// With the network on it is allowed.
+#[tokio::test]
+async fn a_port_probe_is_refused_for_a_job_whose_sandbox_has_no_network() {
+    let env = Env::new();
+    let off =
+        wrench_core::Config::from_str("[sandbox]\nmode = \"workspace-write\"\nnetwork = false\n")
+            .unwrap();
+    let ex = env.process_with(off);
+    let port = free_port();
+    let err = run(
+        &ex,
+        "bash",
+        json!({
+            "command": "sleep 5",
+            "run_in_background": true,
+            "wait_for": {"port": port, "timeout": 1},
+        }),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.kind, wrench_core::ErrorKind::InvalidArgs, "{err}");
+    assert!(err.message.contains("wait_for.regex"), "{err}");
+    let (_, tasks) = run(&ex, "tasks", json!({"action": "list"})).await.unwrap();
+    assert!(
+        !tasks.to_string().contains("bg-1"),
+        "nothing started: {tasks}"
+    );
+    if wrench_tools_shell::sandbox::unavailable(true).is_some() {
+        eprintln!("SKIP the network-on half: no Landlock here");
+        return;
+    }
+    let on =
+        wrench_core::Config::from_str("[sandbox]\nmode = \"workspace-write\"\nnetwork = true\n")
+            .unwrap();
+    let ex = env.process_with(on);
+    let (text, data) = run(
+        &ex,
+        "bash",
+        json!({
+            "command": "sleep 5",
+            "run_in_background": true,
+            "wait_for": {"port": port, "timeout": 1},
+        }),
+    )
+    .await
+    .unwrap();
+    assert_eq!(data["ready"], json!(false), "{text}");
+    kill(&ex, data["id"].as_str().unwrap()).await;
+}
