@@ -213,6 +213,22 @@ fn read_symbol(ctx: &Context, args: &ReadSymbolArgs) -> ToolResult<ToolOutput> {
             )
         );
     }
+    // As `read`: the bytes stay as they are, and hidden characters (bidi
+    // controls, zero-width, other controls) in the shown lines are named.
+    if last >= start {
+        let notes = wrench_core::frame::hidden_char_notes(
+            src.decoded
+                .text
+                .lines()
+                .zip(1u64..)
+                .skip(start.saturating_sub(1))
+                .take(last + 1 - start.max(1))
+                .map(|(l, n)| (n, l)),
+        );
+        for n in &notes {
+            let _ = writeln!(text, "[hidden characters: {n}]");
+        }
+    }
     let total_lines = src.decoded.text.lines().count();
     let full = start <= 1 && last >= total_lines;
     let ev = ReadEvidence::of(

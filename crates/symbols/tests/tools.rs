@@ -287,3 +287,24 @@ async fn read_symbol_cuts_a_long_line_without_showing_part_of_a_token() {
     assert!(text.contains("[REDACTED:github_pat]"), "{text}");
     assert!(!data.to_string().contains(&token[..8]));
 }
+
+/// As `read` does, `read_symbol` keeps a line's bytes and names the hidden
+/// characters in it (Trojan Source: a bidi override that makes code read
+/// differently from what runs; a zero-width space).
+#[tokio::test]
+async fn read_symbol_names_hidden_characters_in_the_lines_it_shows() {
+    let env = Env::new(&[(
+        "src/trojan.py",
+        "def check(user):\n    if user != \"admin\u{202E} \u{2066}# is admin\u{2069} \u{2066}\":\n        return\u{200B} True\n",
+    )]);
+    let (text, _) = env
+        .ok(
+            "read_symbol",
+            json!({"path": "src/trojan.py", "query": "check"}),
+        )
+        .await;
+    assert!(text.contains("\u{202E}"), "the bytes stay: {text}");
+    assert!(text.contains("[hidden characters:"), "{text}");
+    assert!(text.contains("U+202E"), "{text}");
+    assert!(text.contains("U+200B"), "{text}");
+}
