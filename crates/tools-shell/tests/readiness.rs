@@ -313,17 +313,12 @@ async fn a_port_probe_is_refused_for_a_job_whose_sandbox_has_no_network() {
             .unwrap();
     let ex = env.process_with(off);
     let port = free_port();
-    let err = run(
-        &ex,
-        "bash",
-        json!({
-            "command": "sleep 5",
-            "run_in_background": true,
-            "wait_for": {"port": port, "timeout": 1},
-        }),
-    )
-    .await
-    .unwrap_err();
+    let job = json!({
+        "command": "sleep 5",
+        "run_in_background": true,
+        "wait_for": {"port": port, "timeout": 1},
+    });
+    let err = run(&ex, "bash", job.clone()).await.unwrap_err();
     assert_eq!(err.kind, wrench_core::ErrorKind::InvalidArgs, "{err}");
     assert!(err.message.contains("wait_for.regex"), "{err}");
     let (_, tasks) = run(&ex, "tasks", json!({"action": "list"})).await.unwrap();
@@ -339,17 +334,7 @@ async fn a_port_probe_is_refused_for_a_job_whose_sandbox_has_no_network() {
         wrench_core::Config::from_str("[sandbox]\nmode = \"workspace-write\"\nnetwork = true\n")
             .unwrap();
     let ex = env.process_with(on);
-    let (text, data) = run(
-        &ex,
-        "bash",
-        json!({
-            "command": "sleep 5",
-            "run_in_background": true,
-            "wait_for": {"port": port, "timeout": 1},
-        }),
-    )
-    .await
-    .unwrap();
+    let (text, data) = run(&ex, "bash", job).await.unwrap();
     assert_eq!(data["ready"], json!(false), "{text}");
     kill(&ex, data["id"].as_str().unwrap()).await;
 }
