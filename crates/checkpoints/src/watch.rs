@@ -41,8 +41,9 @@ use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Duration;
+use wrench_core::wait::lock;
 
 /// Changed paths a watcher holds; past this every older token is refused.
 pub const MAX_CHANGED: usize = 50_000;
@@ -117,13 +118,6 @@ struct Inner {
     seen: Condvar,
     watcher: Mutex<Option<RecommendedWatcher>>,
     watched: Mutex<usize>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
 }
 
 /// A watcher of one workspace tree, for checkpoints.
@@ -452,17 +446,7 @@ fn barrier(inner: &Inner) -> bool {
     if std::fs::write(&inner.barrier, b"b").is_err() {
         return false;
     }
-    let deadline = std::time::Instant::now() + BARRIER_WAIT;
-    let mut st = lock(&inner.state);
-    while st.barriers <= before {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        if left.is_zero() {
-            return false;
-        }
-        st = match inner.seen.wait_timeout(st, left) {
-            Ok((g, _)) => g,
-            Err(p) => p.into_inner().0,
-        };
-    }
-    true
+    wrench_core::wait::wait_until(&inner.state, &inner.seen, BARRIER_WAIT, |st| {
+        st.barriers > before
+    })
 }

@@ -54,6 +54,7 @@ pub mod session;
 pub mod spec;
 pub mod text;
 pub mod tool;
+pub mod wait;
 
 pub use access::{Access, group_count, normalize_lexical, paths_overlap, plan_batches};
 pub use checkpoint::{Checkpointer, PendingCheckpoint};

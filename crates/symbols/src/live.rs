@@ -24,8 +24,9 @@ use notify::event::{AccessKind, AccessMode, ModifyKind};
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 use std::time::Duration;
+use wrench_core::wait::lock;
 
 /// Longest a query waits for its barrier event before it checks everything.
 pub const BARRIER_WAIT: Duration = Duration::from_millis(250);
@@ -58,13 +59,6 @@ struct Inner {
     seen: Condvar,
     watcher: Mutex<Option<RecommendedWatcher>>,
     watched: Mutex<BTreeSet<String>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
 }
 
 fn lives() -> &'static Mutex<HashMap<PathBuf, Arc<Inner>>> {
@@ -226,19 +220,9 @@ fn barrier(inner: &Inner) -> bool {
     if std::fs::write(&inner.barrier, b"b").is_err() {
         return false;
     }
-    let deadline = std::time::Instant::now() + BARRIER_WAIT;
-    let mut st = lock(&inner.state);
-    while st.barriers <= before {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        if left.is_zero() {
-            return false;
-        }
-        st = match inner.seen.wait_timeout(st, left) {
-            Ok((g, _)) => g,
-            Err(p) => p.into_inner().0,
-        };
-    }
-    true
+    wrench_core::wait::wait_until(&inner.state, &inner.seen, BARRIER_WAIT, |st| {
+        st.barriers > before
+    })
 }
 
 /// After a refresh: watch the directories the index now holds (new ones are
