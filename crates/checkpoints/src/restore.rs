@@ -249,6 +249,14 @@ pub fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> String {
             new.map_or(0, <[u8]>::len)
         );
     };
+    // An empty file made or removed has no line to show: name the change.
+    if a.is_empty() && b.is_empty() && old.is_some() != new.is_some() {
+        return if new.is_some() {
+            format!("{path}: created, empty\n")
+        } else {
+            format!("{path}: deleted, was empty\n")
+        };
+    }
     let from = if old.is_some() {
         format!("a/{path}")
     } else {
@@ -295,6 +303,13 @@ mod tests {
     use super::*;
     use crate::record::{Entry, Scope};
     use proptest::prelude::*;
+
+    #[test]
+    fn an_empty_file_made_or_removed_is_named_in_the_diff() {
+        assert_eq!(unified("x", None, Some(b"")), "x: created, empty\n");
+        assert_eq!(unified("x", Some(b""), None), "x: deleted, was empty\n");
+        assert!(unified("x", None, Some(b"a\n")).contains("+a"));
+    }
 
     fn file(n: u8) -> State {
         if n == 0 {
