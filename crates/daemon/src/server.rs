@@ -15,6 +15,10 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 
+/// How long a new daemon waits for the lock of one that closed its socket
+/// and is exiting.
+pub const LOCK_HANDOVER_WAIT: Duration = Duration::from_secs(3);
+
 /// How long a client may take to send its request line.
 pub const REQUEST_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -90,10 +94,25 @@ pub struct Bound {
 pub fn bind(cfg: ServerConfig) -> Result<Option<Bound>, String> {
     let lock_file = wrench_process::sockdir::open_private_file(&lock_path(&cfg.socket), false)
         .map_err(|e| format!("cannot open the daemon's lock: {e}"))?;
-    let lock = match Flock::lock(lock_file, FlockArg::LockExclusiveNonblock) {
-        Ok(l) => l,
-        Err((_, nix::errno::Errno::EWOULDBLOCK)) => return Ok(None),
-        Err((_, e)) => return Err(format!("cannot lock {}: {e}", cfg.socket.display())),
+    // A daemon that is exiting (replaced by a new build, stopped) has closed
+    // its socket but may hold the lock a moment longer: wait for it then,
+    // but leave at once when a live daemon answers on the socket.
+    let until = Instant::now() + LOCK_HANDOVER_WAIT;
+    let mut lock_file = lock_file;
+    let lock = loop {
+        match Flock::lock(lock_file, FlockArg::LockExclusiveNonblock) {
+            Ok(l) => break l,
+            Err((f, nix::errno::Errno::EWOULDBLOCK)) => {
+                if std::os::unix::net::UnixStream::connect(&cfg.socket).is_ok()
+                    || Instant::now() >= until
+                {
+                    return Ok(None);
+                }
+                lock_file = f;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err((_, e)) => return Err(format!("cannot lock {}: {e}", cfg.socket.display())),
+        }
     };
     // Holding the lock: a socket file here is a dead daemon's.
     let _ = std::fs::remove_file(&cfg.socket);
