@@ -40,8 +40,10 @@ fn every_row_of_the_domain_table_decides_as_expected() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// An ASCII label. Not an A-label (`xn--…`): most of those are invalid
+/// punycode, which the URL parser rightly refuses (the table has rows for it).
 fn label() -> impl Strategy<Value = String> {
-    "[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?"
+    "[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?".prop_filter("an A-label", |l| !l.starts_with("xn--"))
 }
 
 fn name() -> impl Strategy<Value = String> {
