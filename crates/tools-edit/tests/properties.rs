@@ -23,7 +23,9 @@ fn file_text() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    // About one generated slice in three is not unique and is rejected:
+    // room for that at any case count (PROPTEST_CASES raises it).
+    #![proptest_config(ProptestConfig { max_global_rejects: 1 << 16, ..ProptestConfig::with_cases(512) })]
 
     #[test]
     fn a_unique_slice_is_replaced_exactly_there(text in file_text(), a in 0usize..4000, len in 1usize..200, new in "[a-z\\n]{0,12}") {
