@@ -79,8 +79,9 @@ pub struct Rec {
     /// SHA-256 of the content (a link's target) for [`Kind::Stored`] and
     /// [`Kind::Symlink`]; zeros otherwise.
     pub digest: [u8; 32],
-    /// When hashing began, nanoseconds since the epoch (0: not hashed);
-    /// the digest is reused only for times over [`RACY_NS`] before it.
+    /// When a file's content was read for hashing, nanoseconds since the
+    /// epoch (0 for links and anything not hashed); a file's digest is
+    /// reused only while its times lie over [`RACY_NS`] before it.
     pub hashed_at: i64,
     /// Hard links: a file with more than one may be written through a
     /// name a watcher does not see, so a watched update stats it anyway.
@@ -184,8 +185,8 @@ impl Rec {
 /// Every walked path (relative, `/`-separated) and its record.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Tree {
-    /// Every path the walk reached, directories included (the root itself
-    /// is not).
+    /// Every path the walk reached, directories included (not the root
+    /// itself, nor any `.git` entry).
     pub files: HashMap<String, Rec>,
     /// False when the walk stopped early (file or time cap): a path it
     /// lacks may still exist.
