@@ -41,9 +41,16 @@ pub const ALWAYS_EXCLUDED: &[&str] = &[
 pub struct CheckpointsConfig {
     /// Take checkpoints (default true).
     pub enabled: bool,
+    /// Largest file whose content is kept (default [`MAX_FILE_BYTES`]); a
+    /// larger one is recorded as unstored and undo cannot bring it back.
     pub max_file_bytes: u64,
+    /// Bytes the store may hold (default [`MAX_TOTAL_BYTES`]); past it the
+    /// oldest checkpoints are pruned, and a content that does not fit is
+    /// recorded as unstored.
     pub max_total_bytes: u64,
+    /// Closed checkpoints kept (default [`KEEP_CHECKPOINTS`]).
     pub keep_checkpoints: usize,
+    /// Days a closed checkpoint is kept (default [`KEEP_DAYS`]).
     pub keep_days: u64,
     /// More directory or file names (globs on the path relative to the
     /// root, gitignore syntax) never copied.

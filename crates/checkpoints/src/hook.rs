@@ -22,6 +22,8 @@ pub struct Recorder {
 }
 
 impl Recorder {
+    /// A recorder with `cfg` that walks the whole tree around every process
+    /// (no change feed; see [`Recorder::with_feed`]).
     pub fn new(cfg: CheckpointsConfig) -> Self {
         Recorder { cfg, feed: None }
     }

@@ -10,22 +10,43 @@ pub enum State {
     Absent,
     /// A regular file whose content is in the store.
     File {
+        /// Hex SHA-256 of the content: the blob's name in the store.
         sha256: String,
+        /// Length in bytes.
         size: u64,
+        /// Permission bits (`mode & 0o7777`), restored with the content.
         mode: u32,
     },
     /// A regular file whose content was not kept (over the per-file cap,
     /// the store full, unreadable): undo cannot bring it back.
-    Unstored { size: u64, mode: u32, why: String },
+    Unstored {
+        /// Length in bytes when recorded.
+        size: u64,
+        /// Permission bits (`mode & 0o7777`).
+        mode: u32,
+        /// Why the content was not kept, for the listing.
+        why: String,
+    },
     /// A symbolic link; its target's bytes are the stored content
     /// `sha256` (restored as a link, exactly, never followed).
-    Symlink { sha256: String, size: u64 },
+    Symlink {
+        /// Hex SHA-256 of the link's target bytes.
+        sha256: String,
+        /// Length of the target in bytes.
+        size: u64,
+    },
     /// A directory (recreated with its mode; removed when a call made it
     /// and it is empty again).
-    Dir { mode: u32 },
+    Dir {
+        /// Permission bits (`mode & 0o7777`).
+        mode: u32,
+    },
     /// Something else (a fifo, a socket, a device, a name not reachable):
     /// undo cannot bring it back.
-    Other { what: String },
+    Other {
+        /// What it is, or why it could not be reached, for the listing.
+        what: String,
+    },
 }
 
 impl State {
@@ -74,6 +95,7 @@ impl State {
 pub struct Entry {
     /// Relative to the workspace root, `/`-separated.
     pub path: String,
+    /// The state before the call; what undo restores.
     pub before: State,
     /// None while the checkpoint is open.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,12 +127,19 @@ pub enum Scope {
 /// One checkpoint: a call and the paths it changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Checkpoint {
+    /// Unique in the workspace's store and ascending in time; shown as
+    /// `cp-<id>` ([`Checkpoint::name`]).
     pub id: u64,
+    /// The id of the call it was taken around.
     pub call_id: String,
+    /// The tool of that call.
     pub tool: String,
+    /// The session the call ran in (listings and undo cover the
+    /// checkpoints of every session in the workspace).
     pub session: String,
     /// Seconds since the epoch when the call started.
     pub time: u64,
+    /// Planned files only, or the whole tree.
     pub scope: Scope,
     /// Still waiting for its after-state (a running call or background job).
     #[serde(default)]
@@ -127,6 +156,7 @@ pub struct Checkpoint {
     /// Why this checkpoint does not hold everything (empty: complete).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub partial: Vec<String>,
+    /// Every path it saw change, one entry each.
     pub entries: Vec<Entry>,
 }
 

@@ -19,6 +19,7 @@ pub const MAX_DIFF_LINES: usize = 200;
 /// One path to restore.
 #[derive(Debug, Clone)]
 pub struct Item {
+    /// Relative to the workspace root, `/`-separated (as in [`crate::Entry`]).
     pub path: String,
     /// The state before the range.
     pub to: State,
@@ -31,8 +32,11 @@ pub struct Item {
 /// The restore of every checkpoint from `from` on.
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// The oldest checkpoint undone (its id).
     pub from: u64,
+    /// The closed checkpoints undone, ascending by id (`from` first).
     pub checkpoints: Vec<Checkpoint>,
+    /// Every path they touched that the path filter lets through, sorted.
     pub items: Vec<Item>,
 }
 

@@ -22,15 +22,36 @@ use wrench_permissions::write::{TEMP_PREFIX, WriteDir, split_parent};
 #[derive(Debug, Clone)]
 pub enum Step {
     /// Create the directory (then give it `mode`, whatever the umask).
-    Mkdir { rel: PathBuf, mode: u32 },
+    Mkdir {
+        /// Relative to the workspace root.
+        rel: PathBuf,
+        /// Permission bits.
+        mode: u32,
+    },
     /// Take away the symlink there (kept under a backup name until the end).
-    Unlink { rel: PathBuf },
+    Unlink {
+        /// Relative to the workspace root.
+        rel: PathBuf,
+    },
     /// Make a symlink with these target bytes; the name must be free.
-    Link { rel: PathBuf, target: Vec<u8> },
+    Link {
+        /// Relative to the workspace root.
+        rel: PathBuf,
+        /// The link's target, byte for byte (never resolved).
+        target: Vec<u8>,
+    },
     /// Remove the directory when it is empty (else it stays, with a note).
-    Rmdir { rel: PathBuf },
+    Rmdir {
+        /// Relative to the workspace root.
+        rel: PathBuf,
+    },
     /// Give the directory `mode`.
-    Chmod { rel: PathBuf, mode: u32 },
+    Chmod {
+        /// Relative to the workspace root.
+        rel: PathBuf,
+        /// Permission bits.
+        mode: u32,
+    },
 }
 
 /// How to take a step back, or finish it once everything stands.

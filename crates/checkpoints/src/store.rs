@@ -42,6 +42,8 @@ pub struct Store {
     _lock: File,
     usage: u64,
     usage_dirty: bool,
+    /// The caps this store is kept within (per-file, total bytes, count,
+    /// age) and the extra exclusions of tree walks.
     pub cfg: CheckpointsConfig,
 }
 
@@ -180,6 +182,8 @@ impl Store {
         Self::open_dir(&store_dir(ctx), cfg)
     }
 
+    /// [`Store::open`] on the store directory `dir` itself (made 0700 with
+    /// its subdirectories when missing); an I/O error names the path.
     pub fn open_dir(dir: &Path, cfg: CheckpointsConfig) -> ToolResult<Store> {
         for sub in ["objects", "log", "trees", "open", "meta"] {
             private_dir(&dir.join(sub))?;
@@ -204,6 +208,8 @@ impl Store {
         })
     }
 
+    /// The store's directory ([`store_dir`], or the `dir` given to
+    /// [`Store::open_dir`]).
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -299,6 +305,8 @@ impl Store {
         Ok(ids)
     }
 
+    /// Checkpoint `id`, closed or open; None when there is none. A manifest
+    /// that does not parse is an error saying which file to delete.
     pub fn load(&self, id: u64) -> ToolResult<Option<Checkpoint>> {
         for p in [self.log_path(id), self.open_path(id)] {
             if let Some(b) = read_opt(&p)? {
@@ -350,6 +358,9 @@ impl Store {
         Ok(())
     }
 
+    /// Drop checkpoint `id`: its manifest (closed or open) and its pinned
+    /// tree. Best effort (what is already gone is fine); the blobs it named
+    /// stay until a [`Store::prune`] finds nothing names them.
     pub fn remove(&self, id: u64) {
         let _ = fs::remove_file(self.log_path(id));
         let _ = fs::remove_file(self.open_path(id));
@@ -484,6 +495,8 @@ impl Store {
         load_pair(&self.open_tree_path(id), d.exists().then_some(d.as_path()))
     }
 
+    /// Drop the before-tree of checkpoint `id` (once it is closed); best
+    /// effort.
     pub fn unpin_tree(&self, id: u64) {
         let _ = fs::remove_file(self.open_delta_path(id));
         let _ = fs::remove_file(self.open_tree_path(id));

@@ -63,6 +63,7 @@ fn id_arg<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     }
 }
 
+/// What `checkpoints` does.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckpointsAction {
@@ -124,10 +125,18 @@ pub struct UndoArgs {
     pub force: bool,
 }
 
+/// The `checkpoints` tool: list, show or diff the workspace's checkpoints.
+/// It changes nothing in the workspace; it first takes the after-state of
+/// open checkpoints (a background job's changes so far join its own).
 pub struct CheckpointsTool {
+    /// Used when the context's `[checkpoints]` section does not parse.
     pub cfg: CheckpointsConfig,
 }
+/// The `undo` tool: restore the paths of one or more checkpoints to their
+/// before-state, through the mutation guard and one transaction; a path
+/// changed outside wrench since is refused unless `force`.
 pub struct UndoTool {
+    /// Used when the context's `[checkpoints]` section does not parse.
     pub cfg: CheckpointsConfig,
 }
 

@@ -27,12 +27,19 @@ pub const RACY_NS: i64 = 2_000_000_000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Kind {
+    /// A regular file whose content is in the store under its digest.
     Stored = 0,
+    /// A regular file over `max_file_bytes`: tracked by its stamp only.
     TooBig = 1,
+    /// A regular file the store had no room for (`max_total_bytes`).
     StoreFull = 2,
+    /// A file or link that could not be read beneath the root.
     Unreadable = 3,
+    /// A symlink; its target bytes are in the store under its digest.
     Symlink = 4,
+    /// Neither a file, a link nor a directory (a fifo, a socket, a device).
     Other = 5,
+    /// A directory (only its mode counts as a change).
     Dir = 6,
     /// In a stat cache's delta only: the path is no longer there.
     Gone = 7,
@@ -57,13 +64,24 @@ impl Kind {
 /// One path's stamp and, for a stored file, its digest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rec {
+    /// Length in bytes (`lstat`).
     pub size: u64,
+    /// Modification time, nanoseconds since the epoch.
     pub mtime: i64,
+    /// Status change time, nanoseconds since the epoch.
     pub ctime: i64,
+    /// Inode number.
     pub ino: u64,
+    /// Permission bits (`mode & 0o7777`).
     pub mode: u32,
+    /// What the path is, and whether its content is stored.
     pub kind: Kind,
+    /// SHA-256 of the content (a link's target) for [`Kind::Stored`] and
+    /// [`Kind::Symlink`]; zeros otherwise.
     pub digest: [u8; 32],
+    /// When a file's content was read for hashing, nanoseconds since the
+    /// epoch (0 for links and anything not hashed); a file's digest is
+    /// reused only while its times lie over [`RACY_NS`] before it.
     pub hashed_at: i64,
     /// Hard links: a file with more than one may be written through a
     /// name a watcher does not see, so a watched update stats it anyway.
@@ -100,6 +118,7 @@ impl Rec {
         }
     }
 
+    /// This is a delta's record of a removed path ([`Rec::gone`]).
     pub fn is_gone(&self) -> bool {
         self.kind == Kind::Gone
     }
@@ -166,6 +185,8 @@ impl Rec {
 /// Every walked path (relative, `/`-separated) and its record.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Tree {
+    /// Every path the walk reached, directories included (not the root
+    /// itself, nor any `.git` entry).
     pub files: HashMap<String, Rec>,
     /// False when the walk stopped early (file or time cap): a path it
     /// lacks may still exist.
@@ -189,6 +210,20 @@ impl Tree {
             .map(|r| hex::encode(r.digest))
     }
 
+    /// The stat cache's on-disk form (paths sorted, so equal trees give
+    /// equal bytes); [`Tree::decode`] reads it back, `origin` aside.
+    ///
+    /// ```
+    /// use wrench_checkpoints::tree::{Rec, Tree};
+    ///
+    /// let mut t = Tree { complete: true, ..Tree::default() };
+    /// t.files.insert("src/gone.rs".into(), Rec::gone());
+    /// let bytes = t.encode();
+    /// assert_eq!(Tree::decode(&bytes), Some(t));
+    /// // A cut or padded file is no tree at all, never a partial one.
+    /// assert_eq!(Tree::decode(&bytes[..bytes.len() - 1]), None);
+    /// assert_eq!(Tree::decode(&[bytes.as_slice(), b"x"].concat()), None);
+    /// ```
     pub fn encode(&self) -> Vec<u8> {
         let mut paths: Vec<&String> = self.files.keys().collect();
         paths.sort();
@@ -444,7 +479,10 @@ pub fn state_now(ws: &Workspace, store: &mut Store, rel: &str) -> State {
 
 /// A finished walk: the tree and why it is incomplete (empty: complete).
 pub struct Snapshot {
+    /// What the walk saw.
     pub tree: Tree,
+    /// Why the walk (and so the checkpoint) misses something: a cap
+    /// reached, a name that is not UTF-8; empty when complete.
     pub partial: Vec<String>,
 }
 
@@ -539,6 +577,18 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// The scope of `paths` (relative, `/`-separated; surrounding slashes
+    /// ignored, empty ones dropped).
+    ///
+    /// ```
+    /// use wrench_checkpoints::tree::Scope;
+    ///
+    /// let s = Scope::new(["src/a/", "", "/"]);
+    /// assert!(s.covers("src/a") && s.covers("src/a/b.rs"));
+    /// assert!(!s.covers("src/ab") && !s.covers("src"));
+    /// assert!(s.is_on_the_way("src") && !s.is_on_the_way("src/a"));
+    /// assert!(Scope::new([""]).is_empty());
+    /// ```
     pub fn new<'a>(paths: impl IntoIterator<Item = &'a str>) -> Scope {
         let mut s = Scope::default();
         for p in paths {
@@ -570,14 +620,17 @@ impl Scope {
         self.ancestors.contains(rel)
     }
 
+    /// No paths: a walk with it visits nothing.
     pub fn is_empty(&self) -> bool {
         self.targets.is_empty()
     }
 
+    /// The paths given, normalized, in no order.
     pub fn targets(&self) -> impl Iterator<Item = &str> {
         self.targets.iter().map(String::as_str)
     }
 
+    /// `rel` is one of the paths given (not only under one).
     pub fn is_target(&self, rel: &str) -> bool {
         self.targets.contains(rel)
     }
@@ -593,8 +646,11 @@ pub fn walk(ws: &Workspace, store: &mut Store, old: &Tree, skip: &[PathBuf]) -> 
 /// paths it covers now.
 #[derive(Debug, Default)]
 pub struct Updated {
+    /// The records the scope covered before, taken out of the tree.
     pub before: HashMap<String, Rec>,
+    /// The paths the scoped walk found now (their records are in the tree).
     pub after: Vec<String>,
+    /// Why the scoped walk misses something (as [`Snapshot::partial`]).
     pub partial: Vec<String>,
 }
 

@@ -57,6 +57,8 @@ pub const BARRIER_FILE: &str = "tree-barrier";
 pub struct Token {
     /// Random per watcher: a token of another (a restarted daemon) is refused.
     pub epoch: u64,
+    /// The watcher's generation when the token was handed out: changes
+    /// of this generation and later are reported to it.
     pub seq: u64,
 }
 
@@ -73,6 +75,10 @@ pub struct Changes {
 /// Where a checkpoint asks what changed (the daemon over its socket, or a
 /// [`TreeWatch`] in this process). None: no watcher; walk everything.
 pub trait ChangeFeed: Send + Sync {
+    /// What changed under `root` since `since` (None: a first question,
+    /// answered with a token only), or None when this feed cannot answer.
+    /// An answer must list every change since the token or say `changed:
+    /// None`: a path it leaves out is taken to be as recorded.
     fn changes(&self, root: &Path, since: Option<Token>) -> Option<Changes>;
 }
 

@@ -8,6 +8,8 @@
 //! ([`wrench_core::frame::for_terminal`]), so the only escape sequences in
 //! its result are its own, and `out::styled_stdout` keeps SGR only.
 
+#![warn(missing_docs)]
+
 use serde_json::Value;
 
 const PATH: &str = "\x1b[35m";
@@ -22,8 +24,11 @@ const RESET: &str = "\x1b[0m";
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum When {
+    /// Colour on a terminal only, unless `NO_COLOR` is set or `TERM=dumb`.
     Auto,
+    /// Colour even into a pipe or a file.
     Always,
+    /// Never colour.
     Never,
 }
 

@@ -15,6 +15,8 @@
 //! command) never uses it. Whenever the daemon cannot serve (cannot start,
 //! declines, fails), the call runs in-process.
 
+#![warn(missing_docs)]
+
 use crate::{Engine, Options, exit, exit_code_for, render};
 use serde::Deserialize;
 use std::ffi::OsString;
@@ -51,10 +53,14 @@ pub struct DaemonConfig {
     pub idle_timeout: Option<DurationSetting>,
 }
 
+/// `[daemon] idle_timeout` as written: a number or a string; read it
+/// with [`DaemonConfig::idle_timeout`].
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
 pub enum DurationSetting {
+    /// A plain number: seconds.
     Seconds(u64),
+    /// A number with a unit, parsed by [`parse_duration`].
     Text(String),
 }
 
@@ -75,10 +81,14 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
 }
 
 impl DaemonConfig {
+    /// The section of `cfg` (defaults when absent); an unknown key or a
+    /// wrong type is an error naming it.
     pub fn from_config(cfg: &Config) -> ToolResult<Self> {
         cfg.section("daemon")
     }
 
+    /// The idle timeout ([`DEFAULT_IDLE_TIMEOUT`] when unset); a string
+    /// [`parse_duration`] does not read is an error saying what is.
     pub fn idle_timeout(&self) -> ToolResult<Duration> {
         match &self.idle_timeout {
             None => Ok(DEFAULT_IDLE_TIMEOUT),
@@ -95,8 +105,11 @@ impl DaemonConfig {
 /// What a front door prints and exits with.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Printed {
+    /// Written to standard output as is.
     pub stdout: String,
+    /// Written to standard error as is.
     pub stderr: String,
+    /// The process exit code ([`crate::exit`]).
     pub code: i32,
 }
 

@@ -1,6 +1,8 @@
 //! `wrench policy check TOOL JSON`: what the permission engine would decide
 //! for a call, and why, without running anything.
 
+#![warn(missing_docs)]
+
 use wrench_permissions::Explanation;
 
 /// The explanation as people read it: the planned effects, each rule with

@@ -11,6 +11,8 @@
 //! dotfiles repository in `~` must not make all of home the workspace);
 //! then the current directory is the root.
 
+#![warn(missing_docs)]
+
 use std::path::{Path, PathBuf};
 use wrench_core::{ToolError, ToolResult};
 
@@ -20,9 +22,16 @@ pub enum RootReason {
     /// Named by `--root`.
     Flag,
     /// The top of the git work tree holding the current directory (`.git` there).
-    GitTop { dot_git: PathBuf },
+    GitTop {
+        /// The `.git` entry found there: a directory holding `HEAD`, or a
+        /// `gitdir:` file (a linked work tree, a submodule).
+        dot_git: PathBuf,
+    },
     /// The current directory: no usable git work tree above it (the detail says why).
-    CurrentDir { detail: String },
+    CurrentDir {
+        /// Why no git top was chosen (none found, a ceiling, home or `/`).
+        detail: String,
+    },
 }
 
 /// The root, how it was spelled, and why it was chosen.
@@ -33,6 +42,7 @@ pub struct RootChoice {
     /// The root as named, made absolute and lexically normal (differs from
     /// `root` when it goes through a symlink).
     pub spelled: PathBuf,
+    /// Why this directory ([`RootChoice::why`] says it in words).
     pub reason: RootReason,
     /// The canonical current directory.
     pub cwd: PathBuf,

@@ -70,7 +70,10 @@ impl std::fmt::Display for ClientError {
 /// The daemon of one workspace root, as this client sees it.
 #[derive(Debug, Clone)]
 pub struct Endpoint {
+    /// `d-HASH.sock` in the private socket dir.
     pub socket: PathBuf,
+    /// Sent with every request; a daemon of another build or environment
+    /// exits on it.
     pub hello: Hello,
     /// The environment a daemon is started with.
     pub env: Vec<(String, OsString)>,

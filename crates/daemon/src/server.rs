@@ -43,7 +43,9 @@ pub trait Handler: Send + Sync + 'static {
 pub struct ServerConfig {
     /// What every request's hello must match.
     pub hello: Hello,
+    /// The socket to bind; its lock is `SOCKET.lock` ([`lock_path`]).
     pub socket: PathBuf,
+    /// Exit after this long with no request running and none received.
     pub idle: Duration,
 }
 
