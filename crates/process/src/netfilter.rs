@@ -32,8 +32,15 @@
 //! gets only what the bounding set allows).
 //!
 //! What it does not cover: unix sockets reached by path (an ssh agent, a
-//! container engine, a D-Bus bus) are local sockets and stay reachable; a
-//! program behind one may reach the network for the command.
+//! container engine, a D-Bus bus, a local DNS service) are local sockets
+//! this filter lets through, and a program behind one may reach the
+//! network (or run anything) for the command. Those are
+//! [`crate::sockmask`]'s: with network off every socket file outside the
+//! command's own temp dir is covered in a private mount namespace, and a
+//! sandbox that cannot make one refuses to run. Left open: a socket another
+//! process binds after the command started, and a socket file in a
+//! directory neither `/proc/net/unix` (other network namespaces) nor the
+//! bounded walk of the usual socket directories reaches.
 //!
 //! The program is built before the fork ([`Filter::network_off`]); the child
 //! only points a `sock_fprog` at it and calls `seccomp(2)`
