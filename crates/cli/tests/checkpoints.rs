@@ -980,3 +980,37 @@ fn a_long_lived_process_keeps_a_watcher_of_its_own_and_each_checkpoint_still_lis
         "{text}"
     );
 }
+
+#[test]
+fn undo_of_a_write_through_a_symlinked_directory_restores_the_real_file_and_leaves_the_link() {
+    let e = Env::new();
+    fs::create_dir(e.root.join("realdir")).unwrap();
+    fs::write(e.root.join("realdir/file"), "one\n").unwrap();
+    std::os::unix::fs::symlink("realdir", e.root.join("linkdir")).unwrap();
+    ok(&e, "read", json!({"path": "linkdir/file"}));
+    ok(
+        &e,
+        "edit",
+        json!({"path": "linkdir/file", "old_string": "one", "new_string": "two"}),
+    );
+    ok(
+        &e,
+        "write",
+        json!({"path": "linkdir/new.txt", "content": "new\n"}),
+    );
+    assert_eq!(
+        fs::read_to_string(e.root.join("realdir/file")).unwrap(),
+        "two\n"
+    );
+    // Recorded where the bytes changed, not (also) through the link.
+    let all: Vec<String> = ids(&e).iter().flat_map(|id| paths_of(&e, id)).collect();
+    assert!(all.iter().all(|p| !p.starts_with("linkdir")), "{all:?}");
+    let v = ok(&e, "undo", json!({"steps": 2}));
+    assert_eq!(
+        fs::read_to_string(e.root.join("realdir/file")).unwrap(),
+        "one\n",
+        "{v:#}"
+    );
+    assert!(!e.root.join("realdir/new.txt").exists(), "{v:#}");
+    assert_eq!(link_target(&e.root.join("linkdir")), "realdir");
+}
