@@ -527,7 +527,7 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
             .map_err(|e| err(&e))?;
     }
     let (net_filter, network) = network_rules(spec.network);
-    let (mask, sockets) = socket_mask(spec)?;
+    let (mask, sockets) = socket_mask(spec, abi_v)?;
     let mut description = format!(
         "landlock ABI {abi_v}: read everywhere; write in the workspace except {}, the session temp dir, the temp dirs and package caches; the state dir read-only; {network}; {sockets}",
         spec.read_only_names.join(" "),
@@ -548,27 +548,34 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
 /// The unix socket mask for `spec` (see [`crate::sockmask`]) and the
 /// note's words for it. With network off and no namespace to cover them
 /// in, refuses (kind `unsupported`).
-fn socket_mask(spec: &Spec) -> ToolResult<(Option<crate::sockmask::Mask>, String)> {
+fn socket_mask(spec: &Spec, abi_v: i64) -> ToolResult<(Option<crate::sockmask::Mask>, String)> {
+    use crate::sockmask::{Mask, NsMode};
     let found = crate::sockmask::plan(spec.network, &spec.own_tmp);
+    // Abstract sockets: Landlock scopes them from ABI 6; before, a new
+    // network namespace (they are per namespace) for network off.
+    let new_net = !spec.network && abi_v < 6;
     let which = if spec.network {
         "host-control unix sockets (container engines, D-Bus, systemd, tmux/screen, displays, remote controls, key agents but ssh's)"
     } else {
         "unix sockets outside the session temp dir"
     };
     let n = found.cover.len();
-    if n == 0 {
-        let mask =
-            crate::sockmask::Mask::new(Vec::new(), crate::sockmask::NsMode::Mount, found.env);
+    if n == 0 && !new_net {
+        let mask = Mask::new(Vec::new(), NsMode::Mount, found.env);
         return Ok((Some(mask), format!("{which}: none found")));
     }
+    let abstract_note = if new_net {
+        "; abstract unix sockets: a private network namespace"
+    } else {
+        ""
+    };
     match crate::sockmask::namespaces() {
         Ok(mode) => Ok((
-            Some(crate::sockmask::Mask::new(found.cover, mode, found.env)),
-            format!("{which}: {n} covered in a private mount namespace"),
+            Some(Mask::new(found.cover, mode, found.env).with_new_network(new_net)),
+            format!("{which}: {n} covered in a private mount namespace{abstract_note}"),
         )),
         Err(why) if spec.network => {
-            let mask =
-                crate::sockmask::Mask::new(Vec::new(), crate::sockmask::NsMode::Mount, found.env);
+            let mask = Mask::new(Vec::new(), NsMode::Mount, found.env);
             Ok((Some(mask), format!("{which}: {n} NOT covered ({why})")))
         }
         Err(why) => Err(ToolError::unsupported(format!(

@@ -31,12 +31,16 @@
 //!
 //! **What is covered, found before the fork** ([`plan`]; the child only
 //! makes system calls with what was prepared, no allocation):
+//! - abstract sockets (`@…`) are Landlock's (ABI 6 scopes them); on an
+//!   older kernel a network-off command also gets a new network namespace,
+//!   where the host's abstract sockets do not exist
+//!   ([`Mask::with_new_network`]);
 //! - every pathname entry of `/proc/net/unix` (listening, bound datagram
-//!   and connected sockets of this network namespace; abstract ones, `@…`,
-//!   are Landlock's scope);
+//!   and connected sockets of this network namespace);
 //! - every socket file in the well-known socket directories ([`WALK_DIRS`],
-//!   `$XDG_RUNTIME_DIR`, `$TMPDIR`, [`HOME_SOCKET_DIRS`] under `$HOME`),
-//!   bounded ([`MAX_WALK_ENTRIES`], [`MAX_WALK_DEPTH`]): sockets whose
+//!   `$XDG_RUNTIME_DIR`, [`HOME_SOCKET_DIRS`] under `$HOME`, and the temp
+//!   dirs one level down), bounded ([`MAX_WALK_ENTRIES`],
+//!   [`MAX_WALK_DEPTH`], [`TEMP_WALK_DEPTH`]): sockets whose
 //!   listener lives in another network namespace (a container's engine, a
 //!   rootless Docker) are not in `/proc/net/unix` but are reachable all the
 //!   same;
@@ -78,9 +82,6 @@ use std::sync::OnceLock;
 pub const WALK_DIRS: &[&str] = &[
     "/run",
     "/var/run",
-    "/tmp",
-    "/var/tmp",
-    "/dev/shm",
     "/var/snap/lxd/common/lxd",
     "/var/lib/lxd",
     "/var/lib/incus",
@@ -105,11 +106,46 @@ pub const HOME_SOCKET_DIRS: &[&str] = &[
 
 /// Entries looked at, over all walked directories; past it the walk stops
 /// (the sockets in `/proc/net/unix` are covered all the same).
-pub const MAX_WALK_ENTRIES: usize = 20_000;
+pub const MAX_WALK_ENTRIES: usize = 10_000;
 
 /// How deep the walk goes below each walked directory
 /// (`/run/user/UID/podman/podman.sock` is 3 deep).
 pub const MAX_WALK_DEPTH: usize = 4;
+
+/// How deep the walk goes below the shared temp dirs (`/tmp`, `/var/tmp`,
+/// `/dev/shm`, `$TMPDIR`), which hold many files and few sockets, each one
+/// directory down at most (`/tmp/.X11-unix/X0`, `/tmp/tmux-UID/default`,
+/// `/tmp/ssh-XXXX/agent.N`), and only into the directories named as
+/// socket programs name theirs ([`TEMP_SOCKET_DIRS`]); a listening socket
+/// elsewhere in them is still found in `/proc/net/unix`.
+pub const TEMP_WALK_DEPTH: usize = 1;
+
+/// Name prefixes of the directories in a temp dir that the walk enters.
+pub const TEMP_SOCKET_DIRS: &[&str] = &[
+    ".X11-unix",
+    ".ICE-unix",
+    "tmux-",
+    "ssh-",
+    "emacs",
+    "screen",
+    "nvim",
+    "kitty",
+    "dbus-",
+    "pulse-",
+    "gpg-",
+    "keyring-",
+    "zellij",
+    "wezterm",
+    "vscode",
+    "containerd",
+    "docker",
+    "podman",
+    "buildkit",
+    "lima",
+    "colima",
+    "com.apple.launchd",
+    "wrench-",
+];
 
 /// What an environment variable's socket is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -537,6 +573,9 @@ pub struct Mask {
     gid_map: Vec<u8>,
     /// Variables removed from the command's environment.
     env: Vec<&'static str>,
+    /// Also a new network namespace (abstract sockets are per network
+    /// namespace): for network off where Landlock cannot scope them.
+    new_net: bool,
 }
 
 impl Mask {
@@ -554,7 +593,17 @@ impl Mask {
             uid_map: format!("{uid} {uid} 1\n").into_bytes(),
             gid_map: format!("{gid} {gid} 1\n").into_bytes(),
             env,
+            new_net: false,
         }
+    }
+
+    /// Also unshare the network namespace: the host's abstract unix
+    /// sockets (`@/tmp/.X11-unix/X0`, a container shim's) are not in the
+    /// new one, and nothing but a loopback that is down is. For network off
+    /// on a kernel whose Landlock cannot scope abstract sockets (ABI < 6).
+    pub fn with_new_network(mut self, on: bool) -> Mask {
+        self.new_net = on;
+        self
     }
 
     /// The socket paths this mask covers.
@@ -577,20 +626,21 @@ impl Mask {
     /// reach it either) is skipped; any other failure is an error, and the
     /// command does not run.
     pub fn apply(&self) -> std::io::Result<()> {
-        if self.targets.is_empty() {
+        if self.targets.is_empty() && !self.new_net {
             return Ok(());
         }
         let last = std::io::Error::last_os_error;
+        let net = if self.new_net { libc::CLONE_NEWNET } else { 0 };
         match self.mode {
             NsMode::Mount => {
                 // SAFETY: unshare(2) with flags only.
-                if unsafe { libc::unshare(libc::CLONE_NEWNS) } != 0 {
+                if unsafe { libc::unshare(libc::CLONE_NEWNS | net) } != 0 {
                     return Err(last());
                 }
             }
             NsMode::User => {
                 // SAFETY: unshare(2) with flags only.
-                if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) } != 0 {
+                if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS | net) } != 0 {
                     return Err(last());
                 }
                 write_file(c"/proc/self/setgroups", b"deny")?;
@@ -664,32 +714,66 @@ fn is_socket(p: &Path) -> bool {
     std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_socket())
 }
 
-/// The directories to walk: [`WALK_DIRS`], the runtime and temp dirs and
-/// [`HOME_SOCKET_DIRS`]; canonical, existing, none inside another.
-fn walk_roots() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = WALK_DIRS.iter().map(PathBuf::from).collect();
-    v.extend(std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from));
-    v.push(std::env::temp_dir());
-    if let Some(h) = std::env::var_os("HOME").map(PathBuf::from) {
-        v.extend(HOME_SOCKET_DIRS.iter().map(|d| h.join(d)));
-    }
-    let mut v: Vec<PathBuf> = v
+/// The directories to walk and how deep: [`WALK_DIRS`], the runtime dir
+/// and [`HOME_SOCKET_DIRS`] [`MAX_WALK_DEPTH`] deep, the shared temp dirs
+/// ([`TEMP_WALK_DEPTH`]); canonical, existing, none that another already
+/// covers as deep.
+fn walk_roots() -> Vec<Root> {
+    let temps = ["/tmp", "/var/tmp", "/dev/shm"]
+        .map(PathBuf::from)
         .into_iter()
-        .filter_map(|p| std::fs::canonicalize(p).ok())
-        .filter(|p| p != Path::new("/"))
+        .chain([std::env::temp_dir()]);
+    let mut v: Vec<(PathBuf, usize)> = WALK_DIRS
+        .iter()
+        .map(PathBuf::from)
+        .chain(std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from))
+        .chain(
+            std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .into_iter()
+                .flat_map(|h| HOME_SOCKET_DIRS.iter().map(move |d| h.join(d))),
+        )
+        .map(|p| (p, MAX_WALK_DEPTH))
+        .chain(temps.map(|p| (p, TEMP_WALK_DEPTH)))
+        .filter_map(|(p, d)| std::fs::canonicalize(p).ok().map(|p| (p, d)))
+        .filter(|(p, _)| p != Path::new("/"))
         .collect();
-    v.sort();
-    v.dedup();
+    let roots = |v: Vec<(PathBuf, usize)>| {
+        v.into_iter()
+            .map(|(path, depth)| Root {
+                named_only: depth == TEMP_WALK_DEPTH,
+                path,
+                depth,
+            })
+            .collect()
+    };
+    // Deepest first, so a temp dir that is also walked deeper keeps the depth.
+    v.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    v.dedup_by(|a, b| a.0 == b.0);
     let all = v.clone();
-    v.retain(|p| !all.iter().any(|o| o != p && p.starts_with(o)));
-    v
+    v.retain(|(p, d)| {
+        !all.iter().any(|(o, od)| {
+            o != p
+                && p.strip_prefix(o)
+                    .is_ok_and(|r| r.components().count() + d <= *od)
+        })
+    });
+    roots(v)
+}
+
+/// One walked directory: how deep, and whether only into
+/// [`TEMP_SOCKET_DIRS`] at its top.
+struct Root {
+    path: PathBuf,
+    depth: usize,
+    named_only: bool,
 }
 
 /// Socket files under `roots` (not following links), within the budget.
-fn walk_sockets(roots: &[PathBuf], out: &mut Vec<PathBuf>) {
+fn walk_sockets(roots: &[Root], out: &mut Vec<PathBuf>) {
     let mut budget = MAX_WALK_ENTRIES;
     for r in roots {
-        let mut stack = vec![(r.clone(), 0usize)];
+        let mut stack = vec![(r.path.clone(), 0usize)];
         while let Some((d, depth)) = stack.pop() {
             let Ok(rd) = std::fs::read_dir(&d) else {
                 continue;
@@ -702,7 +786,14 @@ fn walk_sockets(roots: &[PathBuf], out: &mut Vec<PathBuf>) {
                 let Ok(t) = e.file_type() else { continue };
                 if t.is_socket() {
                     out.push(e.path());
-                } else if t.is_dir() && depth < MAX_WALK_DEPTH {
+                } else if t.is_dir()
+                    && depth < r.depth
+                    && (!r.named_only || depth > 0 || {
+                        let n = e.file_name();
+                        let n = n.as_bytes();
+                        TEMP_SOCKET_DIRS.iter().any(|p| n.starts_with(p.as_bytes()))
+                    })
+                {
                     stack.push((e.path(), depth + 1));
                 }
             }
