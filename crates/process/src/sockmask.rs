@@ -21,7 +21,9 @@
 //! the host), and `/dev/null` bind-mounted over every socket file the
 //! [`verdict`] covers: a `connect` there is `ECONNREFUSED` (not a socket).
 //! The sandbox's Landlock domain then forbids every mount change
-//! (`umount` of a cover is refused), and Landlock's ptrace scoping closes
+//! (`umount` of a cover is refused), `CAP_DAC_READ_SEARCH` is dropped (a
+//! root command could open the covered inode by its file handle,
+//! `open_by_handle_at`), and Landlock's ptrace scoping closes
 //! the way around through another process's mount namespace
 //! (`/proc/PID/root/...`, `/proc/PID/ns/mnt` of a process outside the
 //! sandbox). Where neither namespace is permitted (a container without
@@ -680,9 +682,14 @@ impl Mask {
                 }
             }
         }
-        Ok(())
+        // A root command could reach a covered inode by its file handle
+        // (`open_by_handle_at`, then connect through `/proc/self/fd/N`).
+        crate::netfilter::drop_caps(&[CAP_DAC_READ_SEARCH])
     }
 }
+
+/// `CAP_DAC_READ_SEARCH` (linux/capability.h): `open_by_handle_at`.
+const CAP_DAC_READ_SEARCH: u32 = 2;
 
 /// open, write, close: async-signal-safe.
 fn write_file(path: &std::ffi::CStr, data: &[u8]) -> std::io::Result<()> {

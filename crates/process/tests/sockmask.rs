@@ -323,15 +323,20 @@ fn with_network_on_a_container_engine_socket_is_covered_and_a_plain_one_is_not()
     let tmux = tmux_dir.join("default");
     let _l = (listen(&plain), listen(&docker), listen(&tmux));
     let script = format!(
-        "probe connect '{p}'\nprobe connect '{d}'\nprobe connect '{t}'\numount '{d}' 2>/dev/null; probe connect '{d}'\n",
+        "probe connect '{p}'\nprobe connect '{d}'\nprobe connect '{t}'\numount '{d}' 2>/dev/null; probe connect '{d}'\nprobe connect '/proc/1/root{d}'\nawk '/^CapEff/ {{print $2}}' /proc/self/status\n",
         p = plain.display(),
         d = docker.display(),
         t = tmux.display()
     );
-    let got = run_bash(&script, Some(&f.spec(true)), &f.root);
+    let mut got = run_bash(&script, Some(&f.spec(true)), &f.root);
+    // The capabilities: no CAP_DAC_READ_SEARCH (open_by_handle_at).
+    let caps = u64::from_str_radix(&got.pop().unwrap_or_default(), 16).unwrap();
+    assert_eq!(caps & (1 << 2), 0, "CAP_DAC_READ_SEARCH kept: {caps:x}");
     // The cover stays even for a root command that keeps CAP_SYS_ADMIN
-    // (network on drops no capability): Landlock refuses the umount.
-    assert_eq!(got, ["ok", "refused", "refused", "refused"]);
+    // (network on drops no network capability): Landlock refuses the
+    // umount, and another process's mount namespace is out of reach.
+    let want = ["ok", "refused", "refused", "refused", "denied"];
+    assert_eq!(got, want);
 }
 
 #[test]
