@@ -89,8 +89,10 @@ pub const WALK_DIRS: &[&str] = &[
     "/var/lib/incus",
 ];
 
-/// Directories under `$HOME` where container tools, agents and editors
-/// put their sockets (walked when they exist).
+/// Directories under `$HOME` where container tools and agents put their
+/// sockets (walked when they exist). Small ones only: editors and Podman
+/// put theirs in `$XDG_RUNTIME_DIR` or `/tmp`, and their home dirs hold
+/// whole trees (extensions, image layers).
 pub const HOME_SOCKET_DIRS: &[&str] = &[
     ".docker",
     ".colima",
@@ -99,16 +101,12 @@ pub const HOME_SOCKET_DIRS: &[&str] = &[
     ".orbstack",
     ".gnupg",
     ".ssh",
-    ".local/share/containers",
-    ".local/share/nvim",
-    ".cache/nvim",
-    ".config/Code",
-    ".vscode-server",
 ];
 
-/// Entries looked at, over all walked directories; past it the walk stops
-/// (the sockets in `/proc/net/unix` are covered all the same).
-pub const MAX_WALK_ENTRIES: usize = 10_000;
+/// Entries looked at under each walked directory, breadth first; past it
+/// that walk stops (the sockets in `/proc/net/unix` are covered all the
+/// same).
+pub const MAX_WALK_ENTRIES: usize = 5_000;
 
 /// How deep the walk goes below each walked directory
 /// (`/run/user/UID/podman/podman.sock` is 3 deep).
@@ -754,17 +752,12 @@ fn walk_roots() -> Vec<Root> {
             })
             .collect()
     };
-    // Deepest first, so a temp dir that is also walked deeper keeps the depth.
+    // Deepest first, so a temp dir that is also walked deeper keeps the
+    // depth. A root inside another (`$XDG_RUNTIME_DIR` in `/run`) is
+    // walked on its own budget too: a large sibling (`/run/udev`) does not
+    // use up the walk before it.
     v.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
     v.dedup_by(|a, b| a.0 == b.0);
-    let all = v.clone();
-    v.retain(|(p, d)| {
-        !all.iter().any(|(o, od)| {
-            o != p
-                && p.strip_prefix(o)
-                    .is_ok_and(|r| r.components().count() + d <= *od)
-        })
-    });
     roots(v)
 }
 
@@ -776,18 +769,19 @@ struct Root {
     named_only: bool,
 }
 
-/// Socket files under `roots` (not following links), within the budget.
+/// Socket files under `roots` (not following links), breadth first (the
+/// usual places are shallow), within each root's budget.
 fn walk_sockets(roots: &[Root], out: &mut Vec<PathBuf>) {
-    let mut budget = MAX_WALK_ENTRIES;
     for r in roots {
-        let mut stack = vec![(r.path.clone(), 0usize)];
-        while let Some((d, depth)) = stack.pop() {
+        let mut budget = MAX_WALK_ENTRIES;
+        let mut queue = std::collections::VecDeque::from([(r.path.clone(), 0usize)]);
+        'root: while let Some((d, depth)) = queue.pop_front() {
             let Ok(rd) = std::fs::read_dir(&d) else {
                 continue;
             };
             for e in rd.flatten() {
                 if budget == 0 {
-                    return;
+                    break 'root;
                 }
                 budget -= 1;
                 let Ok(t) = e.file_type() else { continue };
@@ -801,7 +795,7 @@ fn walk_sockets(roots: &[Root], out: &mut Vec<PathBuf>) {
                         TEMP_SOCKET_DIRS.iter().any(|p| n.starts_with(p.as_bytes()))
                     })
                 {
-                    stack.push((e.path(), depth + 1));
+                    queue.push_back((e.path(), depth + 1));
                 }
             }
         }
