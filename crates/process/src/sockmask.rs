@@ -822,14 +822,15 @@ pub fn plan(network: bool, own: &[PathBuf]) -> Found {
     walk_sockets(&walk_roots(), &mut candidates);
     let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
     let mut control = Vec::new();
-    let mut env = Vec::new();
+    // Removed whether this process has them or not: a caller may set them
+    // on the command itself.
+    let env: Vec<&'static str> = socket_env_names()
+        .filter(|n| scrubbed(n, network))
+        .collect();
     for (name, _, class) in ENV_FORMS {
         let Some(v) = std::env::var_os(name) else {
             continue;
         };
-        if scrubbed(name, network) {
-            env.push(*name);
-        }
         let paths = env_socket_paths(name, &v.to_string_lossy(), runtime.as_deref());
         for p in paths {
             let p = real_parent(&p).unwrap_or(p);

@@ -50,8 +50,10 @@ fn sockets_named_by_the_environment_are_covered_and_their_variables_removed() {
             "--noprofile",
             "--norc",
             "-c",
-            "echo \"${DOCKER_HOST-unset} ${SSH_AUTH_SOCK-unset} ${DISPLAY-unset}\"",
+            "echo \"${DOCKER_HOST-unset} ${SSH_AUTH_SOCK-unset} ${DISPLAY-unset} ${TMUX-unset}\"",
         ])
+        // Set on the command alone, not in this process.
+        .env("TMUX", "/tmp/tmux-0/default,1,0")
         .current_dir(&root)
         .stdin(Stdio::null())
         .stdout(Stdio::piped());
@@ -69,13 +71,13 @@ fn sockets_named_by_the_environment_are_covered_and_their_variables_removed() {
         covered.contains(&engine) && covered.contains(&agent),
         "{covered:?}"
     );
-    assert_eq!(env, "unset unset unset", "network off");
+    assert_eq!(env, "unset unset unset unset", "network off");
     let (covered, env) = run(true);
     assert!(covered.contains(&engine), "{covered:?}");
     assert!(!covered.contains(&agent), "{covered:?}");
     assert_eq!(
         env,
-        format!("unset {} unset", agent.display()),
+        format!("unset {} unset unset", agent.display()),
         "network on"
     );
 }
