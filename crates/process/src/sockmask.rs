@@ -832,7 +832,13 @@ pub fn plan(network: bool, own: &[PathBuf]) -> Found {
             continue;
         };
         let paths = env_socket_paths(name, &v.to_string_lossy(), runtime.as_deref());
-        for p in paths {
+        // The path as named and, when it is a link to the socket
+        // (`~/.ssh/agent.sock -> /tmp/ssh-X/agent.1`), where it leads.
+        for p in paths
+            .iter()
+            .flat_map(|p| [Some(p.clone()), std::fs::canonicalize(p).ok()])
+        {
+            let Some(p) = p else { continue };
             let p = real_parent(&p).unwrap_or(p);
             if *class == EnvClass::HostControl {
                 control.push(p.clone());

@@ -26,6 +26,8 @@ fn sockets_named_by_the_environment_are_covered_and_their_variables_removed() {
     }
     let engine = out.join("innocent");
     let agent = out.join("agent.1");
+    let link = out.join("link");
+    std::os::unix::fs::symlink("innocent", &link).unwrap();
     let _l = (
         UnixListener::bind(&engine).unwrap(),
         UnixListener::bind(&agent).unwrap(),
@@ -33,7 +35,8 @@ fn sockets_named_by_the_environment_are_covered_and_their_variables_removed() {
     // SAFETY: the only test of this binary; no other thread reads the
     // environment yet.
     unsafe {
-        std::env::set_var("DOCKER_HOST", format!("unix://{}", engine.display()));
+        // Through a link: what it leads to is covered.
+        std::env::set_var("DOCKER_HOST", format!("unix://{}", link.display()));
         std::env::set_var("SSH_AUTH_SOCK", &agent);
         std::env::set_var("DISPLAY", ":93");
     }
