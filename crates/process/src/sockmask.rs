@@ -348,24 +348,30 @@ pub fn env_socket_paths(name: &str, value: &str, runtime: Option<&Path>) -> Vec<
 }
 
 /// The pathname sockets listed in the text of `/proc/net/unix` (abstract
-/// `@…` and relative names left out; a path with spaces kept whole).
-pub fn proc_net_unix_paths(text: &str) -> Vec<PathBuf> {
+/// `@…` and relative names left out; a path with spaces kept whole). Bytes,
+/// not text: one socket bound at a name that is not UTF-8 must not hide
+/// every other from the list.
+pub fn proc_net_unix_paths(text: &[u8]) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for line in text.lines().skip(1) {
+    for line in text.split(|b| *b == b'\n').skip(1) {
         // Seven fields, then the path (which may hold spaces).
-        let mut rest = line.trim_start();
+        let mut rest = line.trim_ascii_start();
         let mut ok = true;
         for _ in 0..7 {
-            match rest.find(' ') {
-                Some(i) => rest = rest[i..].trim_start_matches(' '),
+            match rest.iter().position(|b| *b == b' ') {
+                Some(i) => {
+                    let r = &rest[i..];
+                    let n = r.iter().take_while(|b| **b == b' ').count();
+                    rest = &r[n..];
+                }
                 None => {
                     ok = false;
                     break;
                 }
             }
         }
-        if ok && rest.starts_with('/') {
-            out.push(PathBuf::from(rest));
+        if ok && rest.first() == Some(&b'/') {
+            out.push(PathBuf::from(OsStr::from_bytes(rest)));
         }
     }
     out
@@ -816,7 +822,7 @@ pub struct Found {
 /// directories and the socket variables of this process's environment.
 pub fn plan(network: bool, own: &[PathBuf]) -> Found {
     let mut candidates = Vec::new();
-    if let Ok(t) = std::fs::read_to_string("/proc/net/unix") {
+    if let Ok(t) = std::fs::read("/proc/net/unix") {
         candidates.extend(proc_net_unix_paths(&t));
     }
     walk_sockets(&walk_roots(), &mut candidates);

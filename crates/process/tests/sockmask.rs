@@ -141,6 +141,22 @@ fn every_socket_variable_is_in_the_table() {
 }
 
 #[test]
+fn a_socket_name_that_is_not_utf8_hides_no_other_socket() {
+    use std::os::unix::ffi::OsStrExt;
+    let mut text = b"Num       RefCount Protocol Flags    Type St Inode Path\n".to_vec();
+    text.extend_from_slice(
+        b"0000000000000000: 00000002 00000000 00010000 0001 01 1 /tmp/\xff\xfe.sock\n",
+    );
+    text.extend_from_slice(
+        b"0000000000000000: 00000002 00000000 00010000 0001 01 2 /run/docker.sock\n",
+    );
+    let got = sockmask::proc_net_unix_paths(&text);
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[0].as_os_str().as_bytes(), b"/tmp/\xff\xfe.sock");
+    assert_eq!(got[1], PathBuf::from("/run/docker.sock"));
+}
+
+#[test]
 fn proc_net_unix_lines_give_their_pathname_sockets() {
     let text = "Num       RefCount Protocol Flags    Type St Inode Path
 0000000000000000: 00000002 00000000 00010000 0001 01 20001 /run/docker.sock
@@ -150,7 +166,7 @@ fn proc_net_unix_lines_give_their_pathname_sockets() {
 0000000000000000: 00000002 00000000 00010000 0001 01 20005 relative.sock
 ";
     assert_eq!(
-        sockmask::proc_net_unix_paths(text),
+        sockmask::proc_net_unix_paths(text.as_bytes()),
         vec![
             PathBuf::from("/run/docker.sock"),
             PathBuf::from("/run/with space/s p.sock")
@@ -168,12 +184,12 @@ proptest! {
         for (i, p) in paths.iter().enumerate() {
             text.push_str(&format!("00000000{i:08x}: 00000002 00000000 00010000 0001 01 {i} {p}\n"));
         }
-        let got = sockmask::proc_net_unix_paths(&text);
+        let got = sockmask::proc_net_unix_paths(text.as_bytes());
         let want: Vec<PathBuf> = paths.iter().map(|p| PathBuf::from(p.trim_end())).collect();
         // A path's trailing spaces are not told apart from the line's end.
         prop_assert_eq!(got.len(), want.len());
         // Arbitrary text never panics and yields only absolute paths.
-        for p in sockmask::proc_net_unix_paths(&format!("header\n{noise}\n{noise} {noise}")) {
+        for p in sockmask::proc_net_unix_paths(format!("header\n{noise}\n{noise} {noise}").as_bytes()) {
             prop_assert!(p.is_absolute());
         }
     }
