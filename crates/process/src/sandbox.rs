@@ -437,8 +437,10 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
     if let Some(why) = unavailable(spec.network) {
         let fix = if spec.network || landlock_abi() < 1 {
             "Enable Landlock, or set [sandbox] mode = \"off\" to run without it"
-        } else {
+        } else if landlock_abi() < 4 {
             "Set [sandbox] network = true to allow network under the sandbox"
+        } else {
+            "Run wrench as root or allow user namespaces as said, or set [sandbox] network = true (network allowed; the host-control sockets stay reachable without a namespace), or [sandbox] mode = \"off\""
         };
         return Err(ToolError::unsupported(format!(
             "the sandbox (workspace-write) is on, but {why}; refusing to run the command unsandboxed. {fix}"
