@@ -1006,6 +1006,13 @@ fn undo_of_a_write_through_a_symlinked_directory_restores_the_real_file_and_leav
         "write",
         json!({"path": "linkdir/new.txt", "content": "new\n"}),
     );
+    // A reading command's redirection through the link (a file checkpoint).
+    ok(
+        &e,
+        "bash",
+        json!({"command": "cat realdir/file > linkdir/copy.txt"}),
+    );
+    assert!(e.root.join("realdir/copy.txt").exists());
     assert_eq!(
         fs::read_to_string(e.root.join("realdir/file")).unwrap(),
         "two\n"
@@ -1013,7 +1020,8 @@ fn undo_of_a_write_through_a_symlinked_directory_restores_the_real_file_and_leav
     // Recorded where the bytes changed, not (also) through the link.
     let all: Vec<String> = ids(&e).iter().flat_map(|id| paths_of(&e, id)).collect();
     assert!(all.iter().all(|p| !p.starts_with("linkdir")), "{all:?}");
-    let v = ok(&e, "undo", json!({"steps": 2}));
+    let v = ok(&e, "undo", json!({"steps": 3}));
+    assert!(!e.root.join("realdir/copy.txt").exists(), "{v:#}");
     assert_eq!(
         fs::read_to_string(e.root.join("realdir/file")).unwrap(),
         "one\n",
