@@ -413,7 +413,9 @@ const NETWORK_CAPS: [u32; 5] = [
     39, // CAP_BPF
 ];
 
-/// Drop [`NETWORK_CAPS`] (see [`drop_caps`]).
+/// Drop the capabilities that reach the network without a socket of
+/// their own (`CAP_NET_ADMIN`, `CAP_NET_RAW`, `CAP_SYS_MODULE`,
+/// `CAP_SYS_ADMIN`, `CAP_BPF`; see [`drop_caps`]).
 pub fn drop_network_caps() -> io::Result<()> {
     drop_caps(&NETWORK_CAPS)
 }
