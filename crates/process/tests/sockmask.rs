@@ -195,6 +195,20 @@ proptest! {
     }
 }
 
+proptest! {
+    #[test]
+    fn any_variable_value_gives_only_absolute_paths_and_never_panics(
+        idx in 0usize..64,
+        value in "(unix:|unix://|unix:path=|:|/|%|,|;|\\{|\\}| |[a-z0-9.@_-]){0,40}",
+    ) {
+        let names: Vec<&str> = sockmask::socket_env_names().collect();
+        let name = names[idx % names.len()];
+        for p in sockmask::env_socket_paths(name, &value, Some(Path::new("/run/user/1"))) {
+            prop_assert!(p.is_absolute(), "{name}={value:?} gave {p:?}");
+        }
+    }
+}
+
 fn skip_reason() -> Option<String> {
     sandbox::unavailable(false)
 }
