@@ -1,6 +1,7 @@
 //! The [`Checkpointer`] the executor calls around every authorized call:
 //! a change tool's planned `Write`/`Delete` paths get their before-state
-//! recorded; a plan that spawns a process gets a tree snapshot before and
+//! recorded (at their real paths: through a symlinked directory, the
+//! directory it leads to); a plan that spawns a process gets a tree snapshot before and
 //! a diff after.
 
 use crate::config::CheckpointsConfig;
@@ -62,6 +63,28 @@ pub fn now_secs() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
+}
+
+/// Where a planned change really lands, relative to the root: its
+/// directories resolved (an in-root symlinked directory to its target; a
+/// directory still to be made under its nearest existing ancestor), its
+/// last name kept, a symlink there too (a write through it is planned on
+/// its target as well). A plan names a change by the path the caller gave
+/// and by the real one; only the real one changes, so only it is recorded
+/// and undo restores what was changed, never through a link. The named
+/// path when the real one is not in the root (the gate refused that).
+fn real_rel(root: &Path, abs: &Path) -> Option<String> {
+    let named = rel_of(root, abs)?;
+    let mut rest = vec![abs.file_name()?];
+    let mut dir = abs.parent()?;
+    let real = loop {
+        if let Ok(d) = std::fs::canonicalize(dir) {
+            break rest.iter().rev().fold(d, |p, n| p.join(n));
+        }
+        rest.push(dir.file_name()?);
+        dir = dir.parent()?;
+    };
+    Some(rel_of(root, &real).unwrap_or(named))
 }
 
 /// A plan's path relative to the root, `/`-separated; None outside the
@@ -205,7 +228,7 @@ impl Checkpointer for Recorder {
             .actions
             .iter()
             .filter_map(|a| match a {
-                Action::Write { path, .. } | Action::Delete { path } => rel_of(&ctx.root, path),
+                Action::Write { path, .. } | Action::Delete { path } => real_rel(&ctx.root, path),
                 _ => None,
             })
             .collect();

@@ -284,11 +284,14 @@ pub async fn forward(
 }
 
 /// The checkpointer of a CLI engine: it asks a running daemon (never
-/// starting one) which paths changed since a tree snapshot, so a
-/// checkpoint around a shell command stats only those; without a daemon,
-/// or on any doubt, the tree is walked.
-pub fn checkpointer(config: &Config) -> ToolResult<Option<Arc<dyn wrench_core::Checkpointer>>> {
-    let enabled = DaemonConfig::from_config(config)?.enabled.unwrap_or(true);
+/// starting one; never with `no_daemon`, `--no-daemon`) which paths
+/// changed since a tree snapshot, so a checkpoint around a shell command
+/// stats only those; without a daemon, or on any doubt, the tree is walked.
+pub fn checkpointer(
+    config: &Config,
+    no_daemon: bool,
+) -> ToolResult<Option<Arc<dyn wrench_core::Checkpointer>>> {
+    let enabled = !no_daemon && DaemonConfig::from_config(config)?.enabled.unwrap_or(true);
     let feed = Arc::new(DaemonFeed {
         daemon: enabled,
         own: OwnWatchers::default(),
@@ -364,6 +367,8 @@ fn run_options(root: &Path, o: RunOptions) -> Options {
         // Paths reach the daemon relative to the root: a call whose paths
         // start at another directory is not forwarded (see `forward`).
         relative_to_cwd: false,
+        // The daemon's own engine answers from its own watcher first.
+        no_daemon: false,
     }
 }
 

@@ -94,6 +94,9 @@ pub struct Options {
     /// Relative paths start at the current directory when it is inside the
     /// root (the one-shot commands people type), not at the root.
     pub relative_to_cwd: bool,
+    /// `--no-daemon`: nothing of this process asks the workspace daemon,
+    /// the checkpoints' change feed included.
+    pub no_daemon: bool,
 }
 
 /// Where the user's config lives when `--config` and `WRENCH_CONFIG` are not
@@ -176,7 +179,7 @@ pub fn engine(opts: &Options, asker: Option<Arc<dyn wrench_core::Asker>>) -> Too
         .with_change_diagnostics(Some(wrench_lsp::change_hook()))
         .with_asker(asker)
         .with_allow_hint(Arc::new(move |plan| advisor.advice(plan)))
-        .with_checkpointer(daemon::checkpointer(&config)?);
+        .with_checkpointer(daemon::checkpointer(&config, opts.no_daemon)?);
     Ok(Engine {
         executor: Executor::new(Arc::new(reg), ctx),
         config,

@@ -825,6 +825,25 @@ fn daemon(e: &Env, rt: &Path, args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
 }
 
+/// Start the daemon with its socket dir in `rt` and wait (bounded) until
+/// its tree watcher is up; stopped when the guard drops. Its last status.
+fn start_daemon<'a>(e: &'a Env, rt: &'a Path) -> (StopDaemon<'a>, Value) {
+    fs::DirBuilder::new().recursive(true).create(rt).unwrap();
+    fs::set_permissions(rt, fs::Permissions::from_mode(0o700)).unwrap();
+    daemon(e, rt, &["start", "--json"]);
+    let stop = StopDaemon(e, rt);
+    let watched = |v: &Value| v["status"]["tree_watched_dirs"].as_u64().unwrap_or(0);
+    let mut st = daemon(e, rt, &["status", "--json"]);
+    for _ in 0..200 {
+        if watched(&st) > 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+        st = daemon(e, rt, &["status", "--json"]);
+    }
+    (stop, st)
+}
+
 struct StopDaemon<'a>(&'a Env, &'a Path);
 impl Drop for StopDaemon<'_> {
     fn drop(&mut self) {
@@ -841,19 +860,8 @@ fn with_the_daemon_watching_a_command_checkpoint_stats_only_what_changed_and_mis
         fs::write(e.root.join("src/nested").join(f), f).unwrap();
     }
     let rt = e.state.join("rt");
-    fs::DirBuilder::new().recursive(true).create(&rt).unwrap();
-    fs::set_permissions(&rt, fs::Permissions::from_mode(0o700)).unwrap();
-    daemon(&e, &rt, &["start", "--json"]);
-    let _stop = StopDaemon(&e, &rt);
+    let (_stop, st) = start_daemon(&e, &rt);
     let watched = |v: &Value| v["status"]["tree_watched_dirs"].as_u64().unwrap_or(0);
-    let mut st = daemon(&e, &rt, &["status", "--json"]);
-    for _ in 0..200 {
-        if watched(&st) > 0 {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(25));
-        st = daemon(&e, &rt, &["status", "--json"]);
-    }
     assert!(watched(&st) >= 3, "the tree watcher is up: {st:#}");
     // The first checkpoint walks the tree and takes a token.
     call_rt(&e, &rt, "bash", json!({"command": "echo 1 >> a.txt"}));
@@ -979,4 +987,79 @@ fn a_long_lived_process_keeps_a_watcher_of_its_own_and_each_checkpoint_still_lis
         ],
         "{text}"
     );
+}
+
+#[test]
+fn undo_of_a_write_through_a_symlinked_directory_restores_the_real_file_and_leaves_the_link() {
+    let e = Env::new();
+    fs::create_dir(e.root.join("realdir")).unwrap();
+    fs::write(e.root.join("realdir/file"), "one\n").unwrap();
+    std::os::unix::fs::symlink("realdir", e.root.join("linkdir")).unwrap();
+    ok(&e, "read", json!({"path": "linkdir/file"}));
+    ok(
+        &e,
+        "edit",
+        json!({"path": "linkdir/file", "old_string": "one", "new_string": "two"}),
+    );
+    ok(
+        &e,
+        "write",
+        json!({"path": "linkdir/new.txt", "content": "new\n"}),
+    );
+    // A reading command's redirection through the link (a file checkpoint).
+    ok(
+        &e,
+        "bash",
+        json!({"command": "cat realdir/file > linkdir/copy.txt"}),
+    );
+    assert!(e.root.join("realdir/copy.txt").exists());
+    assert_eq!(
+        fs::read_to_string(e.root.join("realdir/file")).unwrap(),
+        "two\n"
+    );
+    // Recorded where the bytes changed, not (also) through the link.
+    let all: Vec<String> = ids(&e).iter().flat_map(|id| paths_of(&e, id)).collect();
+    assert!(all.iter().all(|p| !p.starts_with("linkdir")), "{all:?}");
+    let v = ok(&e, "undo", json!({"steps": 3}));
+    assert!(!e.root.join("realdir/copy.txt").exists(), "{v:#}");
+    assert_eq!(
+        fs::read_to_string(e.root.join("realdir/file")).unwrap(),
+        "one\n",
+        "{v:#}"
+    );
+    assert!(!e.root.join("realdir/new.txt").exists(), "{v:#}");
+    assert_eq!(link_target(&e.root.join("linkdir")), "realdir");
+}
+
+#[test]
+fn a_no_daemon_call_never_asks_the_daemon_for_changes_and_still_records_its_checkpoint() {
+    let e = Env::new();
+    start(&e);
+    let rt = e.state.join("rt");
+    let (_stop, st) = start_daemon(&e, &rt);
+    let watched = |v: &Value| v["status"]["tree_watched_dirs"].as_u64().unwrap_or(0);
+    let answers = |v: &Value| v["status"]["tree_answers"].as_u64().unwrap_or(0);
+    assert!(watched(&st) > 0, "the tree watcher is up: {st:#}");
+    let no_daemon = |cmd: &str| {
+        let out = wrench_cmd(&e, &["--mode", "yolo", "--no-daemon"])
+            .env("XDG_RUNTIME_DIR", &rt)
+            .env_remove("WRENCH_NO_DAEMON")
+            .args(["call", "bash", &json!({ "command": cmd }).to_string()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    };
+    no_daemon("echo 1 >> a.txt");
+    no_daemon("echo 2 > new.txt");
+    assert_eq!(paths_of(&e, &ids(&e)[0]), ["new.txt"]);
+    let st = daemon(&e, &rt, &["status", "--json"]);
+    assert_eq!(
+        answers(&st),
+        0,
+        "a --no-daemon call asked the daemon: {st:#}"
+    );
+    // The same call without the flag asks it (the check can fail).
+    call_rt(&e, &rt, "bash", json!({"command": "echo 3 > other.txt"}));
+    let st = daemon(&e, &rt, &["status", "--json"]);
+    assert!(answers(&st) >= 1, "{st:#}");
 }

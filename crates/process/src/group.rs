@@ -19,7 +19,8 @@
 //!    cgroups, a watchdog also kills the whole call tree when wrench dies
 //!    (see `cgroup::start_watchdog`), since the death signal reaches only the
 //!    direct child;
-//! 4. the Landlock sandbox, when one is given, and with network off the
+//! 4. the sandbox, when one is given: the unix socket mask (a private mount
+//!    namespace, `crate::sockmask`), the Landlock ruleset, and with network off the
 //!    seccomp socket filter after it (last, so the steps above are not
 //!    restricted by them).
 //!
@@ -185,6 +186,9 @@ fn configure(
 ) {
     use std::os::unix::process::CommandExt;
     let parent = std::process::id() as i32;
+    if let Some(s) = &sandbox {
+        s.scrub_env(cmd);
+    }
     let mut sb = sandbox;
     // SAFETY: only async-signal-safe calls run in the child: setsid(2),
     // write(2), prctl(2), getppid(2), landlock_restrict_self(2) (the

@@ -15,6 +15,8 @@
 //!   every socket that can leave the host, not TCP only.
 //! - [`decide`]: whether a call's process is sandboxed (config, mode).
 //! - [`proc`]: reading `/proc`.
+//! - [`sockmask`]: the unix sockets by path a sandboxed command must not
+//!   reach, covered in a private mount namespace.
 //! - [`sockdir`]: the short private directory for unix sockets, and the
 //!   peer check (uid, `no_new_privs`) on each connection.
 //! - [`which`]: a program wrench starts, found on the absolute `PATH`
@@ -37,6 +39,7 @@ pub mod netfilter;
 pub mod proc;
 pub mod sandbox;
 pub mod sockdir;
+pub mod sockmask;
 pub mod which;
 
 pub use group::{

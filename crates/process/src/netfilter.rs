@@ -32,8 +32,15 @@
 //! gets only what the bounding set allows).
 //!
 //! What it does not cover: unix sockets reached by path (an ssh agent, a
-//! container engine, a D-Bus bus) are local sockets and stay reachable; a
-//! program behind one may reach the network for the command.
+//! container engine, a D-Bus bus, a local DNS service) are local sockets
+//! this filter lets through, and a program behind one may reach the
+//! network (or run anything) for the command. Those are
+//! [`crate::sockmask`]'s: with network off every socket file outside the
+//! command's own temp dir is covered in a private mount namespace, and a
+//! sandbox that cannot make one refuses to run. Left open: a socket another
+//! process binds after the command started, and a socket file in a
+//! directory neither `/proc/net/unix` (other network namespaces) nor the
+//! bounded walk of the usual socket directories reaches.
 //!
 //! The program is built before the fork ([`Filter::network_off`]); the child
 //! only points a `sock_fprog` at it and calls `seccomp(2)`
@@ -406,11 +413,19 @@ const NETWORK_CAPS: [u32; 5] = [
     39, // CAP_BPF
 ];
 
-/// Drop [`NETWORK_CAPS`] from the calling thread's bounding, inheritable,
-/// permitted and effective sets and clear its ambient set. A process
-/// without `CAP_SETPCAP` (any non-root user) has none of them to drop: the
-/// bounding-set drop is then skipped. Async-signal-safe.
+/// Drop the capabilities that reach the network without a socket of
+/// their own (`CAP_NET_ADMIN`, `CAP_NET_RAW`, `CAP_SYS_MODULE`,
+/// `CAP_SYS_ADMIN`, `CAP_BPF`; see [`drop_caps`]).
 pub fn drop_network_caps() -> io::Result<()> {
+    drop_caps(&NETWORK_CAPS)
+}
+
+/// Drop `caps` (capability numbers, linux/capability.h) from the calling
+/// thread's bounding, inheritable, permitted and effective sets and clear
+/// its ambient set. A process without `CAP_SETPCAP` (any non-root user)
+/// has none of them to drop: the bounding-set drop is then skipped.
+/// Async-signal-safe.
+pub fn drop_caps(caps: &[u32]) -> io::Result<()> {
     const PR_CAPBSET_DROP: libc::c_int = 24;
     const PR_CAP_AMBIENT: libc::c_int = 47;
     const PR_CAP_AMBIENT_CLEAR_ALL: libc::c_ulong = 4;
@@ -439,7 +454,7 @@ pub fn drop_network_caps() -> io::Result<()> {
     }
     let has = |d: &[Data; 2], cap: u32| d[(cap / 32) as usize].effective & (1 << (cap % 32)) != 0;
     if has(&data, CAP_SETPCAP) {
-        for cap in NETWORK_CAPS {
+        for &cap in caps {
             // SAFETY: prctl with integer arguments. EINVAL: a capability this
             // kernel does not know (CAP_BPF before 5.8): nothing to drop.
             let r = unsafe { libc::prctl(PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) };
@@ -452,7 +467,7 @@ pub fn drop_network_caps() -> io::Result<()> {
     // 4.3, which have no ambient set.
     unsafe { libc::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) };
     let mut changed = false;
-    for cap in NETWORK_CAPS {
+    for &cap in caps {
         let d = &mut data[(cap / 32) as usize];
         let bit = 1u32 << (cap % 32);
         if (d.effective | d.permitted | d.inheritable) & bit != 0 {

@@ -17,7 +17,13 @@
 //!   [`crate::netfilter`] (where seccomp is missing the note says that only
 //!   TCP is off); no connecting to abstract unix sockets outside the
 //!   sandbox and no signals to processes outside it (ABI 6, when the kernel
-//!   has it).
+//!   has it);
+//! - **no unix socket outside by path** with network off: every socket
+//!   file outside the session temp dir (ssh-agent, `docker.sock`, D-Bus,
+//!   X11, nscd...) is covered with `/dev/null` in a private mount
+//!   namespace, and the variables naming them are removed; with network on,
+//!   the host-control ones only (container engines, D-Bus, tmux...). Sockets
+//!   the command binds itself work. See [`crate::sockmask`].
 //!
 //! Rules are granted on file descriptors opened with
 //! `O_PATH | O_NOFOLLOW` relative to their parent's descriptor, never by
@@ -37,9 +43,10 @@
 //! the usual build output directory before a sandboxed run where a build
 //! would need it (`target/` beside `Cargo.toml`).
 //!
-//! When the kernel lacks Landlock (or the network rules of ABI 4 when network
-//! is off), [`prepare`] refuses with kind `unsupported`: a requested sandbox
-//! never silently degrades.
+//! When the kernel lacks Landlock (or, when network is off, the network
+//! rules of ABI 4 or a mount namespace to cover the unix sockets in),
+//! [`prepare`] refuses with kind `unsupported`: a requested sandbox never
+//! silently degrades.
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, Ruleset,
@@ -133,6 +140,10 @@ pub struct Spec {
     pub read_only: Vec<PathBuf>,
     /// Allow TCP connect and bind.
     pub network: bool,
+    /// The command's own temp dirs (canonical): unix sockets under them
+    /// stay reachable (see [`crate::sockmask`]); every other socket file
+    /// is covered with network off.
+    pub own_tmp: Vec<PathBuf>,
 }
 
 impl Spec {
@@ -148,7 +159,8 @@ impl Spec {
     ) -> Spec {
         let mut names: Vec<String> = protected.iter().map(|s| s.to_string()).collect();
         names.extend(AUTO_RUN_NAMES.iter().map(|s| s.to_string()));
-        let mut writable: Vec<PathBuf> = std::fs::canonicalize(tmp).into_iter().collect();
+        let own_tmp: Vec<PathBuf> = std::fs::canonicalize(tmp).into_iter().collect();
+        let mut writable = own_tmp.clone();
         writable.extend(shared_writable());
         let mut read_only = vec![state_dir.to_path_buf()];
         if let Some(c) = cargo_home() {
@@ -166,6 +178,7 @@ impl Spec {
             writable,
             read_only,
             network,
+            own_tmp,
         }
     }
 }
@@ -200,6 +213,8 @@ pub struct Prepared {
     ruleset: Option<RulesetCreated>,
     /// With network off: the seccomp socket filter, installed after Landlock.
     net_filter: Option<crate::netfilter::Filter>,
+    /// The unix sockets covered in a private mount namespace, first.
+    mask: Option<crate::sockmask::Mask>,
     /// What the ruleset allows, in words, for messages and `Debug`.
     pub description: String,
 }
@@ -212,8 +227,13 @@ impl std::fmt::Debug for Prepared {
 
 impl Prepared {
     /// Apply to the calling process (the forked child, in `pre_exec`):
-    /// the Landlock ruleset, then the seccomp socket filter (network off).
+    /// the private mount namespace that covers the unix sockets (see
+    /// [`crate::sockmask`]; before Landlock, which forbids mounting), the
+    /// Landlock ruleset, then the seccomp socket filter (network off).
     pub fn restrict_self(&mut self) -> std::io::Result<()> {
+        if let Some(m) = &self.mask {
+            m.apply()?;
+        }
         if let Some(r) = self.ruleset.take()
             && r.restrict_self().is_err()
         {
@@ -228,6 +248,23 @@ impl Prepared {
     /// Whether the seccomp socket filter is part of this sandbox.
     pub fn filters_sockets(&self) -> bool {
         self.net_filter.is_some()
+    }
+
+    /// The unix socket paths covered for the command.
+    pub fn covered_sockets(&self) -> Vec<PathBuf> {
+        self.mask
+            .iter()
+            .flat_map(|m| m.covered().map(Path::to_path_buf))
+            .collect()
+    }
+
+    /// Remove the variables that name a socket outside the sandbox from
+    /// `cmd`'s environment (`SSH_AUTH_SOCK`, `DOCKER_HOST`, `DISPLAY`...:
+    /// see [`crate::sockmask`]). Call before spawning.
+    pub fn scrub_env(&self, cmd: &mut std::process::Command) {
+        if let Some(m) = &self.mask {
+            m.scrub_env(cmd);
+        }
     }
 }
 
@@ -254,6 +291,11 @@ pub fn unavailable(network: bool) -> Option<String> {
     if !network && abi_v < 4 {
         return Some(format!(
             "this kernel's Landlock (ABI {abi_v}) cannot restrict network (needs ABI 4, Linux 6.7+)"
+        ));
+    }
+    if !network && let Err(why) = crate::sockmask::namespaces() {
+        return Some(format!(
+            "unix sockets outside the sandbox (ssh-agent, docker.sock, D-Bus) would stay reachable: {why}"
         ));
     }
     None
@@ -395,8 +437,10 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
     if let Some(why) = unavailable(spec.network) {
         let fix = if spec.network || landlock_abi() < 1 {
             "Enable Landlock, or set [sandbox] mode = \"off\" to run without it"
-        } else {
+        } else if landlock_abi() < 4 {
             "Set [sandbox] network = true to allow network under the sandbox"
+        } else {
+            "Run wrench as root or allow user namespaces as said, or set [sandbox] network = true (network allowed; the host-control sockets stay reachable without a namespace), or [sandbox] mode = \"off\""
         };
         return Err(ToolError::unsupported(format!(
             "the sandbox (workspace-write) is on, but {why}; refusing to run the command unsandboxed. {fix}"
@@ -485,8 +529,9 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
             .map_err(|e| err(&e))?;
     }
     let (net_filter, network) = network_rules(spec.network);
+    let (mask, sockets) = socket_mask(spec, abi_v)?;
     let mut description = format!(
-        "landlock ABI {abi_v}: read everywhere; write in the workspace except {}, the session temp dir, the temp dirs and package caches; the state dir read-only; {network}",
+        "landlock ABI {abi_v}: read everywhere; write in the workspace except {}, the session temp dir, the temp dirs and package caches; the state dir read-only; {network}; {sockets}",
         spec.read_only_names.join(" "),
     );
     if cut {
@@ -497,8 +542,48 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
     Ok(Prepared {
         ruleset: Some(created),
         net_filter,
+        mask,
         description,
     })
+}
+
+/// The unix socket mask for `spec` (see [`crate::sockmask`]) and the
+/// note's words for it. With network off and no namespace to cover them
+/// in, refuses (kind `unsupported`).
+fn socket_mask(spec: &Spec, abi_v: i64) -> ToolResult<(Option<crate::sockmask::Mask>, String)> {
+    use crate::sockmask::{Mask, NsMode};
+    let found = crate::sockmask::plan(spec.network, &spec.own_tmp);
+    // Abstract sockets: Landlock scopes them from ABI 6; before, a new
+    // network namespace (they are per namespace) for network off.
+    let new_net = !spec.network && abi_v < 6;
+    let which = if spec.network {
+        "host-control unix sockets (container engines, D-Bus, systemd, tmux/screen, displays, remote controls, key agents but ssh's)"
+    } else {
+        "unix sockets outside the session temp dir"
+    };
+    let n = found.cover.len();
+    if n == 0 && !new_net {
+        let mask = Mask::new(Vec::new(), NsMode::Mount, found.env);
+        return Ok((Some(mask), format!("{which}: none found")));
+    }
+    let abstract_note = if new_net {
+        "; abstract unix sockets: a private network namespace"
+    } else {
+        ""
+    };
+    match crate::sockmask::namespaces() {
+        Ok(mode) => Ok((
+            Some(Mask::new(found.cover, mode, found.env).with_new_network(new_net)),
+            format!("{which}: {n} covered in a private mount namespace{abstract_note}"),
+        )),
+        Err(why) if spec.network => {
+            let mask = Mask::new(Vec::new(), NsMode::Mount, found.env);
+            Ok((Some(mask), format!("{which}: {n} NOT covered ({why})")))
+        }
+        Err(why) => Err(ToolError::unsupported(format!(
+            "the sandbox (workspace-write, network off) is on, but {n} unix sockets outside it (ssh-agent, docker.sock, D-Bus...) would stay reachable: {why}; refusing to run the command. Allow user namespaces, or set [sandbox] mode = \"off\" to run without the sandbox"
+        ))),
+    }
 }
 
 /// The socket filter for `network` (None when allowed or unavailable) and
@@ -510,7 +595,7 @@ fn network_rules(network: bool) -> (Option<crate::netfilter::Filter>, String) {
     match crate::netfilter::Filter::network_off() {
         Ok(f) => (
             Some(f),
-            "network off: no TCP connect or bind (Landlock), no socket but unix and netlink (UDP, raw, packet, SCTP, vsock... refused by seccomp), no io_uring; unix sockets outside are still reachable by path".into(),
+            "network off: no TCP connect or bind (Landlock), no socket but unix and netlink (UDP, raw, packet, SCTP, vsock... refused by seccomp), no io_uring".into(),
         ),
         Err(why) => (
             None,

@@ -28,10 +28,13 @@
 //! the same uid, and not a process under `no_new_privs` (which every
 //! Landlock-sandboxed process is) talking to one that is not — a sandboxed
 //! command must not reach a process outside its sandbox, nor pose as one.
+//! The peer's `no_new_privs` flag is read from `/proc` while a pidfd
+//! (`SO_PEERPIDFD`, Linux 6.5+) holds it, so a peer that exits and whose
+//! pid is reused cannot lend it another process's flag ([`peer_of`]).
 
 use nix::sys::socket::{getsockopt, sockopt};
 use sha2::{Digest, Sha256};
-use std::os::fd::{AsFd, AsRawFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, PermissionsExt};
 use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
@@ -275,17 +278,115 @@ pub struct Peer {
     pub uid: u32,
     /// The peer runs under `no_new_privs` (every Landlock sandbox does).
     pub no_new_privs: bool,
+    /// The facts were read while a pidfd held the peer (`SO_PEERPIDFD`), so
+    /// they are the peer's and not a later process's with its pid.
+    pub held: bool,
 }
 
-/// The peer of a connected unix socket (`SO_PEERCRED`, then its
-/// `no_new_privs` flag from `/proc`).
+/// `SO_PEERPIDFD` (asm-generic/socket.h; Linux 6.5+).
+const SO_PEERPIDFD: libc::c_int = 77;
+
+/// A pidfd of the socket's peer process (`SO_PEERPIDFD`): None on a kernel
+/// without it (before 6.5).
+fn peer_pidfd(sock: &impl AsFd) -> std::io::Result<Option<OwnedFd>> {
+    let mut fd: libc::c_int = -1;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: getsockopt(2) into an int and its length, both live.
+    let r = unsafe {
+        libc::getsockopt(
+            sock.as_fd().as_raw_fd(),
+            libc::SOL_SOCKET,
+            SO_PEERPIDFD,
+            (&mut fd as *mut libc::c_int).cast(),
+            &mut len,
+        )
+    };
+    if r != 0 {
+        let e = std::io::Error::last_os_error();
+        return match e.raw_os_error() {
+            Some(libc::ENOPROTOOPT) => Ok(None),
+            _ => Err(e),
+        };
+    }
+    if fd < 0 {
+        return Err(std::io::Error::other("SO_PEERPIDFD gave no descriptor"));
+    }
+    // SAFETY: the kernel made this fd for us; it is owned here.
+    Ok(Some(unsafe { OwnedFd::from_raw_fd(fd) }))
+}
+
+/// The pid a pidfd refers to (its `fdinfo`), None when the process is gone.
+fn pidfd_pid(fd: &OwnedFd) -> Option<i32> {
+    let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", fd.as_raw_fd())).ok()?;
+    let pid: i32 = info
+        .lines()
+        .find_map(|l| l.strip_prefix("Pid:"))?
+        .trim()
+        .parse()
+        .ok()?;
+    (pid > 0).then_some(pid)
+}
+
+/// Whether the process behind a pidfd is still alive (signal 0 sends nothing).
+fn pidfd_alive(fd: &OwnedFd) -> bool {
+    // SAFETY: pidfd_send_signal(2) with signal 0 and no siginfo.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_pidfd_send_signal,
+            fd.as_raw_fd(),
+            0,
+            std::ptr::null::<libc::siginfo_t>(),
+            0u32,
+        )
+    };
+    r == 0
+}
+
+/// The peer of a connected unix socket: `SO_PEERCRED`, then its
+/// `no_new_privs` flag from `/proc/PID/status`.
+///
+/// A pid is only a number: the peer may exit and its pid be reused by
+/// another process before `/proc` is read, whose flag would then be taken
+/// for the peer's. So, where the kernel has `SO_PEERPIDFD` (Linux 6.5+),
+/// the peer is held by a pidfd: its pid is read from the pidfd, its status
+/// read, and the pidfd then checked to still refer to a live process — a
+/// pid is never reused while its process lives, so the status read was the
+/// peer's. A peer that is gone by then is an error. On older kernels the
+/// pid from `SO_PEERCRED` is read as before, with that race
+/// ([`Peer::held`] is false).
 pub fn peer_of(sock: &impl AsFd) -> std::io::Result<Peer> {
     let c = getsockopt(sock, sockopt::PeerCredentials).map_err(std::io::Error::from)?;
+    let gone = || {
+        std::io::Error::other(format!(
+            "the peer (pid {}) exited before it could be checked",
+            c.pid()
+        ))
+    };
+    let Some(pidfd) = peer_pidfd(sock)? else {
+        return Ok(Peer {
+            pid: c.pid(),
+            uid: c.uid(),
+            // A peer whose status cannot be read is taken as confined.
+            no_new_privs: no_new_privs(c.pid()).unwrap_or(true),
+            held: false,
+        });
+    };
+    let pid = pidfd_pid(&pidfd).ok_or_else(gone)?;
+    if pid != c.pid() {
+        return Err(std::io::Error::other(format!(
+            "the peer's pidfd names pid {pid}, its credentials pid {}",
+            c.pid()
+        )));
+    }
+    let nnp = no_new_privs(pid);
+    if !pidfd_alive(&pidfd) {
+        return Err(gone());
+    }
     Ok(Peer {
-        pid: c.pid(),
+        pid,
         uid: c.uid(),
-        // A peer whose status cannot be read is taken as confined.
-        no_new_privs: no_new_privs(c.pid()).unwrap_or(true),
+        no_new_privs: nnp.unwrap_or(true),
+        held: true,
     })
 }
 
@@ -335,6 +436,40 @@ pub fn verify_peer(sock: &impl AsFd) -> Result<Peer, String> {
 mod tests {
     use super::*;
     use std::os::unix::fs::OpenOptionsExt;
+
+    /// SO_PEERPIDFD is Linux 6.5+.
+    fn kernel_has_peer_pidfd() -> bool {
+        let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+        peer_pidfd(&a).unwrap().is_some()
+    }
+
+    #[test]
+    fn a_peer_that_exited_is_refused_not_taken_for_its_pids_next_owner() {
+        if !kernel_has_peer_pidfd() {
+            eprintln!("SKIPPED: no SO_PEERPIDFD (Linux 6.5+) on this kernel");
+            return;
+        }
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("s.sock");
+        let l = bind_private(&p).unwrap();
+        // A child connects and exits (reaped), so its pid is free for reuse.
+        let mut child = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.detach()",
+            ])
+            .arg(&p)
+            .spawn();
+        let Ok(child) = child.as_mut() else {
+            eprintln!("SKIPPED: no python3");
+            return;
+        };
+        let (s, _) = l.accept().unwrap();
+        child.wait().unwrap();
+        let e = peer_of(&s).unwrap_err();
+        assert!(e.to_string().contains("exited"), "{e}");
+        assert!(verify_peer(&s).is_err());
+    }
 
     fn is_root() -> bool {
         nix::unistd::geteuid().is_root()
@@ -517,6 +652,9 @@ mod tests {
         let (s, _) = l.accept().unwrap();
         let peer = verify_peer(&s).unwrap();
         assert_eq!(peer.pid, std::process::id() as i32);
+        if kernel_has_peer_pidfd() {
+            assert!(peer.held, "the peer was read without holding it");
+        }
         let server = verify_peer(&c).unwrap();
         assert_eq!(server.uid, nix::unistd::geteuid().as_raw());
     }
@@ -528,6 +666,7 @@ mod tests {
             pid: 1,
             uid: me,
             no_new_privs: true,
+            held: false,
         };
         if self_no_new_privs() {
             assert!(check_peer(&p).is_ok());
@@ -538,6 +677,7 @@ mod tests {
             pid: 1,
             uid: me.wrapping_add(1),
             no_new_privs: false,
+            held: false,
         };
         assert!(check_peer(&other).unwrap_err().contains("refused"));
     }

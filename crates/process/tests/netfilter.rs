@@ -29,6 +29,7 @@ fn workspace() -> (tempfile::TempDir, Spec) {
         writable: vec![],
         read_only: vec![],
         network: false,
+        own_tmp: vec![],
     };
     (dir, spec)
 }
@@ -403,7 +404,12 @@ async fn tcp_stays_refused_and_unix_sockets_git_and_cargo_still_work_in_the_sand
         eprintln!("SKIPPED: {why}");
         return;
     }
-    let (_dir, spec) = workspace();
+    let (_dir, mut spec) = workspace();
+    // The session temp dir, where the command's jobs meet: its sockets stay
+    // reachable (every other socket file is covered, see `sockmask`).
+    let own = spec.root.join("own");
+    std::fs::create_dir(&own).unwrap();
+    spec.own_tmp = vec![own.clone()];
     let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = tcp.local_addr().unwrap().port().to_string();
     let (ok, out) = bash(
@@ -415,8 +421,9 @@ async fn tcp_stays_refused_and_unix_sockets_git_and_cargo_still_work_in_the_sand
     .await;
     assert!(!ok, "a TCP connect succeeded: {out}");
 
-    // A unix socket bound outside the sandbox, connected to from inside.
-    let sock_path: PathBuf = spec.root.join("s.sock");
+    // A unix socket bound outside the sandbox in the session temp dir,
+    // connected to from inside.
+    let sock_path: PathBuf = own.join("s.sock");
     let ul = std::os::unix::net::UnixListener::bind(&sock_path).unwrap();
     let server = std::thread::spawn(move || {
         use std::io::Read;
@@ -429,7 +436,7 @@ async fn tcp_stays_refused_and_unix_sockets_git_and_cargo_still_work_in_the_sand
         let script = r#"python3 -c '
 import socket
 a, b = socket.socketpair(); a.send(b"pair"); assert b.recv(9) == b"pair"
-u = socket.socket(socket.AF_UNIX); u.connect("s.sock"); u.sendall(b"hello unix"); u.close()
+u = socket.socket(socket.AF_UNIX); u.connect("own/s.sock"); u.sendall(b"hello unix"); u.close()
 print("unix ok")'"#;
         let (ok, out) = bash(&spec, true, script, &[]).await;
         assert!(ok && out.contains("unix ok"), "{out}");

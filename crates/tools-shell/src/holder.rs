@@ -322,8 +322,11 @@ fn run(args: &[String]) -> Result<(), String> {
         ),
         None => None,
     };
-    // SAFETY: setsid(2), ioctl(TIOCSCTTY) and landlock_restrict_self(2) are
-    // async-signal-safe.
+    if let Some(s) = &sb {
+        s.scrub_env(&mut cmd);
+    }
+    // SAFETY: setsid(2), ioctl(TIOCSCTTY), landlock_restrict_self(2) and
+    // the socket mask's unshare(2)/mount(2) are async-signal-safe.
     unsafe {
         use std::os::unix::process::CommandExt;
         cmd.pre_exec(move || {

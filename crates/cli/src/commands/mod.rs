@@ -244,6 +244,8 @@ fn options(m: &ArgMatches) -> Options {
         config: m.get_one::<String>("config").map(Into::into),
         profile: None,
         relative_to_cwd: false,
+        no_daemon: std::iter::successors(Some(m), |x| x.subcommand().map(|(_, s)| s))
+            .any(|x| matches!(x.try_get_one::<bool>("no-daemon"), Ok(Some(true)))),
     }
 }
 
