@@ -965,6 +965,11 @@ fn spawn_server(
     sandbox: Option<wrench_process::sandbox::Prepared>,
 ) -> std::io::Result<(std::process::Child, wrench_process::Group)> {
     let mut cmd = std::process::Command::new(exe);
+    // What the server looks up itself (`env node`, pyright's `python3`) is
+    // never a program of the workspace (discovery/guard.rs).
+    if let Some(path) = wrench_process::which::path_var_outside(cwd) {
+        cmd.env("PATH", path);
+    }
     cmd.args(args)
         .current_dir(cwd)
         .stdin(std::process::Stdio::piped())

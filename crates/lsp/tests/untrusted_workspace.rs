@@ -38,13 +38,6 @@ fn definition(
     r.result.map(|o| o.text)
 }
 
-fn executable(p: &Path, body: &str) {
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, body).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
-}
-
 #[test]
 fn a_toolchain_file_naming_a_workspace_path_is_refused_and_nothing_runs() {
     if !common::have("rust-analyzer", "rustup component add rust-analyzer") {
@@ -56,7 +49,7 @@ fn a_toolchain_file_naming_a_workspace_path_is_refused_and_nothing_runs() {
     // rustup's proxy would run <path>/bin/rust-analyzer from the workspace.
     let tc = e.root.join("tc");
     for tool in ["rust-analyzer", "rustc", "cargo"] {
-        executable(
+        common::executable(
             &tc.join("bin").join(tool),
             &format!("#!/bin/sh\ntouch {}\nexit 1\n", marker.display()),
         );
