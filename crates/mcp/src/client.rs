@@ -10,6 +10,7 @@ use rmcp::service::{RoleClient, RunningService, ServiceExt};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::Value;
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio::sync::Mutex;
@@ -48,8 +49,9 @@ fn client_info() -> ClientConfig {
     c
 }
 
-/// The pooled connection to `name`, starting the server if needed.
-pub async fn connect(name: &str, def: &ServerDef) -> ToolResult<Arc<Conn>> {
+/// The pooled connection to `name`, starting the server if needed; `root`
+/// is the workspace it serves (see [`start`]).
+pub async fn connect(name: &str, def: &ServerDef, root: &Path) -> ToolResult<Arc<Conn>> {
     let fp = def.fingerprint();
     let mut p = pool().lock().await;
     if let Some(c) = p.get(name)
@@ -61,7 +63,7 @@ pub async fn connect(name: &str, def: &ServerDef) -> ToolResult<Arc<Conn>> {
     if let Some(old) = p.remove(name) {
         close(old).await;
     }
-    let c = Arc::new(start(name, def).await?);
+    let c = Arc::new(start(name, def, root).await?);
     // Every start refreshes the cache, so the proxies of the next registry
     // match what the server offers now.
     let _ = config::store_tools(name, def, &c.tools);
@@ -117,7 +119,13 @@ fn bearer_token(name: &str, def: &ServerDef) -> ToolResult<Option<String>> {
     }
 }
 
-async fn start(name: &str, def: &ServerDef) -> ToolResult<Conn> {
+/// Connect to `name`'s URL, or spawn its command. A spawned server never
+/// runs a program of the workspace: its command is found on the absolute
+/// `PATH` entries outside `root` and outside its working directory, and
+/// its `PATH` holds only those entries, so what it looks up itself
+/// (`#!/usr/bin/env node` of `npx`, `uvx`'s `python3`) is not the
+/// repository's either.
+async fn start(name: &str, def: &ServerDef, root: &Path) -> ToolResult<Conn> {
     let start_timeout = Duration::from_secs(START_TIMEOUT_SECS);
     let service = if let Some(url) = &def.url {
         // The HTTP client's TLS needs a process-wide crypto provider; ring is
@@ -145,17 +153,30 @@ async fn start(name: &str, def: &ServerDef) -> ToolResult<Conn> {
             })?
     } else {
         let command = def.command.as_deref().unwrap_or_default();
-        // A bare name is found on the absolute PATH entries only: an empty
-        // or `.` entry would run a program of the directory wrench runs in.
-        let program = wrench_process::which::which_where(command, |_| true).ok_or_else(|| {
-            ToolError::not_found(format!(
-                "cannot start MCP server `{name}`: no executable `{command}` in an absolute PATH directory; check `command` in [mcp.servers.{name}] (or give its absolute path)"
-            ))
-        })?;
+        let cwd = match &def.cwd {
+            Some(d) => d.clone(),
+            None => std::env::current_dir().unwrap_or_else(|_| root.to_path_buf()),
+        };
+        // A bare name is found on the absolute PATH entries outside the
+        // workspace and the server's directory: an empty, `.` or
+        // `$ROOT/node_modules/.bin` entry would run the repository's program.
+        let path = std::env::var_os("PATH").map(|p| {
+            let p = wrench_process::which::path_outside(&p, root);
+            wrench_process::which::path_outside(&p, &cwd)
+        });
+        let program = wrench_process::which::which_in(command, path.as_deref().unwrap_or_default())
+            .ok_or_else(|| {
+                ToolError::not_found(format!(
+                    "cannot start MCP server `{name}`: no executable `{command}` in an absolute PATH directory outside the workspace; check `command` in [mcp.servers.{name}] (or give its absolute path)"
+                ))
+            })?;
         let mut cmd = tokio::process::Command::new(&program);
         // Only what a program needs to start, plus what the config names:
         // wrench's own secrets stay out of the server's environment.
-        let env = config::server_env(def, |k| std::env::var(k).ok());
+        let env = config::server_env(def, |k| match k {
+            "PATH" => path.as_ref().map(|p| p.to_string_lossy().into_owned()),
+            _ => std::env::var(k).ok(),
+        });
         cmd.args(&def.args)
             .env_clear()
             .envs(&env)

@@ -94,8 +94,10 @@ pub async fn list(config: &Config) -> ToolResult<String> {
         return Ok("no MCP servers configured; add e.g.\n\n[mcp.servers.fs]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]\n\nto the config".to_string());
     }
     let mut out = String::new();
+    // The directory it runs in stands for the workspace (no root is chosen).
+    let here = std::env::current_dir().unwrap_or_default();
     for (name, def) in &cfg.servers {
-        match client::connect(name, def).await {
+        match client::connect(name, def, &here).await {
             Ok(c) => {
                 out.push_str(&format!("{name}: {} tool(s)\n", c.tools.len()));
                 for t in &c.tools {

@@ -176,7 +176,7 @@ async fn call_remote(
     auth: &Authorized,
     ctx: &Context,
 ) -> ToolResult<ToolOutput> {
-    let conn = client::connect(server, def).await?;
+    let conn = client::connect(server, def, &ctx.root).await?;
     let live = conn.tool(&planned.name).cloned().ok_or_else(|| {
         ToolError::not_found(format!(
             "MCP server `{server}` no longer offers `{}`; run `wrench mcp list` to refresh the tool list",

@@ -32,6 +32,17 @@ pub fn which_outside(program: &str, root: &Path) -> Option<PathBuf> {
 
 /// `program` on the absolute `PATH` entries `dir_ok` accepts.
 pub fn which_where(program: &str, dir_ok: impl Fn(&Path) -> bool) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let kept: Vec<PathBuf> = std::env::split_paths(&path)
+        .filter(|d| d.is_absolute() && dir_ok(d))
+        .collect();
+    which_in(program, &std::env::join_paths(kept).ok()?)
+}
+
+/// `program` on the absolute entries of the `PATH` value `path` (as
+/// [`which_where`], for a `PATH` already filtered, such as
+/// [`path_outside`]'s).
+pub fn which_in(program: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
     if program.is_empty() {
         return None;
     }
@@ -39,9 +50,8 @@ pub fn which_where(program: &str, dir_ok: impl Fn(&Path) -> bool) -> Option<Path
         let p = PathBuf::from(program);
         return is_executable(&p).then_some(p);
     }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|d| d.is_absolute() && dir_ok(d))
+    std::env::split_paths(path)
+        .filter(|d| d.is_absolute())
         .map(|d| d.join(program))
         .find(|p| is_executable(p))
 }
