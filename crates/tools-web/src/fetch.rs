@@ -186,6 +186,12 @@ impl Tool for WebFetch {
         ctx: &Context,
     ) -> ToolResult<ActionPlan> {
         let url = parse_url(&args.url)?;
+        // A secret in the URL would reach the server (or its logs) in the
+        // request line: refused before anyone is asked about it.
+        let vars = crate::exfil::credential_values(std::env::vars());
+        if let Some(why) = crate::exfil::secret_in_outgoing(url.as_str(), &vars) {
+            return Err(crate::exfil::refusal("the URL", &why));
+        }
         // Refuse what can never be fetched before anyone is asked about it.
         let sec: crate::http::WebfetchSection = ctx.config.section("webfetch")?;
         crate::addr::check_url(&url, &crate::addr::AllowHosts::new(&sec.allow_hosts))?;
