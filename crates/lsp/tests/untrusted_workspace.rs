@@ -132,3 +132,51 @@ fn rust_analyzer_is_configured_with_build_scripts_and_proc_macros_off() {
     assert_eq!(cfg[1], Value::Null);
     assert!(!e.root.join("target").exists() && !e.root.join("Cargo.lock").exists());
 }
+
+/// Every row of `tests/data/rust_guard_layouts.tsv`: a config or toolchain
+/// file planted where rust-analyzer's discovery (one level down, any name,
+/// through symlinks) and cargo's config search (the directory and its
+/// ancestors) would read it is refused. Reports every failing row.
+#[test]
+fn rust_guard_layouts_table() {
+    let table = include_str!("data/rust_guard_layouts.tsv");
+    let content = |k: &str| match k {
+        "wrapper" => "[build]\nrustc-wrapper = \"/bin/sh\"\n",
+        "toolchain_path" => "[toolchain]\npath = \"./tc\"\n",
+        "toolchain_legacy" => "../tc\n",
+        "analyzer" => "[cargo]\nbuildScripts.enable = true\n",
+        "benign" => "[alias]\nb = \"build\"\n",
+        other => panic!("unknown content {other}"),
+    };
+    let mut failed = Vec::new();
+    for line in table.lines().filter(|l| !l.starts_with('#')) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [file, kind, link, want, why] = cols[..] else {
+            failed.push(format!("malformed row {line:?}"));
+            continue;
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("ws");
+        let p = root.join(file);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, content(kind)).unwrap();
+        if let Some((name, target)) = link.split_once('=') {
+            std::fs::create_dir_all(root.join(target)).unwrap();
+            std::os::unix::fs::symlink(root.join(target), root.join(name)).unwrap();
+        }
+        let got = match wrench_lsp::discovery::guard::check_rust_workspace(&root) {
+            Ok(()) => "start",
+            Err(e) if e.kind == ErrorKind::Denied => "refuse",
+            Err(e) => {
+                failed.push(format!("{file}: unexpected error {e}"));
+                continue;
+            }
+        };
+        if got != want {
+            failed.push(format!(
+                "{file} ({kind}, {link}): {got}, want {want} ({why})"
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "failing rows:\n{}", failed.join("\n"));
+}
