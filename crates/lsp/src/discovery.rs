@@ -317,19 +317,27 @@ fn prepare(mut spec: ServerSpec, ctx: &Context, cfg: &LspConfig) -> ToolResult<S
         let merged = guard::overlay(spec.initialization_options.take(), safe);
         spec.settings = Some(serde_json::json!({ "rust-analyzer": merged }));
         spec.initialization_options = Some(merged);
-    } else if spec.name == "typescript-language-server" && spec.initialization_options.is_none() {
-        match global_tsserver(&ctx.root) {
-            Some(lib) => {
-                spec.initialization_options =
-                    Some(serde_json::json!({ "tsserver": { "path": lib.display().to_string() } }));
+    } else if spec.name == "typescript-language-server" {
+        if spec.initialization_options.is_none() {
+            match global_tsserver(&ctx.root) {
+                Some(lib) => {
+                    spec.initialization_options = Some(
+                        serde_json::json!({ "tsserver": { "path": lib.display().to_string() } }),
+                    );
+                }
+                None if ctx.root.join("node_modules/typescript").exists() => {
+                    return Err(ToolError::denied(
+                        "typescript-language-server would load the workspace's own node_modules/typescript (its code would run for a read-only call) because no global TypeScript was found; install one (`npm i -g typescript@5`) or set `[lsp] trust_workspace = true` in your wrench config",
+                    ));
+                }
+                None => {}
             }
-            None if ctx.root.join("node_modules/typescript").exists() => {
-                return Err(ToolError::denied(
-                    "typescript-language-server would load the workspace's own node_modules/typescript (its code would run for a read-only call) because no global TypeScript was found; install one (`npm i -g typescript@5`) or set `[lsp] trust_workspace = true` in your wrench config",
-                ));
-            }
-            None => {}
         }
+        // Automatic type acquisition runs npm to install the @types of the
+        // names in the workspace's package.json (network, disk, a program).
+        let safe = serde_json::json!({ "disableAutomaticTypingAcquisition": true });
+        spec.initialization_options =
+            Some(guard::overlay(spec.initialization_options.take(), safe));
     }
     Ok(spec)
 }

@@ -180,3 +180,24 @@ fn rust_guard_layouts_table() {
     }
     assert!(failed.is_empty(), "failing rows:\n{}", failed.join("\n"));
 }
+
+/// typescript-language-server on an untrusted workspace: the global
+/// TypeScript (never the workspace's), and no automatic type acquisition,
+/// which would run npm for the names in the workspace's package.json.
+#[test]
+fn typescript_server_gets_the_global_typescript_and_no_type_acquisition() {
+    if !common::have(
+        "typescript-language-server",
+        "npm i -g typescript-language-server typescript@5",
+    ) {
+        return;
+    }
+    let e = common::env("typescript");
+    let spec = wrench_lsp::discovery::server_for_language(&e.ctx, wrench_lsp::Language::TypeScript)
+        .unwrap();
+    let init = spec.initialization_options.unwrap_or_default();
+    assert_eq!(init["disableAutomaticTypingAcquisition"], true, "{init}");
+    if let Some(p) = init["tsserver"]["path"].as_str() {
+        assert!(!Path::new(p).starts_with(&e.root), "{p}");
+    }
+}
