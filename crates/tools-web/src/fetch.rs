@@ -281,22 +281,29 @@ async fn fetch(
                     "{url} redirected to a Location that is not valid text"
                 ))
             })?;
+            // Errors name the server's hops by origin only: they are not
+            // framed, and a path or an invalid Location is the server's prose.
             let next = url.join(loc).map_err(|e| {
                 ToolError::io(format!(
-                    "{url} redirected to {loc:?}, which is not a valid URL ({e})"
+                    "{} redirected to a Location that is not a valid URL ({e}, {} bytes)",
+                    origin(&url),
+                    loc.len()
                 ))
             })?;
             redirects.push(url.clone());
             if redirects.len() > MAX_REDIRECTS {
-                let chain: Vec<&str> = redirects.iter().map(Url::as_str).collect();
+                let chain: Vec<String> = redirects.iter().map(origin).collect();
                 return Err(ToolError::too_large(format!(
-                    "more than {MAX_REDIRECTS} redirects ({} → {next}); fetch the final URL directly if you trust it",
-                    chain.join(" → ")
+                    "more than {MAX_REDIRECTS} redirects ({start} through {} → {}); fetch the final URL directly if you trust it",
+                    chain.join(" → "),
+                    origin(&next)
                 )));
             }
             if url.scheme() == "https" && next.scheme() == "http" {
                 return Err(ToolError::denied(format!(
-                    "{url} redirected to {next}, a downgrade from https to http; fetch the http URL directly if you trust it"
+                    "{} redirected to {}, a downgrade from https to http; fetch the http URL directly if you trust it",
+                    origin(&url),
+                    origin(&next)
                 )));
             }
             crate::addr::check_url(&next, &guard.allow)?;
@@ -313,13 +320,13 @@ async fn fetch(
         if let Some(ct) = &content_type
             && let BodyKind::Binary(t) = classify(Some(ct), b"")
         {
-            return Err(binary_error(&url, &t));
+            return Err(binary_error(&shown_url(start, &url), &t));
         }
         let (body, cut) =
             read_capped(&mut resp, MAX_BODY_BYTES, deadline, guard.timeout, &url).await?;
         let kind = classify(content_type.as_deref(), &body);
         let (content, charset, title, region) = match kind {
-            BodyKind::Binary(t) => return Err(binary_error(&url, &t)),
+            BodyKind::Binary(t) => return Err(binary_error(&shown_url(start, &url), &t)),
             BodyKind::Html => {
                 let (html, cs) = decode_body(&body, content_type.as_deref(), true);
                 let page = html_to_markdown(&html, &url);
@@ -353,7 +360,23 @@ async fn fetch(
     }
 }
 
-fn binary_error(url: &Url, content_type: &str) -> ToolError {
+/// `scheme://host[:port]` of a hop: what an error may say of a URL the
+/// server chose (the URL parser keeps a host to a narrow alphabet).
+fn origin(u: &Url) -> String {
+    u.origin().ascii_serialization()
+}
+
+/// The hop as an error shows it: whole when it is the requested URL, by
+/// origin when a redirect chose it.
+fn shown_url(start: &Url, hop: &Url) -> String {
+    if start == hop {
+        hop.to_string()
+    } else {
+        format!("{} (redirected from {start})", origin(hop))
+    }
+}
+
+fn binary_error(url: &str, content_type: &str) -> ToolError {
     ToolError::binary(format!(
         "{url} is binary content (content type {content_type}); webfetch returns HTML, text, JSON and XML only"
     ))
