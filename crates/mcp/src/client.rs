@@ -148,7 +148,8 @@ async fn start(name: &str, def: &ServerDef, root: &Path) -> ToolResult<Conn> {
             })?
             .map_err(|e| {
                 ToolError::unsupported(format!(
-                    "cannot connect to MCP server `{name}` at {url}: {e}; check that it is running and the URL is its streamable-HTTP endpoint"
+                    "cannot connect to MCP server `{name}` at {url}; check that it is running and the URL is its streamable-HTTP endpoint. {}",
+                    said(name, &e)
                 ))
             })?
     } else {
@@ -218,15 +219,21 @@ async fn start(name: &str, def: &ServerDef, root: &Path) -> ToolResult<Conn> {
             })?
             .map_err(|e| {
                 ToolError::io(format!(
-                    "MCP server `{name}` failed to initialize: {e}; its stderr is in {}",
-                    log.display()
+                    "MCP server `{name}` failed to initialize; its stderr is in {}. {}",
+                    log.display(),
+                    said(name, &e)
                 ))
             })?
     };
     let listed = tokio::time::timeout(start_timeout, service.peer().list_all_tools())
         .await
         .map_err(|_| ToolError::timeout(format!("MCP server `{name}` did not answer tools/list")))?
-        .map_err(|e| ToolError::io(format!("MCP server `{name}`: tools/list failed: {e}")))?;
+        .map_err(|e| {
+            ToolError::io(format!(
+                "MCP server `{name}`: tools/list failed. {}",
+                said(name, &e)
+            ))
+        })?;
     let listed: Vec<Value> = listed
         .iter()
         .filter_map(|t| serde_json::to_value(t).ok())
@@ -289,12 +296,23 @@ impl Conn {
                 // starts the server afresh.
                 evict(&self.name).await;
                 Err(ToolError::io(format!(
-                    "MCP server `{}` failed on `{tool}`: {e}; it will be restarted on the next call",
-                    self.name
+                    "MCP server `{}` failed on `{tool}`; it will be restarted on the next call. {}",
+                    self.name,
+                    said(&self.name, &e)
                 )))
             }
         }
     }
+}
+
+/// What the SDK reported of a failed exchange with server `name`: it can
+/// quote the server (a JSON-RPC error's message, a body), and errors are not
+/// framed by the executor, so it is framed here.
+fn said(name: &str, e: &dyn std::fmt::Display) -> String {
+    format!(
+        "What was reported:\n{}",
+        wrench_core::frame::frame(&format!("mcp:{name}"), &e.to_string())
+    )
 }
 
 /// The error kind of a JSON-RPC error code a server answered a call with.

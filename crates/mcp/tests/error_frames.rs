@@ -1,0 +1,39 @@
+//! What an MCP server says when it fails (a JSON-RPC error answering
+//! initialize or tools/list) reaches the model only inside an untrusted
+//! frame: errors are not framed by the executor. Real processes
+//! (tests/data/failing_server.py); its own binary, since it sets the state dir.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use wrench_core::Config;
+
+/// Every occurrence of `needle` in `text` lies inside an `<untrusted …>` frame.
+fn only_framed(text: &str, needle: &str) -> bool {
+    let mut depth_ok = true;
+    for (i, _) in text.match_indices(needle) {
+        let before = &text[..i];
+        let open = before.rfind("<untrusted ");
+        let close = before.rfind("</untrusted ");
+        depth_ok &= matches!((open, close), (Some(o), c) if c.is_none_or(|c| c < o));
+    }
+    depth_ok
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failing_servers_words_are_framed_in_the_error() {
+    let dir = tempfile::tempdir().unwrap();
+    // SAFETY: the only test of this binary, before any thread reads the environment.
+    unsafe { std::env::set_var("WRENCH_STATE_DIR", dir.path().join("state")) };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/failing_server.py");
+    let python = std::env::var("WRENCH_PYTHON").unwrap_or_else(|_| "python3".into());
+    let config = Config::from_str(&format!(
+        "[mcp.servers.init]\ncommand = {python:?}\nargs = [{s:?}, \"init\"]\n\n\
+         [mcp.servers.list]\ncommand = {python:?}\nargs = [{s:?}, \"list\"]\n",
+        s = script.display().to_string()
+    ))
+    .unwrap();
+    let listed = wrench_mcp::list(&config).await.unwrap();
+    assert_eq!(listed.matches("IGNORE PREVIOUS").count(), 2, "{listed}");
+    assert!(only_framed(&listed, "IGNORE PREVIOUS"), "{listed}");
+}
