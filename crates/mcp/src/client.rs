@@ -225,7 +225,7 @@ async fn start(name: &str, def: &ServerDef, root: &Path) -> ToolResult<Conn> {
                 ))
             })?
     };
-    let listed = tokio::time::timeout(start_timeout, service.peer().list_all_tools())
+    let listed = tokio::time::timeout(start_timeout, list_tools_capped(&service))
         .await
         .map_err(|_| ToolError::timeout(format!("MCP server `{name}` did not answer tools/list")))?
         .map_err(|e| {
@@ -234,11 +234,14 @@ async fn start(name: &str, def: &ServerDef, root: &Path) -> ToolResult<Conn> {
                 said(name, &e)
             ))
         })?;
-    let listed: Vec<Value> = listed
-        .iter()
-        .filter_map(|t| serde_json::to_value(t).ok())
-        .collect();
-    let (tools, refused) = config::accept_tools(&listed);
+    let (listed, over) = listed;
+    let (tools, mut refused) = config::accept_tools(&listed);
+    if over {
+        refused.push(format!(
+            "(the rest): the server listed more than {MAX_LISTED_TOOLS} tools or {MAX_TOOL_PAGES} pages; the first {} were read",
+            listed.len()
+        ));
+    }
     Ok(Conn {
         name: name.to_string(),
         fingerprint: def.fingerprint(),
@@ -303,6 +306,37 @@ impl Conn {
             }
         }
     }
+}
+
+/// Tools read from one server's tools/list; more are ignored.
+pub const MAX_LISTED_TOOLS: usize = 1_024;
+/// tools/list pages read from one server (a server may page forever).
+pub const MAX_TOOL_PAGES: usize = 64;
+
+/// The server's tools as JSON, page by page, at most [`MAX_LISTED_TOOLS`]
+/// over at most [`MAX_TOOL_PAGES`]; `true` when the server offered more.
+async fn list_tools_capped(
+    service: &RunningService<RoleClient, ClientConfig>,
+) -> Result<(Vec<Value>, bool), rmcp::ServiceError> {
+    let mut out = Vec::new();
+    let mut cursor = None;
+    for _ in 0..MAX_TOOL_PAGES {
+        let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
+        let page = service.peer().list_tools(Some(params)).await?;
+        for t in &page.tools {
+            if out.len() == MAX_LISTED_TOOLS {
+                return Ok((out, true));
+            }
+            if let Ok(v) = serde_json::to_value(t) {
+                out.push(v);
+            }
+        }
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => return Ok((out, false)),
+        }
+    }
+    Ok((out, true))
 }
 
 /// What the SDK reported of a failed exchange with server `name`: it can
