@@ -257,7 +257,7 @@ async fn fetch(
     let mut hop_auth = auth.clone();
     loop {
         ctx.check_cancelled()?;
-        guard.check(&url).await?;
+        let here = guard.check(&url).await?;
         let req = guard.request(&hop_auth, reqwest::Method::GET, &url)?.header(
             reqwest::header::ACCEPT,
             "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,application/json;q=0.8,application/xml;q=0.8,*/*;q=0.5",
@@ -306,7 +306,7 @@ async fn fetch(
                     origin(&next)
                 )));
             }
-            crate::addr::check_url(&next, &guard.allow)?;
+            crate::addr::check_hop(&here, &next, &guard.allow)?;
             hop_auth = ctx.authorize(fetch_plan(auth.plan(), &next)).await?;
             url = next;
             continue;
