@@ -352,15 +352,15 @@ impl LspClient {
                 spec.name, spec.install
             ))
         })?;
-        let (mut child, group) =
-            spawn_server(&exe, &spec.command[1..], root, sandbox).map_err(|e| {
-                ToolError::unsupported(format!(
-                    "cannot start language server {} ({}): {e}; install it: {}",
-                    spec.name,
-                    exe.display(),
-                    spec.install
-                ))
-            })?;
+        let (mut child, group) = spawn_server(&exe, &spec.command[1..], &spec.env, root, sandbox)
+            .map_err(|e| {
+            ToolError::unsupported(format!(
+                "cannot start language server {} ({}): {e}; install it: {}",
+                spec.name,
+                exe.display(),
+                spec.install
+            ))
+        })?;
         let pid = i32::try_from(child.id()).unwrap_or(0);
         crate::pool::track_group(pid);
         let pipes = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
@@ -961,6 +961,7 @@ async fn reap(mut c: std::process::Child) {
 fn spawn_server(
     exe: &Path,
     args: &[String],
+    env: &[(String, String)],
     cwd: &Path,
     sandbox: Option<wrench_process::sandbox::Prepared>,
 ) -> std::io::Result<(std::process::Child, wrench_process::Group)> {
@@ -970,7 +971,8 @@ fn spawn_server(
     if let Some(path) = wrench_process::which::path_var_outside(cwd) {
         cmd.env("PATH", path);
     }
-    cmd.args(args)
+    cmd.envs(env.iter().map(|(k, v)| (k, v)))
+        .args(args)
         .current_dir(cwd)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -123,6 +123,10 @@ pub struct ServerSpec {
     pub settings: Option<serde_json::Value>,
     /// How to install it, for the `unsupported` error.
     pub install: String,
+    /// Variables set for it on top of wrench's environment (what `prepare`
+    /// chose for an untrusted workspace).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<(String, String)>,
 }
 
 struct Builtin {
@@ -244,6 +248,7 @@ pub fn candidates(cfg: &LspConfig, lang: Language) -> ToolResult<Vec<ServerSpec>
                 initialization_options: sc.initialization_options.clone(),
                 settings: None,
                 install: format!("the command configured in [lsp.servers.{name}]"),
+                env: Vec::new(),
             });
         }
     }
@@ -259,6 +264,7 @@ pub fn candidates(cfg: &LspConfig, lang: Language) -> ToolResult<Vec<ServerSpec>
             initialization_options: None,
             settings: None,
             install: b.install.to_string(),
+            env: Vec::new(),
         });
     }
     Ok(out)
@@ -317,6 +323,8 @@ fn prepare(mut spec: ServerSpec, ctx: &Context, cfg: &LspConfig) -> ToolResult<S
         let merged = guard::overlay(spec.initialization_options.take(), safe);
         spec.settings = Some(serde_json::json!({ "rust-analyzer": merged }));
         spec.initialization_options = Some(merged);
+    } else if spec.name == "gopls" || base == "gopls" {
+        spec.env.extend(guard::go_env());
     } else if spec.name == "typescript-language-server" {
         if spec.initialization_options.is_none() {
             match global_tsserver(&ctx.root) {

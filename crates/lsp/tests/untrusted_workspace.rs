@@ -201,3 +201,46 @@ fn typescript_server_gets_the_global_typescript_and_no_type_acquisition() {
         assert!(!Path::new(p).starts_with(&e.root), "{p}");
     }
 }
+
+/// gopls on an untrusted workspace runs `go` with the local toolchain only
+/// and no version-control programs: a `toolchain` line in go.mod would
+/// download and run another Go, a required module the proxy lacks would run
+/// git/hg/svn/bzr. A stand-in gopls (a real process) records its environment.
+#[test]
+fn gopls_starts_with_the_local_go_toolchain_and_no_vcs() {
+    let e = common::env("python");
+    std::fs::write(
+        e.root.join("go.mod"),
+        "module w\n\ngo 1.21\n\ntoolchain go1.99.0\n",
+    )
+    .unwrap();
+    std::fs::write(e.root.join("main.go"), "package main\n\nfunc main() {}\n").unwrap();
+    let outside = e.root.parent().unwrap();
+    let seen = outside.join("gopls-env");
+    let fake = outside.join("bin/gopls");
+    common::executable(&fake, &format!("#!/bin/sh\nenv > '{}'\n", seen.display()));
+    let mut ctx = e.ctx.clone();
+    ctx.config = std::sync::Arc::new(
+        wrench_core::Config::from_str(&format!(
+            "[lsp.servers.gopls]\ncommand = [{:?}]\n",
+            fake.display().to_string()
+        ))
+        .unwrap(),
+    );
+    let spec = wrench_lsp::discovery::server_for_language(&ctx, wrench_lsp::Language::Go).unwrap();
+    assert!(
+        spec.env.contains(&("GOTOOLCHAIN".into(), "local".into())),
+        "{spec:?}"
+    );
+    let mut reg = wrench_core::Registry::new();
+    wrench_lsp::register(&mut reg).unwrap();
+    let exec = wrench_core::Executor::new(std::sync::Arc::new(reg), ctx);
+    let _ = common::rt().block_on(exec.run_one(wrench_core::Call::new(
+        "1",
+        "definition",
+        json!({"path": "main.go", "line": 3, "character": 6}),
+    )));
+    let env = std::fs::read_to_string(&seen).expect("the stand-in gopls did not run");
+    assert!(env.lines().any(|l| l == "GOTOOLCHAIN=local"), "{env}");
+    assert!(env.lines().any(|l| l == "GOVCS=*:off"), "{env}");
+}

@@ -13,7 +13,13 @@
 //!   `rust-analyzer.toml` (it could turn build scripts back on) or a
 //!   `rust-project.json` whose sysroot lies in the workspace;
 //! - typescript-language-server gets the TypeScript installed next to the
-//!   global `tsc`, never the workspace's `node_modules/typescript`.
+//!   global `tsc`, never the workspace's `node_modules/typescript`, and no
+//!   automatic type acquisition (npm installs for the workspace's names);
+//! - gopls runs `go` with the local toolchain only and no version-control
+//!   programs (`GOTOOLCHAIN=local`, `GOVCS=*:off`);
+//! - every server's `PATH` is the absolute entries outside the workspace
+//!   (`wrench_process::which::path_var_outside`), since servers look
+//!   programs up themselves (`env node`, pyright's `python3`).
 
 use std::path::{Path, PathBuf};
 use wrench_core::{ToolError, ToolResult};
@@ -262,6 +268,18 @@ fn flatten(prefix: &str, v: &toml::Value, out: &mut Vec<(String, String)>) {
         }
         other => out.push((prefix.to_string(), other.to_string())),
     }
+}
+
+/// The environment of gopls for an untrusted workspace. The `go` command
+/// it runs would otherwise download and run the toolchain a `go.mod` or
+/// `go.work` names (`toolchain go1.X`, GOTOOLCHAIN=auto) and run version
+/// control programs (`git`, `hg`, `svn`, `bzr`, `fossil`) for module paths
+/// the workspace requires that the proxy does not serve.
+pub fn go_env() -> Vec<(String, String)> {
+    vec![
+        ("GOTOOLCHAIN".into(), "local".into()),
+        ("GOVCS".into(), "*:off".into()),
+    ]
 }
 
 /// rust-analyzer's settings for an untrusted workspace (sent as
