@@ -138,7 +138,16 @@ async fn start(name: &str, def: &ServerDef, root: &Path) -> ToolResult<Conn> {
         if let Some(token) = bearer_token(name, def)? {
             cfg = cfg.auth_header(token);
         }
-        let transport = StreamableHttpClientTransport::from_config(cfg);
+        // wrench's own client: environment proxies are never used (a proxy
+        // would get the bearer token of a loopback server, and the request
+        // would not go where the URL says), and no redirects are followed.
+        let http = reqwest_rmcp::Client::builder()
+            .no_proxy()
+            .pool_max_idle_per_host(0)
+            .redirect(reqwest_rmcp::redirect::Policy::none())
+            .build()
+            .map_err(|e| ToolError::io(format!("could not set up the MCP HTTP client: {e}")))?;
+        let transport = StreamableHttpClientTransport::with_client(http, cfg);
         tokio::time::timeout(start_timeout, client_info().serve(transport))
             .await
             .map_err(|_| {
