@@ -463,11 +463,12 @@ impl LspClient {
                 let tail = client.stderr_tail();
                 client.kill().await;
                 return Err(ToolError::unsupported(format!(
-                    "language server {} ({}) failed to initialize: {e}{}; check the install ({})",
+                    "language server {} ({}) failed to initialize; check the install ({}). It said:\n{}{}",
                     spec.name,
                     exe.display(),
+                    spec.install,
+                    wrench_core::frame::frame("lsp:initialize", &e.to_string()),
                     tail,
-                    spec.install
                 )));
             }
             Err(_) => {
@@ -495,7 +496,10 @@ impl LspClient {
         Ok(client)
     }
 
-    /// The last lines the server wrote to stderr, as `: ...` for messages ("" when none).
+    /// The last lines the server wrote to stderr, for messages ("" when
+    /// none), in an untrusted frame: a server quotes the workspace there
+    /// (a manifest's bad line, a config's value), and errors are not framed
+    /// by the executor.
     pub fn stderr_tail(&self) -> String {
         let t = lock_vec(&self.stderr_tail);
         let s = String::from_utf8_lossy(&t);
@@ -505,7 +509,10 @@ impl LspClient {
         } else {
             let last: Vec<&str> = s.lines().rev().take(5).collect();
             let last: Vec<&str> = last.into_iter().rev().collect();
-            format!(" (server stderr: {})", last.join(" | "))
+            format!(
+                " (the server's last stderr lines:\n{})",
+                wrench_core::frame::frame("lsp:stderr", &last.join("\n"))
+            )
         }
     }
 
