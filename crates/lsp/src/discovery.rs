@@ -312,6 +312,7 @@ fn prepare(mut spec: ServerSpec, ctx: &Context, cfg: &LspConfig) -> ToolResult<S
         return Ok(spec);
     }
     let program = spec.command.first().map(String::as_str).unwrap_or_default();
+    guard::check_server_program(program, &ctx.root)?;
     let base = Path::new(program)
         .file_name()
         .and_then(|n| n.to_str())

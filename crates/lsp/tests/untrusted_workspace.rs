@@ -284,3 +284,58 @@ fn a_failing_servers_stderr_is_framed_in_the_error() {
         "outside a frame: {msg}"
     );
 }
+
+/// Every row of `tests/data/server_programs.tsv`: a configured server
+/// program given as a path is refused when it is relative or lies in the
+/// workspace (unless `trust_workspace`).
+#[test]
+fn server_programs_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(tmp.path()).unwrap();
+    let root = base.join("ws");
+    let outside = base.join("tools");
+    for d in [
+        root.join("node_modules/.bin"),
+        root.join("bin"),
+        outside.join("bin"),
+    ] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    for f in [
+        root.join("node_modules/.bin/server"),
+        root.join("bin/server"),
+        outside.join("bin/server"),
+    ] {
+        common::executable(&f, "#!/bin/sh\n");
+    }
+    let link_in = base.join("link-in");
+    std::os::unix::fs::symlink(root.join("bin"), &link_in).unwrap();
+    let mut failed = Vec::new();
+    for line in include_str!("data/server_programs.tsv").lines() {
+        if line.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [program, want, why] = cols[..] else {
+            failed.push(format!("malformed row {line:?}"));
+            continue;
+        };
+        let program = program
+            .replace("{root}", &root.display().to_string())
+            .replace("{outside}", &outside.display().to_string())
+            .replace("{link_in}", &link_in.display().to_string())
+            .replace("{name}", "ws");
+        let got = match wrench_lsp::discovery::guard::check_server_program(&program, &root) {
+            Ok(()) => "start",
+            Err(e) if e.kind == ErrorKind::Denied => "refuse",
+            Err(e) => {
+                failed.push(format!("{program}: unexpected {e}"));
+                continue;
+            }
+        };
+        if got != want {
+            failed.push(format!("{program}: {got}, want {want} ({why})"));
+        }
+    }
+    assert!(failed.is_empty(), "failing rows:\n{}", failed.join("\n"));
+}

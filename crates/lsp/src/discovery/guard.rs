@@ -270,6 +270,29 @@ fn flatten(prefix: &str, v: &toml::Value, out: &mut Vec<(String, String)>) {
     }
 }
 
+/// Refuse a configured server program given as a path that is relative
+/// (it runs from the workspace, the server's working directory) or whose
+/// real file is inside the workspace (`./node_modules/.bin/…`): the
+/// repository would choose what runs. A bare name is looked up outside the
+/// workspace by [`super::which_outside`].
+pub fn check_server_program(program: &str, root: &Path) -> ToolResult<()> {
+    if !program.contains('/') {
+        return Ok(());
+    }
+    let p = Path::new(program);
+    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let inside = !p.is_absolute()
+        || p.starts_with(root)
+        || std::fs::canonicalize(p).is_ok_and(|r| r.starts_with(&real_root));
+    if inside {
+        return Err(refused(
+            p,
+            "is a language server inside the workspace (or a relative path, which runs from it)",
+        ));
+    }
+    Ok(())
+}
+
 /// The environment of gopls for an untrusted workspace. The `go` command
 /// it runs would otherwise download and run the toolchain a `go.mod` or
 /// `go.work` names (`toolchain go1.X`, GOTOOLCHAIN=auto) and run version
