@@ -174,12 +174,29 @@ async fn start(name: &str, def: &ServerDef, root: &Path) -> ToolResult<Conn> {
             let p = wrench_process::which::path_outside(&p, root);
             wrench_process::which::path_outside(&p, &cwd)
         });
-        let program = wrench_process::which::which_in(command, path.as_deref().unwrap_or_default())
+        // A path (`./server`, `bin/x`) names a file from the server's directory.
+        let spelled = if command.contains('/') {
+            cwd.join(command).to_string_lossy().into_owned()
+        } else {
+            command.to_string()
+        };
+        let program = wrench_process::which::which_in(&spelled, path.as_deref().unwrap_or_default())
             .ok_or_else(|| {
                 ToolError::not_found(format!(
                     "cannot start MCP server `{name}`: no executable `{command}` in an absolute PATH directory outside the workspace; check `command` in [mcp.servers.{name}] (or give its absolute path)"
                 ))
             })?;
+        // A program in the workspace is the repository's choice, not the user's.
+        let named = cwd.join(&program);
+        let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        if named.starts_with(root)
+            || std::fs::canonicalize(&named).is_ok_and(|r| r.starts_with(&real_root))
+        {
+            return Err(ToolError::denied(format!(
+                "cannot start MCP server `{name}`: `{command}` is a program inside the workspace {}; give `command` in [mcp.servers.{name}] as a program outside it",
+                root.display()
+            )));
+        }
         let mut cmd = tokio::process::Command::new(&program);
         // Only what a program needs to start, plus what the config names:
         // wrench's own secrets stay out of the server's environment.

@@ -60,15 +60,21 @@ async fn a_stdio_server_is_never_a_program_of_the_workspace_nor_runs_one() {
 
     let config = Config::from_str(&format!(
         "[mcp.servers.byname]\ncommand = \"python3\"\nargs = [{script:?}]\ncwd = {root:?}\n\n\
-         [mcp.servers.byenv]\ncommand = {launcher:?}\ncwd = {root:?}\n",
+         [mcp.servers.byenv]\ncommand = {launcher:?}\ncwd = {root:?}\n\n\
+         [mcp.servers.relative]\ncommand = \"./python3\"\nargs = [{script:?}]\ncwd = {root:?}\n\n\
+         [mcp.servers.inside]\ncommand = {inside:?}\nargs = [{script:?}]\n",
         script = script.display().to_string(),
         root = root.display().to_string(),
         launcher = launcher.display().to_string(),
+        inside = root.join(".venv/bin/python3").display().to_string(),
     ))
     .unwrap();
-    let listed = wrench_mcp::list(&config).await.unwrap();
+    let listed = wrench_mcp::list_in(&config, &root).await.unwrap();
     assert!(listed.contains("mcp__byname__leak"), "{listed}");
     assert!(listed.contains("mcp__byenv__leak"), "{listed}");
+    // A path to a program of the workspace, relative or absolute, is refused.
+    assert!(listed.contains("relative: error[denied]"), "{listed}");
+    assert!(listed.contains("inside: error[denied]"), "{listed}");
     let ran = std::fs::read_to_string(&marker).unwrap_or_default();
     assert!(
         ran.is_empty(),
