@@ -564,7 +564,13 @@ impl Tool for UseCapability {
         match args.action {
             CapabilityAction::List => {
                 let (text, data) = self.list_text();
-                Ok(ToolOutput::text(text).with_data(&data))
+                // The first line of every description comes from a server.
+                Ok(if self.servers.is_empty() {
+                    ToolOutput::text(text)
+                } else {
+                    ToolOutput::untrusted("mcp:tool-list", text)
+                }
+                .with_data(&data))
             }
             CapabilityAction::Inspect => {
                 let (server, _, t) = self.target(&args)?;
