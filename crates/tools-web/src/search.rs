@@ -477,10 +477,12 @@ impl Tool for WebSearch {
                 429 => "rate limited: wait and retry",
                 _ => "check the provider's URL and status",
             };
+            // The provider's words (an error page may echo anything) are framed:
+            // errors are not framed by the executor.
             let msg = format!(
-                "{} answered {status}: {hint}; response: {}",
+                "{} answered {status}: {hint}; its response:\n{}",
                 p.kind.name(),
-                snippet.trim()
+                wrench_core::frame::frame(&format!("websearch:{}", p.kind.name()), snippet.trim())
             );
             return Err(if matches!(status.as_u16(), 401 | 403) {
                 ToolError::denied(msg)
