@@ -49,12 +49,16 @@ pub fn secret_in_outgoing(text: &str, vars: &[(String, String)]) -> Option<Strin
             return Some(format!("holds a secret (a {} shape)", f.kind));
         }
     }
+    // A host name is lower-cased by the URL parser (and its DNS query
+    // already carries it): values are also compared in lower case.
+    let lowered: Vec<String> = views.iter().map(|v| v.to_lowercase()).collect();
     for (name, value) in vars {
         let spellings = spellings(value);
-        if views
+        let found = views
             .iter()
             .any(|v| spellings.iter().any(|s| v.contains(s.as_str())))
-        {
+            || lowered.iter().any(|v| v.contains(&value.to_lowercase()));
+        if found {
             return Some(format!(
                 "holds the value of the environment variable {name}"
             ));

@@ -29,7 +29,10 @@ fn outgoing_secrets_table() {
             Some((k, v)) => credential_values([(k.to_string(), v.to_string())]),
             None => Vec::new(),
         };
-        let got = secret_in_outgoing(text, &vars);
+        // What webfetch checks: the URL as the parser wrote it (host
+        // lower-cased, punycode, escapes normalised); a query as given.
+        let sent = url::Url::parse(text).map_or_else(|_| text.to_string(), String::from);
+        let got = secret_in_outgoing(&sent, &vars);
         let refused = got.is_some();
         if refused != (want == "refuse") {
             failed.push(format!("line {}: {text} ({why}): got {got:?}", i + 1));
