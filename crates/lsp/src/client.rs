@@ -352,15 +352,15 @@ impl LspClient {
                 spec.name, spec.install
             ))
         })?;
-        let (mut child, group) =
-            spawn_server(&exe, &spec.command[1..], root, sandbox).map_err(|e| {
-                ToolError::unsupported(format!(
-                    "cannot start language server {} ({}): {e}; install it: {}",
-                    spec.name,
-                    exe.display(),
-                    spec.install
-                ))
-            })?;
+        let (mut child, group) = spawn_server(&exe, &spec.command[1..], &spec.env, root, sandbox)
+            .map_err(|e| {
+            ToolError::unsupported(format!(
+                "cannot start language server {} ({}): {e}; install it: {}",
+                spec.name,
+                exe.display(),
+                spec.install
+            ))
+        })?;
         let pid = i32::try_from(child.id()).unwrap_or(0);
         crate::pool::track_group(pid);
         let pipes = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
@@ -463,11 +463,12 @@ impl LspClient {
                 let tail = client.stderr_tail();
                 client.kill().await;
                 return Err(ToolError::unsupported(format!(
-                    "language server {} ({}) failed to initialize: {e}{}; check the install ({})",
+                    "language server {} ({}) failed to initialize; check the install ({}). It said:\n{}{}",
                     spec.name,
                     exe.display(),
+                    spec.install,
+                    wrench_core::frame::frame("lsp:initialize", &e.to_string()),
                     tail,
-                    spec.install
                 )));
             }
             Err(_) => {
@@ -495,7 +496,10 @@ impl LspClient {
         Ok(client)
     }
 
-    /// The last lines the server wrote to stderr, as `: ...` for messages ("" when none).
+    /// The last lines the server wrote to stderr, for messages ("" when
+    /// none), in an untrusted frame: a server quotes the workspace there
+    /// (a manifest's bad line, a config's value), and errors are not framed
+    /// by the executor.
     pub fn stderr_tail(&self) -> String {
         let t = lock_vec(&self.stderr_tail);
         let s = String::from_utf8_lossy(&t);
@@ -505,7 +509,10 @@ impl LspClient {
         } else {
             let last: Vec<&str> = s.lines().rev().take(5).collect();
             let last: Vec<&str> = last.into_iter().rev().collect();
-            format!(" (server stderr: {})", last.join(" | "))
+            format!(
+                " (the server's last stderr lines:\n{})",
+                wrench_core::frame::frame("lsp:stderr", &last.join("\n"))
+            )
         }
     }
 
@@ -961,11 +968,18 @@ async fn reap(mut c: std::process::Child) {
 fn spawn_server(
     exe: &Path,
     args: &[String],
+    env: &[(String, String)],
     cwd: &Path,
     sandbox: Option<wrench_process::sandbox::Prepared>,
 ) -> std::io::Result<(std::process::Child, wrench_process::Group)> {
     let mut cmd = std::process::Command::new(exe);
-    cmd.args(args)
+    // What the server looks up itself (`env node`, pyright's `python3`) is
+    // never a program of the workspace (discovery/guard.rs).
+    if let Some(path) = wrench_process::which::path_var_outside(cwd) {
+        cmd.env("PATH", path);
+    }
+    cmd.envs(env.iter().map(|(k, v)| (k, v)))
+        .args(args)
         .current_dir(cwd)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -123,6 +123,10 @@ pub struct ServerSpec {
     pub settings: Option<serde_json::Value>,
     /// How to install it, for the `unsupported` error.
     pub install: String,
+    /// Variables set for it on top of wrench's environment (what `prepare`
+    /// chose for an untrusted workspace).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<(String, String)>,
 }
 
 struct Builtin {
@@ -244,6 +248,7 @@ pub fn candidates(cfg: &LspConfig, lang: Language) -> ToolResult<Vec<ServerSpec>
                 initialization_options: sc.initialization_options.clone(),
                 settings: None,
                 install: format!("the command configured in [lsp.servers.{name}]"),
+                env: Vec::new(),
             });
         }
     }
@@ -259,6 +264,7 @@ pub fn candidates(cfg: &LspConfig, lang: Language) -> ToolResult<Vec<ServerSpec>
             initialization_options: None,
             settings: None,
             install: b.install.to_string(),
+            env: Vec::new(),
         });
     }
     Ok(out)
@@ -306,6 +312,7 @@ fn prepare(mut spec: ServerSpec, ctx: &Context, cfg: &LspConfig) -> ToolResult<S
         return Ok(spec);
     }
     let program = spec.command.first().map(String::as_str).unwrap_or_default();
+    guard::check_server_program(program, &ctx.root)?;
     let base = Path::new(program)
         .file_name()
         .and_then(|n| n.to_str())
@@ -317,19 +324,29 @@ fn prepare(mut spec: ServerSpec, ctx: &Context, cfg: &LspConfig) -> ToolResult<S
         let merged = guard::overlay(spec.initialization_options.take(), safe);
         spec.settings = Some(serde_json::json!({ "rust-analyzer": merged }));
         spec.initialization_options = Some(merged);
-    } else if spec.name == "typescript-language-server" && spec.initialization_options.is_none() {
-        match global_tsserver(&ctx.root) {
-            Some(lib) => {
-                spec.initialization_options =
-                    Some(serde_json::json!({ "tsserver": { "path": lib.display().to_string() } }));
+    } else if spec.name == "gopls" || base == "gopls" {
+        spec.env.extend(guard::go_env());
+    } else if spec.name == "typescript-language-server" {
+        if spec.initialization_options.is_none() {
+            match global_tsserver(&ctx.root) {
+                Some(lib) => {
+                    spec.initialization_options = Some(
+                        serde_json::json!({ "tsserver": { "path": lib.display().to_string() } }),
+                    );
+                }
+                None if ctx.root.join("node_modules/typescript").exists() => {
+                    return Err(ToolError::denied(
+                        "typescript-language-server would load the workspace's own node_modules/typescript (its code would run for a read-only call) because no global TypeScript was found; install one (`npm i -g typescript@5`) or set `[lsp] trust_workspace = true` in your wrench config",
+                    ));
+                }
+                None => {}
             }
-            None if ctx.root.join("node_modules/typescript").exists() => {
-                return Err(ToolError::denied(
-                    "typescript-language-server would load the workspace's own node_modules/typescript (its code would run for a read-only call) because no global TypeScript was found; install one (`npm i -g typescript@5`) or set `[lsp] trust_workspace = true` in your wrench config",
-                ));
-            }
-            None => {}
         }
+        // Automatic type acquisition runs npm to install the @types of the
+        // names in the workspace's package.json (network, disk, a program).
+        let safe = serde_json::json!({ "disableAutomaticTypingAcquisition": true });
+        spec.initialization_options =
+            Some(guard::overlay(spec.initialization_options.take(), safe));
     }
     Ok(spec)
 }

@@ -35,7 +35,8 @@ fn a_language_without_any_server_is_unsupported_and_names_the_install() {
 #[test]
 fn a_server_that_exits_at_start_is_unsupported_with_its_stderr() {
     let e = common::env("python");
-    let fake = e.root.join("fake-server");
+    // Outside the root: a server program inside the workspace is refused.
+    let fake = e.root.parent().unwrap().join("fake-server");
     std::fs::write(
         &fake,
         "#!/bin/sh\necho 'fake-server: not installed for this toolchain' >&2\nexit 3\n",

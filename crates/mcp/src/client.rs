@@ -10,6 +10,7 @@ use rmcp::service::{RoleClient, RunningService, ServiceExt};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::Value;
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio::sync::Mutex;
@@ -48,8 +49,9 @@ fn client_info() -> ClientConfig {
     c
 }
 
-/// The pooled connection to `name`, starting the server if needed.
-pub async fn connect(name: &str, def: &ServerDef) -> ToolResult<Arc<Conn>> {
+/// The pooled connection to `name`, starting the server if needed; `root`
+/// is the workspace it serves (see [`start`]).
+pub async fn connect(name: &str, def: &ServerDef, root: &Path) -> ToolResult<Arc<Conn>> {
     let fp = def.fingerprint();
     let mut p = pool().lock().await;
     if let Some(c) = p.get(name)
@@ -61,7 +63,7 @@ pub async fn connect(name: &str, def: &ServerDef) -> ToolResult<Arc<Conn>> {
     if let Some(old) = p.remove(name) {
         close(old).await;
     }
-    let c = Arc::new(start(name, def).await?);
+    let c = Arc::new(start(name, def, root).await?);
     // Every start refreshes the cache, so the proxies of the next registry
     // match what the server offers now.
     let _ = config::store_tools(name, def, &c.tools);
@@ -117,7 +119,13 @@ fn bearer_token(name: &str, def: &ServerDef) -> ToolResult<Option<String>> {
     }
 }
 
-async fn start(name: &str, def: &ServerDef) -> ToolResult<Conn> {
+/// Connect to `name`'s URL, or spawn its command. A spawned server never
+/// runs a program of the workspace: its command is found on the absolute
+/// `PATH` entries outside `root` and outside its working directory, and
+/// its `PATH` holds only those entries, so what it looks up itself
+/// (`#!/usr/bin/env node` of `npx`, `uvx`'s `python3`) is not the
+/// repository's either.
+async fn start(name: &str, def: &ServerDef, root: &Path) -> ToolResult<Conn> {
     let start_timeout = Duration::from_secs(START_TIMEOUT_SECS);
     let service = if let Some(url) = &def.url {
         // The HTTP client's TLS needs a process-wide crypto provider; ring is
@@ -130,7 +138,16 @@ async fn start(name: &str, def: &ServerDef) -> ToolResult<Conn> {
         if let Some(token) = bearer_token(name, def)? {
             cfg = cfg.auth_header(token);
         }
-        let transport = StreamableHttpClientTransport::from_config(cfg);
+        // wrench's own client: environment proxies are never used (a proxy
+        // would get the bearer token of a loopback server, and the request
+        // would not go where the URL says), and no redirects are followed.
+        let http = reqwest_rmcp::Client::builder()
+            .no_proxy()
+            .pool_max_idle_per_host(0)
+            .redirect(reqwest_rmcp::redirect::Policy::none())
+            .build()
+            .map_err(|e| ToolError::io(format!("could not set up the MCP HTTP client: {e}")))?;
+        let transport = StreamableHttpClientTransport::with_client(http, cfg);
         tokio::time::timeout(start_timeout, client_info().serve(transport))
             .await
             .map_err(|_| {
@@ -140,22 +157,53 @@ async fn start(name: &str, def: &ServerDef) -> ToolResult<Conn> {
             })?
             .map_err(|e| {
                 ToolError::unsupported(format!(
-                    "cannot connect to MCP server `{name}` at {url}: {e}; check that it is running and the URL is its streamable-HTTP endpoint"
+                    "cannot connect to MCP server `{name}` at {url}; check that it is running and the URL is its streamable-HTTP endpoint. {}",
+                    said(name, &e)
                 ))
             })?
     } else {
         let command = def.command.as_deref().unwrap_or_default();
-        // A bare name is found on the absolute PATH entries only: an empty
-        // or `.` entry would run a program of the directory wrench runs in.
-        let program = wrench_process::which::which_where(command, |_| true).ok_or_else(|| {
-            ToolError::not_found(format!(
-                "cannot start MCP server `{name}`: no executable `{command}` in an absolute PATH directory; check `command` in [mcp.servers.{name}] (or give its absolute path)"
-            ))
-        })?;
+        let cwd = match &def.cwd {
+            Some(d) => d.clone(),
+            None => std::env::current_dir().unwrap_or_else(|_| root.to_path_buf()),
+        };
+        // A bare name is found on the absolute PATH entries outside the
+        // workspace and the server's directory: an empty, `.` or
+        // `$ROOT/node_modules/.bin` entry would run the repository's program.
+        let path = std::env::var_os("PATH").map(|p| {
+            let p = wrench_process::which::path_outside(&p, root);
+            wrench_process::which::path_outside(&p, &cwd)
+        });
+        // A path (`./server`, `bin/x`) names a file from the server's directory.
+        let spelled = if command.contains('/') {
+            cwd.join(command).to_string_lossy().into_owned()
+        } else {
+            command.to_string()
+        };
+        let program = wrench_process::which::which_in(&spelled, path.as_deref().unwrap_or_default())
+            .ok_or_else(|| {
+                ToolError::not_found(format!(
+                    "cannot start MCP server `{name}`: no executable `{command}` in an absolute PATH directory outside the workspace; check `command` in [mcp.servers.{name}] (or give its absolute path)"
+                ))
+            })?;
+        // A program in the workspace is the repository's choice, not the user's.
+        let named = cwd.join(&program);
+        let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        if named.starts_with(root)
+            || std::fs::canonicalize(&named).is_ok_and(|r| r.starts_with(&real_root))
+        {
+            return Err(ToolError::denied(format!(
+                "cannot start MCP server `{name}`: `{command}` is a program inside the workspace {}; give `command` in [mcp.servers.{name}] as a program outside it",
+                root.display()
+            )));
+        }
         let mut cmd = tokio::process::Command::new(&program);
         // Only what a program needs to start, plus what the config names:
         // wrench's own secrets stay out of the server's environment.
-        let env = config::server_env(def, |k| std::env::var(k).ok());
+        let env = config::server_env(def, |k| match k {
+            "PATH" => path.as_ref().map(|p| p.to_string_lossy().into_owned()),
+            _ => std::env::var(k).ok(),
+        });
         cmd.args(&def.args)
             .env_clear()
             .envs(&env)
@@ -197,20 +245,29 @@ async fn start(name: &str, def: &ServerDef) -> ToolResult<Conn> {
             })?
             .map_err(|e| {
                 ToolError::io(format!(
-                    "MCP server `{name}` failed to initialize: {e}; its stderr is in {}",
-                    log.display()
+                    "MCP server `{name}` failed to initialize; its stderr is in {}. {}",
+                    log.display(),
+                    said(name, &e)
                 ))
             })?
     };
-    let listed = tokio::time::timeout(start_timeout, service.peer().list_all_tools())
+    let listed = tokio::time::timeout(start_timeout, list_tools_capped(&service))
         .await
         .map_err(|_| ToolError::timeout(format!("MCP server `{name}` did not answer tools/list")))?
-        .map_err(|e| ToolError::io(format!("MCP server `{name}`: tools/list failed: {e}")))?;
-    let listed: Vec<Value> = listed
-        .iter()
-        .filter_map(|t| serde_json::to_value(t).ok())
-        .collect();
-    let (tools, refused) = config::accept_tools(&listed);
+        .map_err(|e| {
+            ToolError::io(format!(
+                "MCP server `{name}`: tools/list failed. {}",
+                said(name, &e)
+            ))
+        })?;
+    let (listed, over) = listed;
+    let (tools, mut refused) = config::accept_tools(&listed);
+    if over {
+        refused.push(format!(
+            "(the rest): the server listed more than {MAX_LISTED_TOOLS} tools or {MAX_TOOL_PAGES} pages; the first {} were read",
+            listed.len()
+        ));
+    }
     Ok(Conn {
         name: name.to_string(),
         fingerprint: def.fingerprint(),
@@ -268,12 +325,54 @@ impl Conn {
                 // starts the server afresh.
                 evict(&self.name).await;
                 Err(ToolError::io(format!(
-                    "MCP server `{}` failed on `{tool}`: {e}; it will be restarted on the next call",
-                    self.name
+                    "MCP server `{}` failed on `{tool}`; it will be restarted on the next call. {}",
+                    self.name,
+                    said(&self.name, &e)
                 )))
             }
         }
     }
+}
+
+/// Tools read from one server's tools/list; more are ignored.
+pub const MAX_LISTED_TOOLS: usize = 1_024;
+/// tools/list pages read from one server (a server may page forever).
+pub const MAX_TOOL_PAGES: usize = 64;
+
+/// The server's tools as JSON, page by page, at most [`MAX_LISTED_TOOLS`]
+/// over at most [`MAX_TOOL_PAGES`]; `true` when the server offered more.
+async fn list_tools_capped(
+    service: &RunningService<RoleClient, ClientConfig>,
+) -> Result<(Vec<Value>, bool), rmcp::ServiceError> {
+    let mut out = Vec::new();
+    let mut cursor = None;
+    for _ in 0..MAX_TOOL_PAGES {
+        let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
+        let page = service.peer().list_tools(Some(params)).await?;
+        for t in &page.tools {
+            if out.len() == MAX_LISTED_TOOLS {
+                return Ok((out, true));
+            }
+            if let Ok(v) = serde_json::to_value(t) {
+                out.push(v);
+            }
+        }
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => return Ok((out, false)),
+        }
+    }
+    Ok((out, true))
+}
+
+/// What the SDK reported of a failed exchange with server `name`: it can
+/// quote the server (a JSON-RPC error's message, a body), and errors are not
+/// framed by the executor, so it is framed here.
+fn said(name: &str, e: &dyn std::fmt::Display) -> String {
+    format!(
+        "What was reported:\n{}",
+        wrench_core::frame::frame(&format!("mcp:{name}"), &e.to_string())
+    )
 }
 
 /// The error kind of a JSON-RPC error code a server answered a call with.

@@ -89,13 +89,19 @@ pub fn register_proxies(reg: &mut Registry, config: &Config) -> ToolResult<()> {
 /// `wrench mcp list`: start every configured server, refresh its cached tool
 /// list, and describe servers and tools.
 pub async fn list(config: &Config) -> ToolResult<String> {
+    // The directory it runs in stands for the workspace (no root is chosen).
+    list_in(config, &std::env::current_dir().unwrap_or_default()).await
+}
+
+/// [`list`] for the workspace `root`: servers are never programs of it.
+pub async fn list_in(config: &Config, root: &std::path::Path) -> ToolResult<String> {
     let cfg = config::load(config)?;
     if cfg.servers.is_empty() {
         return Ok("no MCP servers configured; add e.g.\n\n[mcp.servers.fs]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]\n\nto the config".to_string());
     }
     let mut out = String::new();
     for (name, def) in &cfg.servers {
-        match client::connect(name, def).await {
+        match client::connect(name, def, root).await {
             Ok(c) => {
                 out.push_str(&format!("{name}: {} tool(s)\n", c.tools.len()));
                 for t in &c.tools {

@@ -176,7 +176,7 @@ async fn call_remote(
     auth: &Authorized,
     ctx: &Context,
 ) -> ToolResult<ToolOutput> {
-    let conn = client::connect(server, def).await?;
+    let conn = client::connect(server, def, &ctx.root).await?;
     let live = conn.tool(&planned.name).cloned().ok_or_else(|| {
         ToolError::not_found(format!(
             "MCP server `{server}` no longer offers `{}`; run `wrench mcp list` to refresh the tool list",
@@ -230,7 +230,9 @@ pub fn to_output(
                     .and_then(Value::as_str)
                     .unwrap_or("image/png");
                 let data = c.get("data").and_then(Value::as_str).unwrap_or("");
-                if images.len() < MAX_RESULT_IMAGES {
+                if let Err(why) = check_image(mime, data) {
+                    parts.push(format!("[an image not shown: {why}]"));
+                } else if images.len() < MAX_RESULT_IMAGES {
                     images.push(Image {
                         mime_type: mime.to_string(),
                         data: data.to_string(),
@@ -318,6 +320,43 @@ pub fn to_output(
     }));
     out.images = images;
     Ok(out)
+}
+
+/// Largest image (its base64 text) passed on from a result.
+pub const MAX_IMAGE_BASE64: usize = 8 * 1024 * 1024;
+
+/// An image block is passed on (around the text frame) only when it is
+/// what it says: a PNG, JPEG, GIF or WebP type, base64 data of at most
+/// [`MAX_IMAGE_BASE64`] characters, and the magic bytes of that type — not
+/// `text/plain` or any bytes a client might show as text.
+pub fn check_image(mime: &str, data: &str) -> Result<(), &'static str> {
+    use base64::Engine;
+    let magic: &[&[u8]] = match mime.to_ascii_lowercase().as_str() {
+        "image/png" => &[b"\x89PNG\r\n\x1a\n"],
+        "image/jpeg" | "image/jpg" => &[b"\xff\xd8\xff"],
+        "image/gif" => &[b"GIF87a", b"GIF89a"],
+        "image/webp" => &[b"RIFF"],
+        _ => return Err("its type is not PNG, JPEG, GIF or WebP"),
+    };
+    if data.len() > MAX_IMAGE_BASE64 {
+        return Err("it is larger than 8 MiB of base64");
+    }
+    let data = data.trim_end_matches('=');
+    if !data
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
+    {
+        return Err("its data is not base64");
+    }
+    let head = &data[..data.len().min(24) / 4 * 4];
+    let bytes = base64::engine::general_purpose::STANDARD_NO_PAD
+        .decode(head)
+        .map_err(|_| "its data is not base64")?;
+    let webp_bad = mime.eq_ignore_ascii_case("image/webp") && bytes.get(8..12) != Some(b"WEBP");
+    if !magic.iter().any(|m| bytes.starts_with(m)) || webp_bad {
+        return Err("its bytes are not of the type it names");
+    }
+    Ok(())
 }
 
 fn sanitize(s: &str) -> String {
@@ -525,7 +564,13 @@ impl Tool for UseCapability {
         match args.action {
             CapabilityAction::List => {
                 let (text, data) = self.list_text();
-                Ok(ToolOutput::text(text).with_data(&data))
+                // The first line of every description comes from a server.
+                Ok(if self.servers.is_empty() {
+                    ToolOutput::text(text)
+                } else {
+                    ToolOutput::untrusted("mcp:tool-list", text)
+                }
+                .with_data(&data))
             }
             CapabilityAction::Inspect => {
                 let (server, _, t) = self.target(&args)?;

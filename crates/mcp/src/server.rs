@@ -578,8 +578,9 @@ pub async fn serve_http(
                 let svc = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
                     let (service, guard) = (service.clone(), guard.clone());
                     async move {
-                        Ok::<_, std::convert::Infallible>(match guard.check(req.headers()) {
-                            Ok(()) => service.handle(req).await,
+                        Ok::<_, std::convert::Infallible>(match guard.check(req.headers()).and_then(|()| body_fits(req.headers())) {
+                            // A body is read only up to the stdio line limit.
+                            Ok(()) => service.handle(req.map(|b| http_body_util::Limited::new(b, crate::stdio::MAX_LINE))).await,
                             Err(r) => refusal_response(r),
                         })
                     }
@@ -602,6 +603,25 @@ pub async fn serve_http(
         let _ = std::fs::remove_file(p);
     }
     Ok(())
+}
+
+/// Refuse a request that declares a body over the stdio line limit (413)
+/// before reading any of it; a body without a length is cut at the limit.
+fn body_fits(h: &hyper::HeaderMap) -> Result<(), crate::http_guard::Refusal> {
+    let declared = h
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    match declared {
+        Some(n) if n > crate::stdio::MAX_LINE as u64 => Err(crate::http_guard::Refusal {
+            status: hyper::StatusCode::PAYLOAD_TOO_LARGE,
+            message: format!(
+                "the request body is {n} bytes; at most {} are read",
+                crate::stdio::MAX_LINE
+            ),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// A refused request's answer: the status, a JSON-RPC error body (what MCP

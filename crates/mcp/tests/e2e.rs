@@ -678,6 +678,42 @@ fn raw_initialize(url: &str, host: Option<&str>, headers: &[(&str, &str)]) -> u1
         .unwrap_or_else(|| panic!("no HTTP status in {head:?}"))
 }
 
+/// A body declared over the line limit is refused (413) before it is
+/// read: the server answers while the client has sent only its head.
+#[test]
+fn http_door_refuses_an_oversized_body_before_reading_it() {
+    let Ok(()) = require(
+        wrench_bin().is_some(),
+        "the wrench binary is not built (cargo build -p wrench-cli)",
+    ) else {
+        return;
+    };
+    use std::io::{Read, Write};
+    let f = fixture();
+    let srv = serve_http(&f, &wrench_bin().unwrap(), &[]);
+    let addr = srv
+        .url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 4000000000\r\n\r\n{{\"jsonrpc\":\"2.0\",",
+        srv.token
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    let mut buf = [0u8; 64];
+    let n = s
+        .read(&mut buf)
+        .expect("no answer while the body was still owed");
+    let status = String::from_utf8_lossy(&buf[..n]).to_string();
+    assert!(status.starts_with("HTTP/1.1 413"), "{status}");
+}
+
 #[test]
 fn http_door_needs_the_token_a_loopback_host_and_a_loopback_origin() {
     let Ok(()) = require(

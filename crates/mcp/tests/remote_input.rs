@@ -192,3 +192,24 @@ proptest! {
         }
     }
 }
+
+/// Every row of `tests/data/result_images.tsv`: an image block of a result
+/// is passed on (around the text frame) only when it is the image it names.
+#[test]
+fn result_images_are_passed_on_only_when_they_are_what_they_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bad = Vec::new();
+    for (line, r) in rows("result_images.tsv") {
+        let raw = json!({"content": [{"type": "image", "mimeType": r[0], "data": r[1]}]});
+        let out = wrench_mcp::proxy::to_output("srv", "t", &raw, dir.path(), "1").unwrap();
+        let kept = out.images.len() == 1;
+        let want = r[2] == "keep";
+        if kept != want || (!kept && !out.text.contains("an image not shown")) {
+            bad.push(format!(
+                "line {line}: {:?} ({}): kept={kept}, text {:?}",
+                r[0], r[3], out.text
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

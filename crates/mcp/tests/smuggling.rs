@@ -104,5 +104,26 @@ async fn a_hostile_servers_descriptions_names_and_results_are_escaped() {
         2,
         "{text}"
     );
+    // use_capability's list quotes each description's first line: framed.
+    let r = ex
+        .run_one(Call::new(
+            "2",
+            "use_capability",
+            json!({ "action": "list" }),
+        ))
+        .await;
+    let listed = r.result.unwrap();
+    assert_eq!(
+        listed.kind,
+        wrench_core::OutputKind::UntrustedContext,
+        "{}",
+        listed.text
+    );
+    let at = listed.text.find("Reads a thing").unwrap();
+    assert!(
+        listed.text[..at].contains("<untrusted source=\"mcp:tool-list\""),
+        "{}",
+        listed.text
+    );
     wrench_mcp::client::shutdown_all().await;
 }

@@ -32,6 +32,17 @@ pub fn which_outside(program: &str, root: &Path) -> Option<PathBuf> {
 
 /// `program` on the absolute `PATH` entries `dir_ok` accepts.
 pub fn which_where(program: &str, dir_ok: impl Fn(&Path) -> bool) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let kept: Vec<PathBuf> = std::env::split_paths(&path)
+        .filter(|d| d.is_absolute() && dir_ok(d))
+        .collect();
+    which_in(program, &std::env::join_paths(kept).ok()?)
+}
+
+/// `program` on the absolute entries of the `PATH` value `path` (as
+/// [`which_where`], for a `PATH` already filtered, such as
+/// [`path_outside`]'s).
+pub fn which_in(program: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
     if program.is_empty() {
         return None;
     }
@@ -39,9 +50,8 @@ pub fn which_where(program: &str, dir_ok: impl Fn(&Path) -> bool) -> Option<Path
         let p = PathBuf::from(program);
         return is_executable(&p).then_some(p);
     }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|d| d.is_absolute() && dir_ok(d))
+    std::env::split_paths(path)
+        .filter(|d| d.is_absolute())
         .map(|d| d.join(program))
         .find(|p| is_executable(p))
 }
@@ -57,6 +67,29 @@ pub fn absolute_path_var() -> Option<OsString> {
     Some(std::env::join_paths(kept).unwrap_or_default())
 }
 
+/// This process's `PATH` for a long-lived child that runs in the workspace
+/// `root` (a language server, an MCP server): only the absolute entries
+/// whose real directory exists and is outside `root`. Such a child looks
+/// programs up itself (`#!/usr/bin/env node`, pyright's `python3`), so an
+/// entry inside the workspace (`$ROOT/.venv/bin`, `$ROOT/node_modules/.bin`)
+/// would run the repository's own program. `None` when `PATH` is unset.
+pub fn path_var_outside(root: &Path) -> Option<OsString> {
+    Some(path_outside(&std::env::var_os("PATH")?, root))
+}
+
+/// The entries of the `PATH` value `path` that [`path_var_outside`] keeps.
+pub fn path_outside(path: &std::ffi::OsStr, root: &Path) -> OsString {
+    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let kept: Vec<PathBuf> = std::env::split_paths(&path)
+        .filter(|d| {
+            d.is_absolute()
+                && !d.starts_with(root)
+                && std::fs::canonicalize(d).is_ok_and(|r| !r.starts_with(&real_root))
+        })
+        .collect();
+    std::env::join_paths(kept).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,5 +102,31 @@ mod tests {
         );
         assert_eq!(which_where("/nonexistent/x", |_| true), None);
         assert_eq!(which_where("", |_| true), None);
+    }
+
+    #[test]
+    fn a_child_path_keeps_only_absolute_entries_outside_the_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        let outside = tmp.path().join("tools");
+        for d in [root.join("bin"), root.join(".venv/bin"), outside.clone()] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        // A symlink outside the root that leads into it is inside.
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(root.join("bin"), &link).unwrap();
+        let path = std::env::join_paths([
+            root.join("bin"),
+            PathBuf::from("."),
+            PathBuf::from(""),
+            PathBuf::from("node_modules/.bin"),
+            root.join(".venv/bin"),
+            root.join("missing"),
+            link,
+            tmp.path().join("nowhere"),
+            outside.clone(),
+        ])
+        .unwrap();
+        assert_eq!(path_outside(&path, &root), outside.into_os_string());
     }
 }

@@ -14,19 +14,7 @@ use wrench_core::{Context, ToolResult};
 /// Session document holding the shell state.
 pub const STATE_DOC: &str = "shell-state.json";
 
-/// Name fragments that mark a variable as a credential (matched on the
-/// upper-cased name). `AUTH` must be a whole `_`-separated word.
-pub const CREDENTIAL_FRAGMENTS: &[&str] = &[
-    "KEY",
-    "SECRET",
-    "TOKEN",
-    "PASSWORD",
-    "PASSWD",
-    "CREDENTIAL",
-    "PRIVATE",
-    "COOKIE",
-    "SESSION_ID",
-];
+pub use wrench_core::redact::{CREDENTIAL_FRAGMENTS, looks_like_credential};
 
 /// Variables bash manages itself; never persisted.
 const VOLATILE: &[&str] = &["PWD", "SHLVL", "_", "OLDPWD_WRENCH"];
@@ -56,12 +44,6 @@ impl BashConfig {
             None => k == name,
         })
     }
-}
-
-/// True when a variable name looks like it holds a credential.
-pub fn looks_like_credential(name: &str) -> bool {
-    let up = name.to_ascii_uppercase();
-    CREDENTIAL_FRAGMENTS.iter().any(|f| up.contains(f)) || up.split('_').any(|w| w == "AUTH")
 }
 
 /// The inherited environment after the policy, and the names withheld.

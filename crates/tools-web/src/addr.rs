@@ -283,6 +283,20 @@ pub fn check_url(url: &Url, allow: &AllowHosts) -> ToolResult<CheckedHost> {
     }
 }
 
+/// Check a redirect's target as [`check_url`] does, and refuse a hop from
+/// a host reached on its merits (a public address or name) to a private
+/// host reached only because `[webfetch] allow_hosts` names it: the user
+/// allowed fetching that host, not every public page sending wrench there.
+pub fn check_hop(from: &CheckedHost, next: &Url, allow: &AllowHosts) -> ToolResult<CheckedHost> {
+    let to = check_url(next, allow)?;
+    match (from, &to) {
+        (CheckedHost::Allowed(_), _) | (_, CheckedHost::Ip(_) | CheckedHost::Name(_)) => Ok(to),
+        (_, CheckedHost::Allowed(h)) => Err(ToolError::denied(format!(
+            "a public page redirected to {h}, a private host reachable only because [webfetch] allow_hosts names it; fetch it directly if you meant to"
+        ))),
+    }
+}
+
 /// The denial for a refused host or address.
 pub fn denied_host(host: &str, why: &str) -> ToolError {
     ToolError::denied(format!(

@@ -16,13 +16,28 @@ pub enum BodyKind {
 }
 
 /// The media type (lower case, no parameters) of a Content-Type value.
+///
+/// A value that is not `type/subtype` of HTTP token characters (at most
+/// 127 each) is no media type: it reads as none declared (the body is
+/// sniffed, as browsers do). The server chose it, and it is quoted in
+/// errors, which are not framed: prose there would reach the model as
+/// wrench's own words.
 pub fn media_type(content_type: &str) -> String {
-    content_type
+    let mt = content_type
         .split(';')
         .next()
         .unwrap_or("")
         .trim()
-        .to_ascii_lowercase()
+        .to_ascii_lowercase();
+    let token = |t: &str| {
+        (1..=127).contains(&t.len())
+            && t.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    };
+    match mt.split_once('/') {
+        Some((a, b)) if token(a) && token(b) => mt,
+        _ => String::new(),
+    }
 }
 
 /// The `charset` parameter of a Content-Type value.

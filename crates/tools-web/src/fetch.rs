@@ -186,6 +186,12 @@ impl Tool for WebFetch {
         ctx: &Context,
     ) -> ToolResult<ActionPlan> {
         let url = parse_url(&args.url)?;
+        // A secret in the URL would reach the server (or its logs) in the
+        // request line: refused before anyone is asked about it.
+        let vars = crate::exfil::credential_values(std::env::vars());
+        if let Some(why) = crate::exfil::secret_in_outgoing(url.as_str(), &vars) {
+            return Err(crate::exfil::refusal("the URL", &why));
+        }
         // Refuse what can never be fetched before anyone is asked about it.
         let sec: crate::http::WebfetchSection = ctx.config.section("webfetch")?;
         crate::addr::check_url(&url, &crate::addr::AllowHosts::new(&sec.allow_hosts))?;
@@ -251,7 +257,7 @@ async fn fetch(
     let mut hop_auth = auth.clone();
     loop {
         ctx.check_cancelled()?;
-        guard.check(&url).await?;
+        let here = guard.check(&url).await?;
         let req = guard.request(&hop_auth, reqwest::Method::GET, &url)?.header(
             reqwest::header::ACCEPT,
             "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,application/json;q=0.8,application/xml;q=0.8,*/*;q=0.5",
@@ -275,25 +281,32 @@ async fn fetch(
                     "{url} redirected to a Location that is not valid text"
                 ))
             })?;
+            // Errors name the server's hops by origin only: they are not
+            // framed, and a path or an invalid Location is the server's prose.
             let next = url.join(loc).map_err(|e| {
                 ToolError::io(format!(
-                    "{url} redirected to {loc:?}, which is not a valid URL ({e})"
+                    "{} redirected to a Location that is not a valid URL ({e}, {} bytes)",
+                    origin(&url),
+                    loc.len()
                 ))
             })?;
             redirects.push(url.clone());
             if redirects.len() > MAX_REDIRECTS {
-                let chain: Vec<&str> = redirects.iter().map(Url::as_str).collect();
+                let chain: Vec<String> = redirects.iter().map(origin).collect();
                 return Err(ToolError::too_large(format!(
-                    "more than {MAX_REDIRECTS} redirects ({} → {next}); fetch the final URL directly if you trust it",
-                    chain.join(" → ")
+                    "more than {MAX_REDIRECTS} redirects ({start} through {} → {}); fetch the final URL directly if you trust it",
+                    chain.join(" → "),
+                    origin(&next)
                 )));
             }
             if url.scheme() == "https" && next.scheme() == "http" {
                 return Err(ToolError::denied(format!(
-                    "{url} redirected to {next}, a downgrade from https to http; fetch the http URL directly if you trust it"
+                    "{} redirected to {}, a downgrade from https to http; fetch the http URL directly if you trust it",
+                    origin(&url),
+                    origin(&next)
                 )));
             }
-            crate::addr::check_url(&next, &guard.allow)?;
+            crate::addr::check_hop(&here, &next, &guard.allow)?;
             hop_auth = ctx.authorize(fetch_plan(auth.plan(), &next)).await?;
             url = next;
             continue;
@@ -307,13 +320,13 @@ async fn fetch(
         if let Some(ct) = &content_type
             && let BodyKind::Binary(t) = classify(Some(ct), b"")
         {
-            return Err(binary_error(&url, &t));
+            return Err(binary_error(&shown_url(start, &url), &t));
         }
         let (body, cut) =
             read_capped(&mut resp, MAX_BODY_BYTES, deadline, guard.timeout, &url).await?;
         let kind = classify(content_type.as_deref(), &body);
         let (content, charset, title, region) = match kind {
-            BodyKind::Binary(t) => return Err(binary_error(&url, &t)),
+            BodyKind::Binary(t) => return Err(binary_error(&shown_url(start, &url), &t)),
             BodyKind::Html => {
                 let (html, cs) = decode_body(&body, content_type.as_deref(), true);
                 let page = html_to_markdown(&html, &url);
@@ -347,7 +360,23 @@ async fn fetch(
     }
 }
 
-fn binary_error(url: &Url, content_type: &str) -> ToolError {
+/// `scheme://host[:port]` of a hop: what an error may say of a URL the
+/// server chose (the URL parser keeps a host to a narrow alphabet).
+fn origin(u: &Url) -> String {
+    u.origin().ascii_serialization()
+}
+
+/// The hop as an error shows it: whole when it is the requested URL, by
+/// origin when a redirect chose it.
+fn shown_url(start: &Url, hop: &Url) -> String {
+    if start == hop {
+        hop.to_string()
+    } else {
+        format!("{} (redirected from {start})", origin(hop))
+    }
+}
+
+fn binary_error(url: &str, content_type: &str) -> ToolError {
     ToolError::binary(format!(
         "{url} is binary content (content type {content_type}); webfetch returns HTML, text, JSON and XML only"
     ))

@@ -26,6 +26,7 @@
 
 pub mod addr;
 pub mod convert;
+pub mod exfil;
 pub mod fetch;
 pub mod http;
 pub mod resolve;

@@ -9,8 +9,8 @@ use serde_json::Value;
 use std::sync::Arc;
 use url::Url;
 use wrench_core::{
-    Access, AccessClass, ActionPlan, Authorized, Context, Effect, Redactor, Tool, ToolError,
-    ToolOutput, ToolResult, ToolSpec,
+    Access, AccessClass, ActionPlan, Authorized, Context, Effect, Tool, ToolError, ToolOutput,
+    ToolResult, ToolSpec,
 };
 
 /// Longest query accepted, in characters.
@@ -216,10 +216,9 @@ fn validate(args: &WebSearchArgs) -> ToolResult<(String, usize, Vec<String>)> {
             "query is {n} characters; the limit is {MAX_QUERY_CHARS}: shorten it"
         )));
     }
-    if Redactor::global().contains_secret(&query) {
-        return Err(ToolError::denied(
-            "the query looks like it contains a secret (an API key, token or password); search queries leave this machine, so remove it and search again",
-        ));
+    let vars = crate::exfil::credential_values(std::env::vars());
+    if let Some(why) = crate::exfil::secret_in_outgoing(&query, &vars) {
+        return Err(crate::exfil::refusal("the query", &why));
     }
     let count = args.count.unwrap_or(DEFAULT_COUNT);
     if !(1..=MAX_COUNT).contains(&count) {
@@ -478,10 +477,12 @@ impl Tool for WebSearch {
                 429 => "rate limited: wait and retry",
                 _ => "check the provider's URL and status",
             };
+            // The provider's words (an error page may echo anything) are framed:
+            // errors are not framed by the executor.
             let msg = format!(
-                "{} answered {status}: {hint}; response: {}",
+                "{} answered {status}: {hint}; its response:\n{}",
                 p.kind.name(),
-                snippet.trim()
+                wrench_core::frame::frame(&format!("websearch:{}", p.kind.name()), snippet.trim())
             );
             return Err(if matches!(status.as_u16(), 401 | 403) {
                 ToolError::denied(msg)

@@ -72,7 +72,11 @@ async fn list(cx: &Ctx) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(&e, cx.json),
     };
-    match wrench_mcp::list(&cfg).await {
+    let root = match wrench_cli::root::choose(cx.opts.root.as_deref()) {
+        Ok(c) => c.root,
+        Err(e) => return fail(&e, cx.json),
+    };
+    match wrench_mcp::list_in(&cfg, &root).await {
         Ok(t) => {
             out::line(t);
             code(exit::OK)

@@ -13,7 +13,13 @@
 //!   `rust-analyzer.toml` (it could turn build scripts back on) or a
 //!   `rust-project.json` whose sysroot lies in the workspace;
 //! - typescript-language-server gets the TypeScript installed next to the
-//!   global `tsc`, never the workspace's `node_modules/typescript`.
+//!   global `tsc`, never the workspace's `node_modules/typescript`, and no
+//!   automatic type acquisition (npm installs for the workspace's names);
+//! - gopls runs `go` with the local toolchain only and no version-control
+//!   programs (`GOTOOLCHAIN=local`, `GOVCS=*:off`);
+//! - every server's `PATH` is the absolute entries outside the workspace
+//!   (`wrench_process::which::path_var_outside`), since servers look
+//!   programs up themselves (`env node`, pyright's `python3`).
 
 use std::path::{Path, PathBuf};
 use wrench_core::{ToolError, ToolResult};
@@ -34,10 +40,20 @@ fn refused(what: &Path, why: &str) -> ToolError {
 
 /// Refuse a Rust workspace that could make rust-analyzer (or the cargo and
 /// rustup it runs) execute programs of the workspace.
+///
+/// rust-analyzer finds a `Cargo.toml` in the root or in any directory one
+/// level down (hidden ones, `target` and `node_modules` included, and
+/// through symlinks), and cargo and rustup then read the config and
+/// toolchain files of that directory and of each of its ancestors. So every
+/// directory seen is checked — the skipped names too, only not descended
+/// into — and a directory reached through a symlink is checked at its real
+/// place with each ancestor up to the root.
 pub fn check_rust_workspace(root: &Path) -> ToolResult<()> {
+    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let mut checked = std::collections::HashSet::new();
     let mut todo = vec![(root.to_path_buf(), 0usize)];
     while let Some((dir, depth)) = todo.pop() {
-        check_rust_dir(root, &dir)?;
+        check_rust_chain(&real_root, &dir, &mut checked)?;
         if depth >= LSP_PROJECT_SCAN_DEPTH {
             continue;
         }
@@ -47,11 +63,37 @@ pub fn check_rust_workspace(root: &Path) -> ToolResult<()> {
         for e in rd.flatten() {
             let name = e.file_name();
             let name = name.to_string_lossy();
-            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
-            if is_dir && !name.starts_with('.') && !SKIP_DIRS.contains(&name.as_ref()) {
+            let link = e.file_type().is_ok_and(|t| t.is_symlink());
+            if !std::fs::metadata(e.path()).is_ok_and(|m| m.is_dir()) {
+                continue;
+            }
+            if link || name.starts_with('.') || SKIP_DIRS.contains(&name.as_ref()) {
+                check_rust_chain(&real_root, &e.path(), &mut checked)?;
+            } else {
                 todo.push((e.path(), depth + 1));
             }
         }
+    }
+    Ok(())
+}
+
+/// [`check_rust_dir`] on the real directory of `dir` and, when it is inside
+/// the root, on each of its ancestors up to the root (cargo's config search).
+fn check_rust_chain(
+    real_root: &Path,
+    dir: &Path,
+    checked: &mut std::collections::HashSet<PathBuf>,
+) -> ToolResult<()> {
+    let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let mut at = Some(real.as_path());
+    while let Some(d) = at {
+        if checked.insert(d.to_path_buf()) {
+            check_rust_dir(real_root, d)?;
+        }
+        if d == real_root || !d.starts_with(real_root) {
+            break;
+        }
+        at = d.parent();
     }
     Ok(())
 }
@@ -226,6 +268,41 @@ fn flatten(prefix: &str, v: &toml::Value, out: &mut Vec<(String, String)>) {
         }
         other => out.push((prefix.to_string(), other.to_string())),
     }
+}
+
+/// Refuse a configured server program given as a path that is relative
+/// (it runs from the workspace, the server's working directory) or whose
+/// real file is inside the workspace (`./node_modules/.bin/…`): the
+/// repository would choose what runs. A bare name is looked up outside the
+/// workspace by [`super::which_outside`].
+pub fn check_server_program(program: &str, root: &Path) -> ToolResult<()> {
+    if !program.contains('/') {
+        return Ok(());
+    }
+    let p = Path::new(program);
+    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let inside = !p.is_absolute()
+        || p.starts_with(root)
+        || std::fs::canonicalize(p).is_ok_and(|r| r.starts_with(&real_root));
+    if inside {
+        return Err(refused(
+            p,
+            "is a language server inside the workspace (or a relative path, which runs from it)",
+        ));
+    }
+    Ok(())
+}
+
+/// The environment of gopls for an untrusted workspace. The `go` command
+/// it runs would otherwise download and run the toolchain a `go.mod` or
+/// `go.work` names (`toolchain go1.X`, GOTOOLCHAIN=auto) and run version
+/// control programs (`git`, `hg`, `svn`, `bzr`, `fossil`) for module paths
+/// the workspace requires that the proxy does not serve.
+pub fn go_env() -> Vec<(String, String)> {
+    vec![
+        ("GOTOOLCHAIN".into(), "local".into()),
+        ("GOVCS".into(), "*:off".into()),
+    ]
 }
 
 /// rust-analyzer's settings for an untrusted workspace (sent as

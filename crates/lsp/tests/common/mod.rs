@@ -686,3 +686,11 @@ pub mod suite {
         insta::assert_snapshot!(format!("{}_references", l.fixture), refs);
     }
 }
+
+/// Write an executable script `p` (its directories made as needed).
+pub fn executable(p: &Path, body: &str) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, body).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
