@@ -357,13 +357,22 @@ fn time_hyperfine(
 ) -> Result<Vec<f64>, String> {
     let tmp = std::env::temp_dir().join(format!("wrench-bench-{}.json", std::process::id()));
     let mut c = Command::new(hf);
-    c.args(["--style", "none", "--warmup", "2", "--runs"])
-        .arg(runs.to_string())
-        .args(["--output", "pipe", "--prepare", prepare, "--export-json"])
-        .arg(&tmp)
-        .args(cmds)
-        .current_dir(dir)
-        .stdout(Stdio::null());
+    // `--ignore-failure`: a miss exits 1 in both tools (no match), as it
+    // should; the line-count check before timing ran every command.
+    c.args([
+        "--style",
+        "none",
+        "--ignore-failure",
+        "--warmup",
+        "2",
+        "--runs",
+    ])
+    .arg(runs.to_string())
+    .args(["--output", "pipe", "--prepare", prepare, "--export-json"])
+    .arg(&tmp)
+    .args(cmds)
+    .current_dir(dir)
+    .stdout(Stdio::null());
     let st = c
         .status()
         .map_err(|e| format!("cannot run hyperfine: {e}"))?;

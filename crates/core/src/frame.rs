@@ -238,13 +238,21 @@ pub fn for_terminal(text: &str) -> Cow<'_, str> {
 }
 
 /// Where the first character [`for_terminal`] changes is: printable ASCII,
-/// tabs and newlines (most output) are passed over a byte at a time.
+/// tabs and newlines (most output) are passed over 32 bytes at a time.
 fn first_for_terminal(text: &str) -> Option<usize> {
     let b = text.as_bytes();
+    let plain = |x: u8| (0x20..0x7f).contains(&x) | (x == b'\n') | (x == b'\t');
     let mut i = 0;
     while i < b.len() {
+        // 32 plain bytes at a time: a check without an early exit vectorizes.
+        if let Some(run) = b.get(i..i + 32)
+            && run.iter().fold(true, |ok, &x| ok & plain(x))
+        {
+            i += 32;
+            continue;
+        }
         let x = b[i];
-        if (0x20..0x7f).contains(&x) || x == b'\n' || x == b'\t' {
+        if plain(x) {
             i += 1;
         } else if x < 0x80 {
             return Some(i);
@@ -888,6 +896,21 @@ mod tests {
         }
         for s in ["a < b", "x </div", "x <untrustworthy", "1 <= 2"] {
             assert_eq!(sanitize(s, Ansi::Strip), s, "{s:?}");
+        }
+    }
+
+    /// The 32-byte runs of plain text are skipped, not what follows them: a
+    /// character to escape is found at every offset of a long plain text.
+    #[test]
+    fn for_terminal_finds_a_hidden_character_at_any_offset_of_plain_text() {
+        for hidden in ["\x1b", "\u{202e}", "\x7f", "\u{85}"] {
+            for at in 0..90 {
+                let mut t = "a\tb c\n".repeat(15);
+                t.insert_str(at, hidden);
+                let c = hidden.chars().next().unwrap();
+                let want = t.replace(hidden, &format!("⟨U+{:04X}⟩", c as u32));
+                assert_eq!(for_terminal(&t), want, "{hidden:?} at {at}");
+            }
         }
     }
 

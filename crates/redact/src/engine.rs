@@ -323,6 +323,17 @@ impl Redactor {
         }
     }
 
+    /// Whether a view of some lines of `source` must be decided on the whole
+    /// source: a keyword of a [`Reach::Source`] rule (a PEM header, a
+    /// `.netrc` login) occurs in it. When false, the lines shown (whole,
+    /// each with its line break) are source enough: [`Redactor::spans_shown`]
+    /// reads nothing else of a source without these keywords.
+    ///
+    /// [`Reach::Source`]: crate::rules::Reach::Source
+    pub fn needs_whole_source(&self, source: &str) -> bool {
+        self.inner.source_keywords.any_in(source)
+    }
+
     /// The raw findings of the [`Reach::Source`] rules whose keywords occur
     /// in `source`, added to `out`: one multi-literal scan of the source,
     /// and the rules only where it finds something.
@@ -722,6 +733,30 @@ impl Keywords {
             .get_or_init(|| Self::build(&self.entries, AhoCorasickKind::DFA))
             .as_ref()
             .or(self.ac.as_ref())
+    }
+
+    /// Whether any keyword occurs in `text` (the first one found is enough:
+    /// a search that skips ahead, not the overlapping scan of every one).
+    fn any_in(&self, text: &str) -> bool {
+        let Some(ac) = self.automaton(text) else {
+            return false;
+        };
+        let b = text.as_bytes();
+        let mut at = 0;
+        let input = |at: usize| aho_corasick::Input::new(text).span(at..text.len());
+        while let Ok(Some(m)) = ac.try_find(input(at)) {
+            let exact = match self.entries.get(m.pattern().as_usize()) {
+                Some((kw, true, _)) => b.get(m.range()) == Some(kw.as_bytes()),
+                Some(_) => true,
+                None => false,
+            };
+            if exact {
+                return true;
+            }
+            // A case variant of an exact keyword: look again one byte on.
+            at = m.start() + 1;
+        }
+        false
     }
 
     /// Turns on in `on` (grown to `rules` entries when first needed) the

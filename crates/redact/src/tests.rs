@@ -1092,3 +1092,52 @@ proptest! {
         prop_assert!(out.contains(REDACTION_PREFIX), "{:?}", out);
     }
 }
+
+/// `needs_whole_source` is true exactly when a keyword of a source-wide rule
+/// occurs (an exact-case one in its case), wherever it is and whatever near
+/// miss comes before it: the skipping search finds what a plain scan finds.
+#[test]
+fn needs_whole_source_is_true_exactly_when_a_source_rule_keyword_occurs() {
+    let r = Redactor::global();
+    let keywords: Vec<(String, bool)> = specs()
+        .filter(|s| s.reach == Reach::Source)
+        .flat_map(|s| {
+            let any_case = s.pattern.starts_with("(?i)");
+            s.keywords.iter().map(move |k| {
+                (
+                    k.to_string(),
+                    !any_case && k.bytes().any(|b| b.is_ascii_uppercase()),
+                )
+            })
+        })
+        .collect();
+    let oracle = |t: &str| {
+        keywords.iter().any(|(k, exact)| {
+            if *exact {
+                t.contains(k.as_str())
+            } else {
+                t.to_ascii_lowercase().contains(&k.to_ascii_lowercase())
+            }
+        })
+    };
+    let pieces = [
+        "login",
+        "LOGIN",
+        "logi",
+        "\"private_key\"",
+        "\"PRIVATE_KEY\"",
+        "private key",
+        "PRIVATE KEY",
+        "Private Key",
+        "PRIVATE KE",
+        "x",
+        " ",
+        "\n",
+        "é",
+    ];
+    let strategy = proptest::collection::vec(0..pieces.len(), 0..12);
+    proptest!(|(picks in strategy)| {
+        let t: String = picks.iter().map(|&i| pieces[i]).collect();
+        prop_assert_eq!(r.needs_whole_source(&t), oracle(&t), "{:?}", t);
+    });
+}

@@ -348,3 +348,35 @@ async fn grep_typed_output_lists_files_and_matches() {
     assert_eq!(o.data["matches"][0]["text"], "needle here");
     assert_eq!(o.data["total_files"], 1);
 }
+
+/// A caller that reads only the text (a person's one-shot call,
+/// `content_in_data` off) gets the same text, masks included, without the
+/// typed copy of each matching line; the files stay in the view.
+#[tokio::test]
+async fn grep_content_for_text_only_callers_keeps_the_text_and_drops_the_line_copies() {
+    let mut f = repo();
+    let key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAnotarealkeybutlongenoughtolookreal0123456789abcdefghij\nneedle\n-----END RSA PRIVATE KEY-----\n";
+    f.write("a.txt", "x\nneedle here\ny\n");
+    f.write("key.pem", key);
+    f.write("é.txt", "needle ünïcode\n");
+    let args = json!({"pattern": "needle", "mode": "content", "context_lines": 1});
+    let with_data = f.call("grep", args.clone()).await.result.unwrap();
+    assert_eq!(with_data.data["matches"][0]["text"], "needle here");
+    let mut ctx = f.exec.context().clone();
+    ctx.content_in_data = false;
+    f.exec = wrench_core::Executor::new(f.exec.registry().clone(), ctx);
+    let text_only = f.call("grep", args).await.result.unwrap();
+    assert_eq!(text_only.text, with_data.text);
+    assert!(
+        text_only.data.get("matches").is_none(),
+        "{}",
+        text_only.data
+    );
+    assert_eq!(text_only.data["files"].as_array().map(Vec::len), Some(3));
+    assert!(!text_only.text.contains("MIIEow"), "{}", text_only.text);
+    assert!(
+        text_only.text.contains("key.pem-2-[REDACTED:"),
+        "{}",
+        text_only.text
+    );
+}

@@ -17,7 +17,7 @@ use crate::scope::{self, ReadFilter, Start, Visibility};
 use print::{Probe, attach_sources, render_with_ranges};
 use query::Query;
 use schemars::JsonSchema;
-use search::{Input, Outcome, Pass, search_one, search_tree};
+use search::{Budget, Input, Outcome, Pass, search_bytes, search_one, search_tree};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::io::Read as _;
@@ -46,7 +46,7 @@ pub const GREP_TIMEOUT: Duration = Duration::from_secs(30);
 /// Most time the look into ignored and hidden files may take when the tracked tree had no hit.
 pub const GREP_IGNORED_PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 /// That look takes at most 1/this of the time the search itself took ...
-pub const GREP_IGNORED_PROBE_SHARE_INV: u32 = 10;
+pub const GREP_IGNORED_PROBE_SHARE_INV: u32 = 25;
 /// ... but searches at least this many ignored files (a small tree's look is whole).
 pub const GREP_IGNORED_PROBE_MIN_FILES: u64 = 64;
 /// Matched text kept in memory at most while searching; beyond it only counts are kept.
@@ -346,7 +346,7 @@ fn run_search(
         probe = probe_ignored(ws, starts, q, &out, started.elapsed(), reads, cancelled);
     }
     out.searched_inodes = Vec::new();
-    let (mut output, _, shown) = render_with_ranges(q, starts, out, probe);
+    let (mut output, _, shown) = render_with_ranges(q, starts, out, probe, ctx.content_in_data);
     attach_sources(&mut output, shown, |rel| {
         let mut f = scope::open_beneath(ws, rel).ok()?;
         let len = f.metadata().ok()?.len();
@@ -422,16 +422,25 @@ fn search_single_file(
     f.read_to_end(&mut bytes)
         .map_err(|e| ToolError::from_io(&shown, &e))?;
     let mut searcher = q.searcher();
-    let collected = AtomicUsize::new(0);
+    let (collected, kept) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let capped = AtomicBool::new(false);
-    let r = search_one(
-        q,
-        &mut searcher,
-        &start.rel,
-        Input::Bytes(&bytes),
-        &collected,
-        &capped,
-    );
+    let budget = Budget {
+        collected: &collected,
+        capped: &capped,
+        kept: &kept,
+    };
+    let r = if q.mode == GrepMode::Content {
+        search_bytes(
+            q,
+            &mut searcher,
+            &start.rel,
+            &bytes,
+            &mut Vec::new(),
+            budget,
+        )
+    } else {
+        search_one(q, &mut searcher, &start.rel, Input::Bytes(&bytes), budget)
+    };
     let out = Outcome {
         results: r.into_iter().collect(),
         searched_inodes: Vec::new(),
@@ -439,7 +448,13 @@ fn search_single_file(
         timed_out: false,
         capped: capped.into_inner(),
     };
-    let mut rendered = render_with_ranges(q, std::slice::from_ref(start), out, Probe::default());
+    let mut rendered = render_with_ranges(
+        q,
+        std::slice::from_ref(start),
+        out,
+        Probe::default(),
+        ctx.content_in_data,
+    );
     attach_sources(&mut rendered.0, rendered.2, |_| {
         std::str::from_utf8(&bytes).ok().map(str::to_string)
     });
@@ -523,8 +538,9 @@ mod tests {
 
     /// Content mode reads each file whole and searches its bytes; binary
     /// detection still stops where it stops on a file read buffer by buffer
-    /// (a NUL past the first 64 KB ends the search there), and the bytes of a
-    /// matched file come back as its redaction source.
+    /// (a NUL past the first 64 KB ends the search there); a matched file
+    /// keeps the lines it shows as their redaction source, or its whole text
+    /// when a source-wide secret rule has a keyword in it (a PEM header).
     #[test]
     fn content_search_of_whole_files_keeps_binary_detection_and_the_source() {
         let (_d, ws, start) = tree(0, 0, false);
@@ -558,14 +574,26 @@ mod tests {
             .iter()
             .find(|r| r.rel.ends_with("text.txt"))
             .unwrap();
-        assert_eq!(text.source.as_deref(), Some("a\nneedle\nb\n"));
-        // The file with a late NUL is kept whole as its source (a NUL is UTF-8).
-        assert!(
-            out.results[0]
-                .source
-                .as_deref()
-                .is_some_and(|s| s.len() == late_nul.len())
-        );
+        assert_eq!(source_of(text), Some("needle\n"));
+        // The file with a late NUL keeps its shown line too (a NUL is UTF-8).
+        assert_eq!(source_of(&out.results[0]), Some("needle one\n"));
+        // A key's body line is kept with its file, header and all.
+        let pem = "-----BEGIN RSA PRIVATE KEY-----\nneedle\n-----END RSA PRIVATE KEY-----\n";
+        std::fs::write(root.join("src/key.txt"), pem).unwrap();
+        let out = first_pass(&ws, &start, &q);
+        let key = out
+            .results
+            .iter()
+            .find(|r| r.rel.ends_with("key.txt"))
+            .unwrap();
+        assert_eq!(source_of(key), Some(pem));
+    }
+
+    fn source_of(r: &search::FileResult) -> Option<&str> {
+        match &r.lines {
+            search::Lines::Source(s) => Some(s),
+            search::Lines::Bytes(_) => None,
+        }
     }
 
     #[test]
@@ -592,7 +620,7 @@ mod tests {
             (GREP_IGNORED_PROBE_MIN_FILES..3 * GREP_IGNORED_PROBE_MIN_FILES).contains(&n),
             "{n}"
         );
-        let (out, _, _) = render_with_ranges(&q, &starts, first, p);
+        let (out, _, _) = render_with_ranges(&q, &starts, first, p, true);
         assert!(
             out.text
                 .contains("the look into ignored and hidden files stopped after")

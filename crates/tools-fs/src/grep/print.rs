@@ -2,7 +2,7 @@
 //! and its trailers), the typed view, and the redaction sources of the lines shown.
 
 use super::query::Query;
-use super::search::{BREAK, FileResult, MATCH, Outcome, push_u64};
+use super::search::{BREAK, FileResult, Lines, MATCH, Outcome, format_u64, push_u64};
 use super::{FileHits, GREP_MAX_COLLECT_BYTES, GREP_TIMEOUT, GrepMode, GrepView, LineHit};
 use crate::scope::{self, Start};
 use std::path::{Path, PathBuf};
@@ -22,11 +22,12 @@ pub(super) struct ShownFile {
 }
 
 /// One shown line: where its text is in the output text (and, for a match, in
-/// `matches[i].text`) and where it is in the file.
+/// `matches[i].text`), in the kept source and in the file.
 struct ShownLine {
     text_at: usize,
     data_match: Option<usize>,
-    offset: u64,
+    at: u64,
+    file_offset: u64,
     len: usize,
 }
 
@@ -40,12 +41,18 @@ pub(super) fn attach_sources(
     read: impl Fn(&Path) -> Option<String>,
 ) {
     for f in shown {
-        let Some(text) = f.source.or_else(|| read(&f.rel).map(Arc::from)) else {
-            continue;
+        // The kept source (the lines, or the whole file), else the file
+        // read again, where the lines are at their file offsets.
+        let (text, kept) = match f.source {
+            Some(s) => (s, true),
+            None => match read(&f.rel) {
+                Some(s) => (Arc::from(s), false),
+                None => continue,
+            },
         };
         let mut src = RedactionSource::new(text);
         for p in f.pieces {
-            let Ok(at) = usize::try_from(p.offset) else {
+            let Ok(at) = usize::try_from(if kept { p.at } else { p.file_offset }) else {
                 continue;
             };
             src.text_piece(p.text_at, at, p.len);
@@ -71,6 +78,9 @@ pub(super) struct Probe {
 /// The text and typed view as they are built, file by file.
 struct Printer<'a> {
     q: &'a Query,
+    /// Whether the caller receives the typed view's matching lines (JSON
+    /// callers); a person's one-shot call reads the text only.
+    data: bool,
     text: Vec<u8>,
     files: Vec<FileHits>,
     matches: Vec<LineHit>,
@@ -118,7 +128,8 @@ impl<'a> Printer<'a> {
         }
     }
 
-    /// One file's content lines; false when the output had to stop in it.
+    /// One file's content lines, formatted straight into the output from
+    /// the lines the search kept; false when the output had to stop in it.
     fn content_file(&mut self, i: usize, r: &'a FileResult) -> bool {
         let sep: &[u8] = if i > 0 && self.q.before + self.q.after > 0 {
             b"--\n"
@@ -126,16 +137,29 @@ impl<'a> Printer<'a> {
             b""
         };
         let p = scope::display_rel(&r.rel);
-        let mut start = 0usize;
+        let lines = r.lines.as_bytes();
         let mut shown_here = 0u64;
         let mut wrote_sep = false;
         let mut pieces = Vec::new();
         let mut complete = true;
+        let mut num = [0u8; 20];
         for m in &r.marks {
-            let end = m.end as usize;
-            let line = &r.chunk[start..end];
+            let (at, len) = (m.at as usize, m.len as usize);
+            let Some(t) = lines.get(at..at.saturating_add(len)) else {
+                continue;
+            };
+            let digits = if m.kind == BREAK {
+                &[][..]
+            } else {
+                format_u64(&mut num, m.line)
+            };
+            let line_len = if m.kind == BREAK {
+                3
+            } else {
+                p.len() + digits.len() + len + 3
+            };
             if (m.kind == MATCH && self.shown_matches >= self.q.limit as u64)
-                || self.text.len() + line.len() + sep.len() > self.q.max_chars
+                || self.text.len() + line_len + sep.len() > self.q.max_chars
             {
                 complete = false;
                 break;
@@ -144,19 +168,24 @@ impl<'a> Printer<'a> {
                 self.text.extend_from_slice(sep);
                 wrote_sep = true;
             }
-            start = end;
             if m.kind == BREAK {
-                self.text.extend_from_slice(line);
+                self.text.extend_from_slice(b"--\n");
                 continue;
             }
-            let t = &r.chunk[m.text_start as usize..end - 1];
+            let mark = if m.kind == MATCH { b':' } else { b'-' };
+            self.text.extend_from_slice(p.as_bytes());
+            self.text.push(mark);
+            self.text.extend_from_slice(digits);
+            self.text.push(mark);
             pieces.push(ShownLine {
-                text_at: self.text.len() + (m.text_start as usize - (end - line.len())),
-                data_match: (m.kind == MATCH).then_some(self.matches.len()),
-                offset: m.offset,
-                len: t.len(),
+                text_at: self.text.len(),
+                data_match: (self.data && m.kind == MATCH).then_some(self.matches.len()),
+                at: m.at as u64,
+                file_offset: m.file_offset,
+                len,
             });
-            self.text.extend_from_slice(line);
+            self.text.extend_from_slice(t);
+            self.text.push(b'\n');
             // Shown lines keep their bytes; hidden characters in them are
             // named after the output.
             if t.iter()
@@ -168,6 +197,8 @@ impl<'a> Printer<'a> {
             if m.kind == MATCH {
                 self.shown_matches += 1;
                 shown_here += 1;
+            }
+            if self.data && m.kind == MATCH {
                 self.matches.push(LineHit {
                     path: p.clone(),
                     line: m.line,
@@ -183,7 +214,10 @@ impl<'a> Printer<'a> {
             self.shown_files.push(ShownFile {
                 rel: r.rel.clone(),
                 pieces,
-                source: r.source.clone(),
+                source: match &r.lines {
+                    Lines::Source(s) => Some(s.clone()),
+                    Lines::Bytes(_) => None,
+                },
             });
         }
         if shown_here > 0 || wrote_sep {
@@ -281,16 +315,26 @@ fn trailers(
     }
 }
 
-/// Model text, typed view and (for content views) the line ranges shown per file.
+/// Model text, typed view and (for content views) the line ranges shown per
+/// file; the view's matching lines only with `data` (callers that receive
+/// JSON: a person's text is made without a copy of each line).
 pub(super) fn render_with_ranges(
     q: &Query,
     starts: &[Start],
     out: Outcome,
     probe: Probe,
+    data: bool,
 ) -> Rendered {
     let mut pr = Printer {
         q,
-        text: Vec::new(),
+        data,
+        text: Vec::with_capacity(
+            out.results
+                .iter()
+                .map(|r| r.lines.as_bytes().len() + r.marks.len() * (r.rel.as_os_str().len() + 8))
+                .sum::<usize>()
+                .min(q.max_chars),
+        ),
         files: Vec::new(),
         matches: Vec::new(),
         truncated: false,

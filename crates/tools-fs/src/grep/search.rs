@@ -18,75 +18,91 @@ use wrench_permissions::Workspace;
 pub(super) struct FileResult {
     pub(super) rel: PathBuf,
     pub(super) count: u64,
-    /// Output lines (content mode).
-    pub(super) chunk: Vec<u8>,
+    /// The lines to show, in file order (content mode).
     pub(super) marks: Vec<Mark>,
+    /// The text the marks point into (content mode).
+    pub(super) lines: Lines,
     pub(super) stored: bool,
-    /// The whole file as read for the search (content mode, when it matched,
-    /// is UTF-8 and fits the budget): the redaction source of its lines shown.
-    pub(super) source: Option<Arc<str>>,
 }
 
-/// One output line of a content chunk.
+/// The text a content result's lines are printed from, kept once per file.
+pub(super) enum Lines {
+    /// The redaction source of the lines shown: the lines themselves (each
+    /// whole, with its line break), or the whole file when the redactor
+    /// needs it whole ([`wrench_core::Redactor::needs_whole_source`]).
+    Source(Arc<str>),
+    /// The lines, when no source could be declared with them (the file is
+    /// not UTF-8, too large to keep, or past the budget of kept sources):
+    /// the output's own scrub covers them.
+    Bytes(Vec<u8>),
+}
+
+impl Lines {
+    pub(super) fn as_bytes(&self) -> &[u8] {
+        match self {
+            Lines::Source(s) => s.as_bytes(),
+            Lines::Bytes(b) => b,
+        }
+    }
+}
+
+/// One line of a content result.
 #[derive(Clone, Copy)]
 pub(super) struct Mark {
-    /// Offset just past the line's `\n` in the chunk.
-    pub(super) end: u32,
-    /// Where the line's text starts (after `path:N:`).
-    pub(super) text_start: u32,
     pub(super) line: u64,
+    /// Byte offset of the line in the file.
+    pub(super) file_offset: u64,
+    /// Where the line's text is in [`FileResult::lines`], and its length
+    /// (without its line break).
+    pub(super) at: u32,
+    pub(super) len: u32,
     pub(super) kind: u8,
-    /// Byte offset of the line in the file (where secrets are looked for).
-    pub(super) offset: u64,
 }
 
 pub(super) const MATCH: u8 = b'm';
 const CONTEXT: u8 = b'c';
 pub(super) const BREAK: u8 = b'-';
 
-/// Collects content lines of one file.
+/// Collects the lines of one file: each line's text once (no `path:N:`
+/// prefix, no per-line allocation), the printer formats them later.
 struct ContentSink<'a> {
-    path: &'a [u8],
-    chunk: Vec<u8>,
+    lines: &'a mut Vec<u8>,
     marks: Vec<Mark>,
     count: u64,
-    itoa: Vec<u8>,
 }
 
 impl ContentSink<'_> {
-    fn line(&mut self, n: u64, sep: u8, text: &[u8], kind: u8, offset: u64) {
-        self.chunk.extend_from_slice(self.path);
-        self.chunk.push(sep);
-        self.itoa.clear();
-        push_u64(&mut self.itoa, n);
-        self.chunk.extend_from_slice(&self.itoa);
-        self.chunk.push(sep);
-        let text_start = self.chunk.len() as u32;
+    fn line(&mut self, n: u64, text: &[u8], kind: u8, offset: u64) {
         let t = text.strip_suffix(b"\n").unwrap_or(text);
-        self.chunk.extend_from_slice(t);
-        self.chunk.push(b'\n');
+        let at = self.lines.len();
+        self.lines.extend_from_slice(t);
+        self.lines.push(b'\n');
         self.marks.push(Mark {
-            end: self.chunk.len() as u32,
-            text_start,
             line: n,
+            file_offset: offset,
+            at: u32::try_from(at).unwrap_or(u32::MAX),
+            len: u32::try_from(t.len()).unwrap_or(u32::MAX),
             kind,
-            offset,
         });
     }
 }
 
-pub(super) fn push_u64(buf: &mut Vec<u8>, mut n: u64) {
-    let mut tmp = [0u8; 20];
-    let mut i = tmp.len();
+pub(super) fn push_u64(buf: &mut Vec<u8>, n: u64) {
+    buf.extend_from_slice(format_u64(&mut [0u8; 20], n));
+}
+
+/// `n` in decimal, in the end of `buf`.
+pub(super) fn format_u64(buf: &mut [u8; 20], mut n: u64) -> &[u8] {
+    let mut i = buf.len();
     loop {
         i -= 1;
-        tmp[i] = b'0' + (n % 10) as u8;
+        buf[i] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
             break;
         }
     }
-    buf.extend_from_slice(&tmp[i..]);
+    &buf[i..]
 }
 
 impl Sink for ContentSink<'_> {
@@ -96,7 +112,7 @@ impl Sink for ContentSink<'_> {
         let first = m.line_number().unwrap_or(0);
         let mut offset = m.absolute_byte_offset();
         for (i, l) in m.lines().enumerate() {
-            self.line(first + i as u64, b':', l, MATCH, offset);
+            self.line(first + i as u64, l, MATCH, offset);
             offset += l.len() as u64;
             self.count += 1;
         }
@@ -105,18 +121,17 @@ impl Sink for ContentSink<'_> {
 
     fn context(&mut self, _s: &Searcher, c: &SinkContext<'_>) -> Result<bool, std::io::Error> {
         let n = c.line_number().unwrap_or(0);
-        self.line(n, b'-', c.bytes(), CONTEXT, c.absolute_byte_offset());
+        self.line(n, c.bytes(), CONTEXT, c.absolute_byte_offset());
         Ok(true)
     }
 
     fn context_break(&mut self, _s: &Searcher) -> Result<bool, std::io::Error> {
-        self.chunk.extend_from_slice(b"--\n");
         self.marks.push(Mark {
-            end: self.chunk.len() as u32,
-            text_start: self.chunk.len() as u32,
             line: 0,
+            file_offset: 0,
+            at: 0,
+            len: 0,
             kind: BREAK,
-            offset: 0,
         });
         Ok(true)
     }
@@ -200,8 +215,7 @@ pub(super) fn search_one(
     searcher: &mut Searcher,
     rel: &Path,
     input: Input<'_>,
-    collected: &AtomicUsize,
-    capped: &AtomicBool,
+    budget: Budget<'_>,
 ) -> Option<FileResult> {
     match q.mode {
         GrepMode::FilesWithMatches | GrepMode::Count => {
@@ -209,11 +223,7 @@ pub(super) fn search_one(
                 count: 0,
                 first_only: q.mode == GrepMode::FilesWithMatches,
             };
-            let r = match input {
-                Input::File(f) => searcher.search_file(&q.matcher, f, &mut sink),
-                Input::Bytes(b) => searcher.search_slice(&q.matcher, b, &mut sink),
-                Input::Stream(b) => searcher.search_reader(&q.matcher, b, &mut sink),
-            };
+            let r = input.search(q, searcher, &mut sink);
             if r.is_err() || sink.count == 0 {
                 return None;
             }
@@ -224,82 +234,144 @@ pub(super) fn search_one(
                 } else {
                     0
                 },
-                chunk: Vec::new(),
                 marks: Vec::new(),
+                lines: Lines::Bytes(Vec::new()),
                 stored: true,
-                source: None,
             })
         }
         GrepMode::Content => {
-            // The `path:N:` prefix quotes the name escaped, like every listing.
-            let shown = scope::display_rel(rel);
-            let mut sink = ContentSink {
-                path: shown.as_bytes(),
-                chunk: Vec::new(),
-                marks: Vec::new(),
-                count: 0,
-                itoa: Vec::with_capacity(20),
-            };
-            let r = match input {
-                Input::File(f) => searcher.search_file(&q.matcher, f, &mut sink),
-                Input::Bytes(b) => searcher.search_slice(&q.matcher, b, &mut sink),
-                Input::Stream(b) => searcher.search_reader(&q.matcher, b, &mut sink),
-            };
-            if r.is_err() || sink.count == 0 {
-                return None;
-            }
-            let size = sink.chunk.len();
-            let stored =
-                collected.fetch_add(size, Ordering::Relaxed) + size <= GREP_MAX_COLLECT_BYTES;
-            if !stored {
-                capped.store(true, Ordering::Relaxed);
-            }
-            Some(FileResult {
-                rel: rel.to_path_buf(),
-                count: sink.count,
-                chunk: if stored { sink.chunk } else { Vec::new() },
-                marks: if stored { sink.marks } else { Vec::new() },
-                stored,
-                source: None,
-            })
+            let mut scratch = Vec::new();
+            let found = search_lines(q, searcher, input, &mut scratch)?;
+            Some(content_result(rel, found, &scratch, None, budget))
         }
     }
 }
 
-/// Content mode: read the file whole once, search its bytes and, when it
-/// matched, keep them as the redaction source of the lines shown (within
-/// `kept`'s budget), so no file is read a second time to find secrets around
-/// its lines. A file larger than [`GREP_SOURCE_MAX_BYTES`] is searched as a
-/// stream and not kept.
+/// The lines of a content search, into `scratch`; None without a match.
+fn search_lines(
+    q: &Query,
+    searcher: &mut Searcher,
+    input: Input<'_>,
+    scratch: &mut Vec<u8>,
+) -> Option<(u64, Vec<Mark>)> {
+    scratch.clear();
+    let mut sink = ContentSink {
+        lines: scratch,
+        marks: Vec::new(),
+        count: 0,
+    };
+    let r = input.search(q, searcher, &mut sink);
+    if r.is_err() || sink.count == 0 {
+        return None;
+    }
+    Some((sink.count, sink.marks))
+}
+
+/// A matched file's result: its lines kept once, as the redaction source of
+/// the lines shown. Without a keyword of a source-wide rule in the file (see
+/// [`wrench_core::Redactor::needs_whole_source`]) the lines themselves are
+/// that source; with one, the whole file is (`whole`, within `kept`'s budget).
+fn content_result(
+    rel: &Path,
+    (count, mut marks): (u64, Vec<Mark>),
+    lines: &[u8],
+    whole: Option<&[u8]>,
+    budget: Budget<'_>,
+) -> FileResult {
+    let size = lines.len();
+    let stored =
+        budget.collected.fetch_add(size, Ordering::Relaxed) + size <= GREP_MAX_COLLECT_BYTES;
+    if !stored {
+        budget.capped.store(true, Ordering::Relaxed);
+        return FileResult {
+            rel: rel.to_path_buf(),
+            count,
+            marks: Vec::new(),
+            lines: Lines::Bytes(Vec::new()),
+            stored,
+        };
+    }
+    let whole = whole.map(std::str::from_utf8);
+    let lines = match whole {
+        // The whole file, when the redactor needs it whole and it fits.
+        Some(Ok(w)) if wrench_core::Redactor::global().needs_whole_source(w) => {
+            if budget.kept.fetch_add(w.len(), Ordering::Relaxed) + w.len() <= GREP_MAX_COLLECT_BYTES
+                && marks.iter().all(|m| u32::try_from(m.file_offset).is_ok())
+            {
+                for m in &mut marks {
+                    m.at = u32::try_from(m.file_offset).unwrap_or(u32::MAX);
+                }
+                Lines::Source(Arc::from(w))
+            } else {
+                Lines::Bytes(lines.to_vec())
+            }
+        }
+        Some(Ok(_)) => match std::str::from_utf8(lines) {
+            Ok(l) => Lines::Source(Arc::from(l)),
+            Err(_) => Lines::Bytes(lines.to_vec()),
+        },
+        // Not UTF-8, or searched as a stream (too large to keep).
+        _ => Lines::Bytes(lines.to_vec()),
+    };
+    FileResult {
+        rel: rel.to_path_buf(),
+        count,
+        marks,
+        lines,
+        stored,
+    }
+}
+
+/// The shared budgets of one search: matched text collected, whether it ran
+/// over, and whole files kept as redaction sources.
+#[derive(Clone, Copy)]
+pub(super) struct Budget<'a> {
+    pub(super) collected: &'a AtomicUsize,
+    pub(super) capped: &'a AtomicBool,
+    pub(super) kept: &'a AtomicUsize,
+}
+
+/// Content mode: read the file whole once, search its bytes and keep the
+/// lines it shows (or, when the redactor needs it, the whole file) as the
+/// redaction source of those lines, so no file is read a second time. A
+/// file larger than [`GREP_SOURCE_MAX_BYTES`] is searched as a stream.
 pub(super) fn search_whole(
     q: &Query,
     searcher: &mut Searcher,
     rel: &Path,
     file: &std::fs::File,
-    buf: &mut Vec<u8>,
-    budget: (&AtomicUsize, &AtomicBool, &AtomicUsize),
+    bufs: (&mut Vec<u8>, &mut Vec<u8>),
+    budget: Budget<'_>,
 ) -> Option<FileResult> {
-    let (collected, capped, kept) = budget;
+    let (buf, scratch) = bufs;
     let len = file.metadata().map_or(u64::MAX, |m| m.len());
     if len > GREP_SOURCE_MAX_BYTES {
-        return search_one(q, searcher, rel, Input::File(file), collected, capped);
+        let found = search_lines(q, searcher, Input::File(file), scratch)?;
+        return Some(content_result(rel, found, scratch, None, budget));
     }
     buf.clear();
     let mut f = file;
     f.read_to_end(buf).ok()?;
+    search_bytes(q, searcher, rel, buf, scratch, budget)
+}
+
+/// Content mode over the bytes of a whole file.
+pub(super) fn search_bytes(
+    q: &Query,
+    searcher: &mut Searcher,
+    rel: &Path,
+    bytes: &[u8],
+    scratch: &mut Vec<u8>,
+    budget: Budget<'_>,
+) -> Option<FileResult> {
     // A NUL past the first buffer: searched as a stream, binary detection
     // stops where it stops in a file (a slice is only checked at its start).
-    let input = match memchr::memchr(0, buf) {
-        Some(i) if i >= SLICE_BINARY_CHECK => Input::Stream(buf),
-        _ => Input::Bytes(buf),
+    let input = match memchr::memchr(0, bytes) {
+        Some(i) if i >= SLICE_BINARY_CHECK => Input::Stream(bytes),
+        _ => Input::Bytes(bytes),
     };
-    let mut r = search_one(q, searcher, rel, input, collected, capped)?;
-    if r.stored
-        && kept.fetch_add(buf.len(), Ordering::Relaxed) + buf.len() <= GREP_MAX_COLLECT_BYTES
-    {
-        r.source = std::str::from_utf8(buf).ok().map(Arc::from);
-    }
-    Some(r)
+    let found = search_lines(q, searcher, input, scratch)?;
+    Some(content_result(rel, found, scratch, Some(bytes), budget))
 }
 
 /// The bytes at the start of a slice that `grep-searcher` checks for a NUL
@@ -311,6 +383,21 @@ pub(super) enum Input<'a> {
     Bytes(&'a [u8]),
     /// Bytes searched as a stream, buffer after buffer, as a file is.
     Stream(&'a [u8]),
+}
+
+impl Input<'_> {
+    fn search<S: Sink<Error = std::io::Error>>(
+        self,
+        q: &Query,
+        searcher: &mut Searcher,
+        sink: &mut S,
+    ) -> Result<(), std::io::Error> {
+        match self {
+            Input::File(f) => searcher.search_file(&q.matcher, f, sink),
+            Input::Bytes(b) => searcher.search_slice(&q.matcher, b, sink),
+            Input::Stream(b) => searcher.search_reader(&q.matcher, b, sink),
+        }
+    }
 }
 
 /// Everything a search found.
@@ -364,7 +451,7 @@ pub(super) fn search_tree(
                 inodes: Vec::new(),
                 searched: 0,
             };
-            let mut buf = Vec::new();
+            let (mut buf, mut scratch) = (Vec::new(), Vec::new());
             let mut searcher = q.searcher();
             let (found, counted) = (&found, &counted);
             Box::new(move |ent| {
@@ -416,18 +503,16 @@ pub(super) fn search_tree(
                     w.inodes.push(ino);
                 }
                 let sh = w.shared;
+                let budget = Budget {
+                    collected: &sh.collected,
+                    capped: &sh.capped,
+                    kept: &sh.kept,
+                };
                 let found_here = if q.mode == GrepMode::Content {
-                    let budget = (&sh.collected, &sh.capped, &sh.kept);
-                    search_whole(q, &mut searcher, rel, &file, &mut buf, budget)
+                    let bufs = (&mut buf, &mut scratch);
+                    search_whole(q, &mut searcher, rel, &file, bufs, budget)
                 } else {
-                    search_one(
-                        q,
-                        &mut searcher,
-                        rel,
-                        Input::File(&file),
-                        &sh.collected,
-                        &sh.capped,
-                    )
+                    search_one(q, &mut searcher, rel, Input::File(&file), budget)
                 };
                 if let Some(r) = found_here {
                     w.results.push(r);
