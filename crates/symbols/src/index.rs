@@ -1487,8 +1487,8 @@ mod tests {
             text in ".{0,20}",
         ) {
             for bytes in [
-                [head.clone(), body.clone()].concat(),
-                [head.clone(), text.as_bytes().to_vec()].concat(),
+                [head.clone(), body].concat(),
+                [head, text.into_bytes()].concat(),
             ] {
                 let expected = match text::decode(&bytes, "f") {
                     Ok(d) if !matches!(d.encoding, text::Encoding::Legacy(_)) => Some(d.text),
