@@ -343,21 +343,23 @@ fn defs_in<'t>(lang: Lang, cut: &Cut<'_>, tree: &'t Tree) -> Result<Vec<Def<'t>>
     let mut cursor = tree.walk();
     'walk: loop {
         let node = cursor.node();
-        if let Some(found) = rules.find(node, &ancestors)
+        // The kind is looked up once per node (it goes through the alias table).
+        let kind = node.kind_id();
+        if let Some(found) = rules.find(kind, node, &ancestors)
             && let Some(hit) = hit(lang, cut, node, found, &ancestors, &runs, &starts)
         {
             hits.push(hit);
         }
-        if !rules.barren(node) && cursor.goto_first_child() {
+        if !rules.barren(kind, node) && cursor.goto_first_child() {
             ancestors.push(node);
             starts.push(runs.len());
             continue;
         }
         // Move on to the next sibling of this node or of an ancestor.
-        let mut left = node;
+        let (mut left, mut left_kind) = (node, kind);
         loop {
-            if left.is_named() {
-                if rules.attaches(left.kind_id()) {
+            if rules.named(left_kind) {
+                if rules.attaches(left_kind) {
                     runs.push(left);
                 } else {
                     runs.truncate(starts.last().copied().unwrap_or(0));
@@ -373,7 +375,7 @@ fn defs_in<'t>(lang: Lang, cut: &Cut<'_>, tree: &'t Tree) -> Result<Vec<Def<'t>>
                 runs.truncate(s);
             }
             match ancestors.pop() {
-                Some(p) => left = p,
+                Some(p) => (left, left_kind) = (p, p.kind_id()),
                 None => break 'walk,
             }
         }
