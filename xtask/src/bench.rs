@@ -451,7 +451,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         bench_apply_patch(&root, &dir, o.runs.min(5))?;
     }
     if want("symbols") {
-        bench_symbols(&root, &dir, hf.as_deref(), o.runs.min(5))?;
+        bench_symbols(&root, &dir, hf.as_deref(), o.runs.min(5), o.threads)?;
     }
     if want("mcp") {
         bench_mcp(&root, &wrench)?;
@@ -648,41 +648,56 @@ fn bench_apply_patch(root: &Path, dir: &Path, runs: usize) -> Result<(), String>
     Ok(())
 }
 
-/// Cold full symbol index of the corpus versus `ctags -R` of the same tree;
-/// warm symbol_search latency after one file changed.
-fn bench_symbols(root: &Path, dir: &Path, hf: Option<&str>, runs: usize) -> Result<(), String> {
+/// Cold full symbol index of the corpus versus `ctags -R` of the same tree
+/// (which also reads what .gitignore leaves out and other languages), and
+/// versus `ctags -L` of the files wrench indexes (the same file set: `rg
+/// --files` with wrench's extensions); wall and CPU (user + system) time.
+/// Warm symbol_search latency after one file changed. With `--threads N`
+/// this process, and so wrench and ctags, run on CPUs 0..N only.
+fn bench_symbols(
+    root: &Path,
+    dir: &Path,
+    hf: Option<&str>,
+    runs: usize,
+    threads: Option<usize>,
+) -> Result<(), String> {
     let Some(ctags) = which(&["ctags", "universal-ctags"]) else {
         println!("symbols: ctags not on PATH (apt-get install universal-ctags); skipped");
         return Ok(());
     };
-    let r = run_example(
-        root,
-        "wrench-symbols",
-        "bench_index",
-        &[dir.display().to_string()],
-    )?;
-    let tags = std::env::temp_dir().join(format!("wrench-bench-tags-{}", std::process::id()));
-    let cmd = format!(
-        "{} -R -f {} .",
-        sh_quote(&ctags),
-        sh_quote(&tags.display().to_string())
-    );
-    let t = match hf {
-        Some(h) => time_hyperfine(h, &[cmd.as_str()], dir, runs.max(3), "true")?,
-        None => time_loop(&[cmd.as_str()], dir, runs.max(3), "true")?,
-    };
-    let _ = std::fs::remove_file(&tags);
-    let ct = t.first().copied().unwrap_or(f64::NAN);
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if let Some(n) = threads {
+        pin_self(n)?;
+    }
+    let out = symbols_runs(root, dir, hf, runs, &ctags);
+    if threads.is_some() {
+        pin_self(all)?;
+    }
+    let (r, rows) = out?;
     let cold = num(&r, "cold_index_ms");
+    let cold_cpu = num(&r, "cold_index_cpu_ms");
     println!();
-    println!("| case | anchor | files / symbols | anchor ms | wrench ms | ratio / goal |");
-    println!("|---|---|---:|---:|---:|---:|");
     println!(
-        "| cold index | `ctags -R` | {} / {} | {ct:.1} | {cold:.1} | {:.2} (≤ 1.0) |",
-        r["files"],
-        r["symbols"],
-        cold / ct
+        "symbols | threads {} | load {}",
+        r["threads"],
+        std::fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|l| l.split(' ').next().map(str::to_string))
+            .unwrap_or_default()
     );
+    println!(
+        "| case | anchor | files / symbols | anchor ms (CPU) | wrench ms (CPU) | ratio wall / CPU |"
+    );
+    println!("|---|---|---:|---:|---:|---:|");
+    for (name, ct, ct_cpu) in rows {
+        println!(
+            "| cold index | {name} | {} / {} | {ct:.1} ({ct_cpu:.0}) | {cold:.1} ({cold_cpu:.0}) | {:.2} / {:.2} (≤ 0.7) |",
+            r["files"],
+            r["symbols"],
+            cold / ct,
+            cold_cpu / ct_cpu
+        );
+    }
     println!(
         "| warm symbol_search, one file changed | — | | | {:.1} | (≤ 20 ms) |",
         num(&r, "warm_search_after_change_ms")
@@ -697,6 +712,108 @@ fn bench_symbols(root: &Path, dir: &Path, hf: Option<&str>, runs: usize) -> Resu
         num(&r, "fresh_process_search_ms")
     );
     Ok(())
+}
+
+/// The runs of [`bench_symbols`]: wrench's report, and per ctags anchor its
+/// name, wall and CPU milliseconds.
+type SymbolRuns = (serde_json::Value, Vec<(&'static str, f64, f64)>);
+
+fn symbols_runs(
+    root: &Path,
+    dir: &Path,
+    hf: Option<&str>,
+    runs: usize,
+    ctags: &str,
+) -> Result<SymbolRuns, String> {
+    let r = run_example(
+        root,
+        "wrench-symbols",
+        "bench_index",
+        &[dir.display().to_string()],
+    )?;
+    let tmp = std::env::temp_dir();
+    let id = std::process::id();
+    let tags = tmp.join(format!("wrench-bench-tags-{id}"));
+    let list = tmp.join(format!("wrench-bench-files-{id}"));
+    let q = |p: &Path| sh_quote(&p.display().to_string());
+    let mut cmds = vec![(
+        "`ctags -R`",
+        format!("{} -R -f {} .", sh_quote(ctags), q(&tags)),
+    )];
+    // The files wrench indexes (gitignore rules as its walk applies them).
+    if let Some(rg) = which(&["rg"]) {
+        let listed = Command::new(&rg)
+            .args([
+                "--files",
+                "-g",
+                "*.{rs,py,pyi,go,ts,mts,cts,tsx,js,jsx,mjs,cjs}",
+            ])
+            .current_dir(dir)
+            .output()
+            .map_err(|e| format!("cannot run rg: {e}"))?;
+        std::fs::write(&list, &listed.stdout).map_err(|e| format!("{}: {e}", list.display()))?;
+        cmds.push((
+            "`ctags -L` (same files)",
+            format!("{} -L {} -f {}", sh_quote(ctags), q(&list), q(&tags)),
+        ));
+    }
+    let mut rows = Vec::new();
+    for (name, cmd) in &cmds {
+        let cmd = format!("{cmd} 2>/dev/null");
+        let wall = match hf {
+            Some(h) => time_hyperfine(h, &[cmd.as_str()], dir, runs.max(3), "true")?,
+            None => time_loop(&[cmd.as_str()], dir, runs.max(3), "true")?,
+        };
+        let cpu = cpu_ms(&cmd, dir, runs.max(3))?;
+        rows.push((*name, wall.first().copied().unwrap_or(f64::NAN), cpu));
+    }
+    let _ = std::fs::remove_file(&tags);
+    let _ = std::fs::remove_file(&list);
+    Ok((r, rows))
+}
+
+/// Mean CPU time (user + system of the command and its children, ms) of
+/// `runs` runs of `cmd` in `dir`, from the shell's `times`.
+fn cpu_ms(cmd: &str, dir: &Path, runs: usize) -> Result<f64, String> {
+    let script = format!("i=0; while [ $i -lt {runs} ]; do {cmd}; i=$((i+1)); done; times");
+    let out = Command::new("sh")
+        .args(["-c", &script])
+        .current_dir(dir)
+        .output()
+        .map_err(|e| format!("cannot run sh: {e}"))?;
+    // `times`: the shell's user and system time, then its children's.
+    let text = String::from_utf8_lossy(&out.stdout);
+    let children = text.lines().last().unwrap_or("");
+    let secs = |t: &str| -> Option<f64> {
+        let (m, s) = t.strip_suffix('s')?.split_once('m')?;
+        Some(m.parse::<f64>().ok()? * 60.0 + s.parse::<f64>().ok()?)
+    };
+    let total: Option<f64> = children.split_whitespace().map(secs).sum();
+    total
+        .map(|t| t * 1000.0 / runs as f64)
+        .ok_or_else(|| format!("no CPU times from `times` after {cmd}: {text:?}"))
+}
+
+/// Run this process (and what it starts from now on) on CPUs 0..n only.
+fn pin_self(n: usize) -> Result<(), String> {
+    let st = Command::new("taskset")
+        .args([
+            "-p",
+            "-c",
+            &format!("0-{}", n - 1),
+            &std::process::id().to_string(),
+        ])
+        .stdout(Stdio::null())
+        .status()
+        .map_err(|e| format!("--threads needs taskset (util-linux) on PATH: {e}"))?;
+    if st.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "taskset could not pin this process to CPUs 0-{}",
+            n - 1
+        ))
+    }
 }
 
 /// Language servers on small real projects (three files each), same run,

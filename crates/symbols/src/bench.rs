@@ -21,6 +21,10 @@ pub struct BenchReport {
     pub skipped: usize,
     /// Walk + parse of every file, plus writing the cache.
     pub cold_index_ms: f64,
+    /// CPU time (user + system, all threads) of the cold index.
+    pub cold_index_cpu_ms: f64,
+    /// Threads the cold index could run on (the CPUs this process may use).
+    pub threads: usize,
     /// symbol_search in the same process, nothing changed (median).
     pub warm_search_ms: f64,
     /// symbol_search in the same process right after one file's mtime moved (median).
@@ -39,6 +43,20 @@ fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
 }
 
+/// CPU time (user + system, all threads) of this process so far, in
+/// milliseconds.
+fn cpu_ms() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec it is given.
+    if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } != 0 {
+        return f64::NAN;
+    }
+    t.tv_sec as f64 * 1000.0 + t.tv_nsec as f64 / 1e6
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(0.0)
@@ -51,6 +69,7 @@ pub(crate) fn run(root: &Path, state_dir: &Path) -> ToolResult<BenchReport> {
     index::drop_in_memory(&cache);
     let stop = AtomicBool::new(false);
 
+    let cpu = cpu_ms();
     let t = Instant::now();
     let (files, symbols, skipped, first) = index::with_index(&ws, &cache, &stop, |idx, st| {
         let first = idx
@@ -61,6 +80,7 @@ pub(crate) fn run(root: &Path, state_dir: &Path) -> ToolResult<BenchReport> {
         (st.files, st.symbols, st.skipped(), first)
     });
     let cold_index_ms = ms(t);
+    let cold_index_cpu_ms = cpu_ms() - cpu;
 
     let args = SymbolSearchArgs {
         query: Some("new".into()),
@@ -131,6 +151,8 @@ pub(crate) fn run(root: &Path, state_dir: &Path) -> ToolResult<BenchReport> {
         symbols,
         skipped,
         cold_index_ms,
+        cold_index_cpu_ms,
+        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         warm_search_ms: median(warm),
         warm_search_after_change_ms: median(after),
         live_search_after_change_ms: median(live_after),

@@ -961,19 +961,15 @@ pub fn parse_file(ws: &Workspace, rel: &str, lang: Lang) -> FileEntry {
     if f.take(meta.len()).read_to_end(&mut bytes).is_err() {
         return e;
     }
-    // Source files are Unicode; a legacy 8-bit guess is not parsed.
-    let decoded = match text::decode(&bytes, rel) {
-        Ok(d) if !matches!(d.encoding, text::Encoding::Legacy(_)) => d,
-        _ => {
-            e.status = FileStatus::NotText;
-            return e;
-        }
+    let Some(source) = source_text(bytes, rel) else {
+        e.status = FileStatus::NotText;
+        return e;
     };
-    if is_minified(decoded.text.as_bytes()) {
+    if is_minified(source.as_bytes()) {
         e.status = FileStatus::Minified;
         return e;
     }
-    match extract::extract_skimmed(lang, &decoded.text) {
+    match extract::extract_skimmed(lang, &source) {
         Ok(syms) => {
             e.status = FileStatus::Parsed;
             e.keys = name_keys(&syms);
@@ -982,6 +978,25 @@ pub fn parse_file(ws: &Workspace, rel: &str, lang: Lang) -> FileEntry {
         Err(_) => e.status = FileStatus::Unreadable,
     }
     e
+}
+
+/// A file's text as [`text::decode`] reads it; None when it is not
+/// Unicode (a legacy 8-bit guess is not parsed) or binary. Plain UTF-8 (no
+/// BOM, no NUL byte), nearly every source file, is taken as it is, without
+/// the copy `decode` makes.
+fn source_text(bytes: Vec<u8>, rel: &str) -> Option<String> {
+    let bytes = if !bytes.starts_with(&[0xEF, 0xBB, 0xBF]) && !bytes.contains(&0) {
+        match String::from_utf8(bytes) {
+            Ok(s) => return Some(s),
+            Err(e) => e.into_bytes(),
+        }
+    } else {
+        bytes
+    };
+    match text::decode(&bytes, rel) {
+        Ok(d) if !matches!(d.encoding, text::Encoding::Legacy(_)) => Some(d.text),
+        _ => None,
+    }
 }
 
 struct WalkedFile {
@@ -1453,6 +1468,35 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    proptest::proptest! {
+        /// The plain-UTF-8 shortcut reads every byte string as `decode` does.
+        #[test]
+        fn source_text_reads_as_decode_does(
+            head in proptest::sample::select(vec![
+                vec![], vec![0xEF, 0xBB, 0xBF], vec![0xFF, 0xFE], vec![0xFE, 0xFF], vec![0],
+            ]),
+            body in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(vec![0u8, b'a', b'\n', 0xC3, 0xA9, 0xE9, 0xFF]),
+                    proptest::num::u8::ANY,
+                ],
+                0..64,
+            ),
+            text in ".{0,20}",
+        ) {
+            for bytes in [
+                [head.clone(), body].concat(),
+                [head, text.into_bytes()].concat(),
+            ] {
+                let expected = match text::decode(&bytes, "f") {
+                    Ok(d) if !matches!(d.encoding, text::Encoding::Legacy(_)) => Some(d.text),
+                    _ => None,
+                };
+                proptest::prop_assert_eq!(source_text(bytes.clone(), "f"), expected);
+            }
+        }
     }
 
     #[test]

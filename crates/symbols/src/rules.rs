@@ -196,6 +196,9 @@ pub(crate) struct Rules {
     rules: Vec<Rule>,
     /// Per node kind id: [`ATTACHING`].
     attaching: Vec<bool>,
+    /// Per node kind id: a named node (what `Node::is_named` says of a node
+    /// of that kind, aliases included: both read the kind's metadata).
+    named: Vec<bool>,
     /// Per node kind id: the grammar lets no definition appear below a node
     /// of this kind ([`barren_kinds`]), so the walk need not go into it.
     barren: Vec<bool>,
@@ -283,10 +286,12 @@ impl Rules {
             }
         }
         let barren = barren_kinds(&g, node_types(lang), specs)?;
+        let named = (0..n).map(|id| g.node_kind_is_named(id as u16)).collect();
         Ok(Rules {
             by_kind,
             rules,
             attaching,
+            named,
             barren,
         })
     }
@@ -312,21 +317,28 @@ impl Rules {
             .unwrap_or(false)
     }
 
-    /// Whether no definition can be below `node`: its kind cannot hold one
-    /// in the grammar and it holds no ERROR (inside an ERROR any node may
-    /// appear). The walk does not go into such a node.
-    pub(crate) fn barren(&self, node: Node<'_>) -> bool {
-        self.barren
-            .get(usize::from(node.kind_id()))
-            .copied()
-            .unwrap_or(false)
-            && !node.has_error()
+    /// Whether nodes of this kind id are named. Kinds past the grammar's
+    /// table (ERROR) are.
+    pub(crate) fn named(&self, kind: u16) -> bool {
+        self.named.get(usize::from(kind)).copied().unwrap_or(true)
     }
 
-    /// The rule `node` fits, if any. `ancestors` are the node's ancestors,
-    /// root first.
-    pub(crate) fn find<'t>(&self, node: Node<'t>, ancestors: &[Node<'t>]) -> Option<Found<'t>> {
-        let (from, to) = *self.by_kind.get(usize::from(node.kind_id()))?;
+    /// Whether no definition can be below `node` (of kind id `kind`): its
+    /// kind cannot hold one in the grammar and it holds no ERROR (inside an
+    /// ERROR any node may appear). The walk does not go into such a node.
+    pub(crate) fn barren(&self, kind: u16, node: Node<'_>) -> bool {
+        self.barren.get(usize::from(kind)).copied().unwrap_or(false) && !node.has_error()
+    }
+
+    /// The rule `node` (of kind id `kind`) fits, if any. `ancestors` are the
+    /// node's ancestors, root first.
+    pub(crate) fn find<'t>(
+        &self,
+        kind: u16,
+        node: Node<'t>,
+        ancestors: &[Node<'t>],
+    ) -> Option<Found<'t>> {
+        let (from, to) = *self.by_kind.get(usize::from(kind))?;
         let rules = self.rules.get(usize::from(from)..usize::from(to))?;
         rules.iter().find_map(|r| r.fit(node, ancestors))
     }

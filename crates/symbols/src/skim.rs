@@ -1,20 +1,20 @@
 //! Skimming: the parts of a file that cannot hold a definition, found by a
 //! light lexical pass, so the index's tree-sitter parse can leave them out
-//! (`Parser::set_included_ranges`) and cost less.
+//! (they are cut out of the text it parses, see `extract::Cut`) and cost less.
 //!
 //! Only the inside of a function body that holds no definition keyword is
 //! left out (and a few other groups that cannot hold one, see [`braces`] and
 //! [`python_lines`]; in Rust, runs of comment lines become one comment), and
 //! only so that what remains still parses the same way around it: Python
 //! keeps a body's last line (so the function still ends where it ends),
-//! brace languages keep the braces. Positions are
-//! the file's own, so lines and ranges are unchanged. The caller parses the
+//! brace languages keep the braces. The text without the holes tokenizes as
+//! the file does around them (no grammar here reads columns), and the
+//! parse's positions are mapped back to the file's. The caller parses the
 //! whole file again when a skimmed parse has any error, so a lexing mistake
 //! here costs time, not symbols; the tests compare skimmed and full
 //! extraction over fixtures.
 
 use crate::lang::Lang;
-use tree_sitter::{Point, Range};
 
 /// Byte ranges (start, end) of `text` a definition cannot be in, sorted and
 /// disjoint, each starting and ending on a line start or inside a body.
@@ -25,43 +25,6 @@ pub(crate) fn opaque(lang: Lang, text: &str) -> Vec<(usize, usize)> {
         Lang::Rust => braces(text.as_bytes(), &RUST),
         Lang::TypeScript | Lang::Tsx | Lang::JavaScript => scripts(text.as_bytes()),
     }
-}
-
-/// The ranges to parse: everything but `holes` (sorted, disjoint).
-pub(crate) fn included(text: &str, holes: &[(usize, usize)]) -> Vec<Range> {
-    let b = text.as_bytes();
-    let mut out = Vec::with_capacity(holes.len() + 1);
-    let (mut at, mut at_point) = (0, Point::new(0, 0));
-    let (mut scanned, mut row, mut line_start) = (0, 0, 0);
-    let mut point_of = |pos: usize| {
-        let span = &b[scanned..pos];
-        // Counting and finding the last line break vectorize; a branch per
-        // byte does not.
-        row += span.iter().filter(|&&c| c == b'\n').count();
-        if let Some(i) = span.iter().rposition(|&c| c == b'\n') {
-            line_start = scanned + i + 1;
-        }
-        scanned = pos;
-        Point::new(row, pos - line_start)
-    };
-    for &(s, e) in holes {
-        let sp = point_of(s);
-        out.push(Range {
-            start_byte: at,
-            end_byte: s,
-            start_point: at_point,
-            end_point: sp,
-        });
-        at = e;
-        at_point = point_of(e);
-    }
-    out.push(Range {
-        start_byte: at,
-        end_byte: b.len(),
-        start_point: at_point,
-        end_point: point_of(b.len()),
-    });
-    out
 }
 
 /// One logical Python line.

@@ -86,7 +86,7 @@ pub(crate) fn defs<'t>(lang: Lang, text: &str, tree: &'t Tree) -> Result<Vec<Def
             }
         })
         .collect();
-    Ok(finish(text, hits))
+    Ok(finish(&super::Cut::whole(text), hits))
 }
 
 /// Language rules the query alone cannot express; None drops the definition.
@@ -190,7 +190,7 @@ fn extended_start(text: &str, node: Node<'_>) -> (usize, usize) {
     let mut start_row = node.start_position().row;
     let mut cur = node;
     while let Some(prev) = cur.prev_named_sibling() {
-        if !attaches(prev.kind()) || !docs_the_next(text, prev, start_row) {
+        if !attaches(prev.kind()) || !docs_the_next(&super::Cut::whole(text), prev, start_row) {
             break;
         }
         start = prev.start_byte();
