@@ -11,15 +11,21 @@ use wrench_core::{CallResult, OutputKind};
 /// as `⟨U+XXXX⟩`) before any colour is added. The JSON doors stay exact.
 pub fn human(r: &CallResult) -> (String, String) {
     let (text, notes) = human_unescaped(r);
-    (
-        wrench_core::frame::for_terminal(&text).into_owned(),
-        wrench_core::frame::for_terminal(&notes).into_owned(),
-    )
+    (safe_for_terminal(text), safe_for_terminal(notes))
+}
+
+/// [`wrench_core::frame::for_terminal`] that keeps the string it was given
+/// when nothing needs escaping (a content view can be megabytes).
+fn safe_for_terminal(s: String) -> String {
+    match wrench_core::frame::for_terminal(&s) {
+        std::borrow::Cow::Borrowed(_) => s,
+        std::borrow::Cow::Owned(o) => o,
+    }
 }
 
 fn human_unescaped(r: &CallResult) -> (String, String) {
     let (text, notes) = human_raw(r);
-    let mut notes = for_people(&notes);
+    let mut notes = rewrite(notes, false);
     if let Err(e) = &r.result
         && e.kind == wrench_core::ErrorKind::Stale
         && notes.ends_with('\n')
@@ -28,7 +34,7 @@ fn human_unescaped(r: &CallResult) -> (String, String) {
         notes.push_str(STALE_SESSION_HINT);
         notes.push('\n');
     }
-    (for_people_text(&text), notes)
+    (rewrite(text, true), notes)
 }
 
 fn human_raw(r: &CallResult) -> (String, String) {
@@ -92,13 +98,13 @@ pub fn text_block(r: &CallResult) -> String {
 /// the trailer lines tools write (a file's or command's own bytes are never
 /// touched, since those patterns need wrench's exact wording at a line start).
 pub fn for_people(s: &str) -> String {
-    rewrite(s, false)
+    rewrite(s.to_string(), false)
 }
 
 /// [`for_people`] for a result's text: only the rules anchored at a
 /// trailer line's start, never a phrase inside shown content.
 pub fn for_people_text(s: &str) -> String {
-    rewrite(s, true)
+    rewrite(s.to_string(), true)
 }
 
 /// One hint rewrite: a literal every match contains, the pattern, and its
@@ -158,11 +164,10 @@ const RULES: [Rule; 9] = [
     },
 ];
 
-fn rewrite(s: &str, text: bool) -> String {
+fn rewrite(mut out: String, text: bool) -> String {
     use std::sync::OnceLock;
     static COMPILED: [OnceLock<Option<regex::Regex>>; RULES.len()] =
         [const { OnceLock::new() }; RULES.len()];
-    let mut out = s.to_string();
     for (rule, compiled) in RULES.iter().zip(&COMPILED) {
         if text && !rule.pattern.starts_with("(?m)^") {
             continue;
