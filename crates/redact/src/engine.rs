@@ -1,5 +1,6 @@
 //! The engine: prefilter, lazily compiled rules, merge, replace, clean cache.
 
+use crate::candidates;
 use crate::heuristics::*;
 use crate::rules::{Check, KINDS, Reach, specs};
 use crate::{Finding, REDACTION_PREFIX};
@@ -471,9 +472,9 @@ impl Redactor {
         }
     }
 
-    /// The key/value rules: the regex only finds candidates (capture groups would
-    /// cost a slow engine on each of the many `key = ...` lines of ordinary code);
-    /// [`parse_assignment`] and [`parse_cli_flag`] take them apart.
+    /// The key/value rules: [`candidates`] finds where their patterns would
+    /// match (without compiling them: their keywords are in nearly every
+    /// file); [`parse_assignment`] and [`parse_cli_flag`] take them apart.
     fn scan_assignments(
         &self,
         idx: usize,
@@ -484,21 +485,23 @@ impl Redactor {
         out: &mut Vec<Raw>,
     ) {
         let cli = rule.check == Check::CliFlag;
-        let Some(re) = rule.re.get() else {
-            return;
-        };
-        let hay = &text[..span.end];
+        let hay = &text.as_bytes()[..span.end];
         let mut pos = span.start;
         while pos <= hay.len() {
-            let Some(m) = re.find_at(hay, pos) else {
+            let found = if cli {
+                candidates::cli_flag_start(hay, pos)
+            } else {
+                candidates::assignment_start(hay, pos)
+            };
+            let Some(m_start) = found else {
                 break;
             };
             let parsed = if cli {
-                parse_cli_flag(text, m.start())
+                parse_cli_flag(text, m_start)
             } else {
-                parse_assignment(text, m.start())
+                parse_assignment(text, m_start)
             };
-            let mut retry = next_char(text, m.start());
+            let mut retry = next_char(text, m_start);
             if let Some(a) = parsed {
                 // A match starting inside a rejected key would start mid-word (and be
                 // refused for that); a key inside the value can still match.
