@@ -1,9 +1,9 @@
 //! The engine: prefilter, lazily compiled rules, merge, replace, clean cache.
 
-use crate::candidates;
 use crate::heuristics::*;
 use crate::rules::{Check, KINDS, Reach, specs};
 use crate::{Finding, REDACTION_PREFIX};
+use crate::{candidates, gates};
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex::{Captures, Regex};
 use std::borrow::Cow;
@@ -23,6 +23,9 @@ pub(crate) struct Rule {
     pub(crate) re: LazyRegex,
     pub(crate) check: Check,
     pub(crate) reach: Reach,
+    /// A necessary condition of the pattern ([`gates`]), checked on the text
+    /// the rule would scan before its regex is compiled or run.
+    pub(crate) gate: Option<fn(&[u8]) -> bool>,
 }
 
 /// A rule's regex, compiled the first time a text needs it. Most rules are
@@ -183,6 +186,7 @@ impl Redactor {
                 re: LazyRegex::new(spec.pattern),
                 check: spec.check,
                 reach: spec.reach,
+                gate: gates::of(spec.kind),
             });
             if spec.keywords.is_empty() {
                 always.push(idx);
@@ -402,6 +406,11 @@ impl Redactor {
         let Some(rule) = self.inner.rules.get(idx) else {
             return;
         };
+        if let Some(gate) = rule.gate
+            && !gate(&text.as_bytes()[span.clone()])
+        {
+            return;
+        }
         match rule.check {
             Check::Group(0) => return self.scan_plain(idx, rule, text, markers, span, out),
             Check::Assignment | Check::CliFlag => {

@@ -50,6 +50,7 @@
 mod testkit;
 mod candidates;
 mod engine;
+mod gates;
 mod heuristics;
 mod rules;
 #[cfg(test)]

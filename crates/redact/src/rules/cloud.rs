@@ -13,14 +13,15 @@ pub(crate) const SPECS: &[Spec] = &[
     Spec {
         kind: "aws_secret_access_key",
         pattern: r#"(?i)(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([a-z0-9/+]{40})(?:[^a-z0-9/+=]|\z)"#,
-        keywords: &["secret"],
+        // Every alternative holds `secret`, an optional `_`, then `access` or `key`.
+        keywords: &["secretaccess", "secret_access", "secretkey", "secret_key"],
         check: Check::Group(1),
         reach: Reach::Line,
     },
     Spec {
         kind: "aws_session_token",
         pattern: r#"(?i)(?:aws_?session_?token|session_?token)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([a-z0-9/+=]{100,})"#,
-        keywords: &["session"],
+        keywords: &["sessiontoken", "session_token"],
         check: Check::Group(1),
         reach: Reach::Line,
     },
@@ -194,6 +195,15 @@ pub(crate) mod tests {
         );
         redacts_labelled_aws_session_token: "aws_session_token" => (
             "AWS_SESSION_TOKEN=", rnd(6, 300, B64), "\n"
+        );
+        redacts_aws_secret_key_in_camel_case: "aws_secret_access_key" => (
+            "{ AwsSecretKey: '", rnd(61, 40, B64), "' }"
+        );
+        redacts_secret_access_key_without_underscores: "aws_secret_access_key" => (
+            "SECRETACCESSKEY=", rnd(62, 40, B64), "\n"
+        );
+        redacts_aws_session_token_in_camel_case: "aws_session_token" => (
+            "sessionToken: ", rnd(63, 120, B64), "\n"
         );
         redacts_aws_bedrock_api_key: "aws_bedrock_api_key" => (
             "key: ", format!("{}{}", concat!("AB", "SK"), rnd(7, 120, B64)), " end"
