@@ -1,6 +1,7 @@
 //! The engine: prefilter, lazily compiled rules, merge, replace, clean cache.
 
 use crate::heuristics::*;
+use crate::pairs::PairScan;
 use crate::rules::{Check, KINDS, Reach, specs};
 use crate::{Finding, REDACTION_PREFIX};
 use crate::{candidates, gates};
@@ -667,11 +668,12 @@ type LineHits<'a> = (&'a mut Vec<Vec<Range<usize>>>, &'a [bool]);
 /// (a keyword inside or across another still counts). A keyword is looked
 /// for in any ASCII case when it is written in lowercase or its rule's
 /// pattern is `(?i)` (`password` finds `PASSWORD` and `dbPassword`), else as
-/// written (`AKIA`, `PRIVATE KEY`); one case-insensitive automaton serves
+/// written (`AKIA`, `PRIVATE KEY`); one case-insensitive scan serves
 /// both, and an exact keyword's match is checked byte for byte.
 pub(crate) struct Keywords {
-    ac: Option<AhoCorasick>,
-    /// The same keywords as a DFA (several times faster to scan, ten times
+    /// The scan of a short-lived process: next to nothing to build.
+    pairs: PairScan,
+    /// The same keywords as an aho-corasick DFA (faster to scan, far
     /// slower to build), built once this set has scanned
     /// [`KEYWORD_DFA_AFTER_BYTES`]: a one-shot read never pays for it, a grep
     /// that shows megabytes does once.
@@ -681,7 +683,7 @@ pub(crate) struct Keywords {
     entries: Vec<(String, bool, Vec<usize>)>,
 }
 
-/// Bytes a keyword set scans with its NFA before it builds its DFA.
+/// Bytes a keyword set scans with its [`PairScan`] before it builds its DFA.
 pub(crate) const KEYWORD_DFA_AFTER_BYTES: usize = 1 << 20;
 
 impl Keywords {
@@ -702,38 +704,44 @@ impl Keywords {
                 }
             }
         }
-        // A contiguous NFA: a tenth of a DFA's build cost, which a one-shot
-        // call pays in full, for a scan that is fast enough on what a
-        // model is shown.
-        let ac = Self::build(&entries, AhoCorasickKind::ContiguousNFA);
+        let pairs = PairScan::new(entries.iter().map(|e| e.0.as_str()));
         Keywords {
-            ac,
+            pairs,
             dfa: OnceLock::new(),
             scanned: std::sync::atomic::AtomicUsize::new(0),
             entries,
         }
     }
 
-    fn build(entries: &[(String, bool, Vec<usize>)], kind: AhoCorasickKind) -> Option<AhoCorasick> {
+    fn build_dfa(entries: &[(String, bool, Vec<usize>)]) -> Option<AhoCorasick> {
         AhoCorasick::builder()
             .ascii_case_insensitive(true)
-            .kind(Some(kind))
+            .kind(Some(AhoCorasickKind::DFA))
             .build(entries.iter().map(|e| e.0.as_str()))
             .ok()
     }
 
-    /// The automaton to scan `text` with: the NFA until this set has
-    /// scanned [`KEYWORD_DFA_AFTER_BYTES`], then the DFA.
-    fn automaton(&self, text: &str) -> Option<&AhoCorasick> {
+    /// Every occurrence of a keyword in `text` (in any ASCII case), as
+    /// (entry, range): with the [`PairScan`] until this set has scanned
+    /// [`KEYWORD_DFA_AFTER_BYTES`], then with the DFA.
+    fn occurrences(&self, text: &str, mut each: impl FnMut(usize, Range<usize>)) {
         use std::sync::atomic::Ordering;
         let before = self.scanned.fetch_add(text.len(), Ordering::Relaxed);
-        if before.saturating_add(text.len()) < KEYWORD_DFA_AFTER_BYTES {
-            return self.ac.as_ref();
+        let dfa = (before.saturating_add(text.len()) >= KEYWORD_DFA_AFTER_BYTES)
+            .then(|| {
+                self.dfa
+                    .get_or_init(|| Self::build_dfa(&self.entries))
+                    .as_ref()
+            })
+            .flatten();
+        match dfa {
+            Some(ac) => {
+                for m in ac.find_overlapping_iter(text) {
+                    each(m.pattern().as_usize(), m.range());
+                }
+            }
+            None => self.pairs.find(text.as_bytes(), each),
         }
-        self.dfa
-            .get_or_init(|| Self::build(&self.entries, AhoCorasickKind::DFA))
-            .as_ref()
-            .or(self.ac.as_ref())
     }
 
     /// Turns on in `on` (grown to `rules` entries when first needed) the
@@ -749,25 +757,21 @@ impl Keywords {
         rules: usize,
         mut lines: Option<LineHits<'_>>,
     ) -> bool {
-        let Some(ac) = self.automaton(text) else {
-            return false;
-        };
         let b = text.as_bytes();
         let mut seen = Vec::new();
         let mut any = false;
         // The line of the last occurrence.
         let mut line = 0..0;
-        for m in ac.find_overlapping_iter(text) {
-            let k = m.pattern().as_usize();
+        self.occurrences(text, |k, m| {
             let Some((kw, exact, its_rules)) = self.entries.get(k) else {
-                continue;
+                return;
             };
             let again = seen.get(k) == Some(&true);
             if again && lines.is_none() {
-                continue;
+                return;
             }
-            if *exact && b.get(m.range()) != Some(kw.as_bytes()) {
-                continue;
+            if *exact && b.get(m.clone()) != Some(kw.as_bytes()) {
+                return;
             }
             if !again {
                 seen.resize(self.entries.len(), false);
@@ -781,12 +785,11 @@ impl Keywords {
                 }
             }
             let Some((per_rule, line_rules)) = lines.as_mut() else {
-                continue;
+                return;
             };
-            if !(line.start <= m.start() && m.start() < line.end) {
-                let start = memchr::memrchr(b'\n', &b[..m.start()]).unwrap_or(0);
-                let end =
-                    memchr::memchr(b'\n', &b[m.start()..]).map_or(b.len(), |i| m.start() + i + 1);
+            if !(line.start <= m.start && m.start < line.end) {
+                let start = memchr::memrchr(b'\n', &b[..m.start]).unwrap_or(0);
+                let end = memchr::memchr(b'\n', &b[m.start..]).map_or(b.len(), |i| m.start + i + 1);
                 line = start..end;
             }
             for &i in its_rules {
@@ -802,7 +805,7 @@ impl Keywords {
                     _ => v.push(line.clone()),
                 }
             }
-        }
+        });
         any
     }
 

@@ -52,6 +52,7 @@ mod candidates;
 mod engine;
 mod gates;
 mod heuristics;
+mod pairs;
 mod rules;
 #[cfg(test)]
 mod tests;
