@@ -23,6 +23,13 @@ use wrench_permissions::{Mode, PermissionsConfig, Policy};
 /// Every tool of every crate, plus proxies of configured MCP servers. The
 /// built-in tools are built on first use (see [`Registry::register_lazy`]).
 pub fn registry(config: &Config) -> ToolResult<Registry> {
+    let mut reg = builtin_registry()?;
+    wrench_mcp::register_proxies(&mut reg, config)?;
+    Ok(reg)
+}
+
+/// The built-in tools only (no MCP proxies): what the contract documents.
+pub fn builtin_registry() -> ToolResult<Registry> {
     let mut reg = Registry::new();
     wrench_tools_fs::register(&mut reg)?;
     wrench_tools_edit::register(&mut reg)?;
@@ -36,13 +43,7 @@ pub fn registry(config: &Config) -> ToolResult<Registry> {
     wrench_tools_web::register(&mut reg)?;
     wrench_symbols::register(&mut reg)?;
     wrench_lsp::register(&mut reg)?;
-    wrench_mcp::register_proxies(&mut reg, config)?;
     Ok(reg)
-}
-
-/// The built-in tools only (no MCP proxies): what the contract documents.
-pub fn builtin_registry() -> ToolResult<Registry> {
-    registry(&Config::empty())
 }
 
 /// The tool a command line (`args` without the program name) runs as a
@@ -138,6 +139,17 @@ pub struct Engine {
 
 /// Build the engine: root, session, config, policy, registry (profiled), executor.
 pub fn engine(opts: &Options, asker: Option<Arc<dyn wrench_core::Asker>>) -> ToolResult<Engine> {
+    engine_over(opts, asker, None)
+}
+
+/// [`engine`] on the built-in tools a front door has registered already
+/// (`builtin`, from [`builtin_registry`]: the one-shot door's clap command
+/// needs them first); only the configured MCP servers' proxies are added.
+pub fn engine_over(
+    opts: &Options,
+    asker: Option<Arc<dyn wrench_core::Asker>>,
+    builtin: Option<&Registry>,
+) -> ToolResult<Engine> {
     let choice = root::choose(opts.root.as_deref())?;
     let root = choice.root.clone();
     wrench_permissions::workspace::add_root_spelling(&root, &choice.spelled);
@@ -169,7 +181,15 @@ pub fn engine(opts: &Options, asker: Option<Arc<dyn wrench_core::Asker>>) -> Too
         Some(p) => Profile::parse(p)?,
         None => Profile::Coding,
     };
-    let reg = registry(&config)?.with_profile(profile);
+    let reg = match builtin {
+        Some(b) => {
+            let mut reg = b.clone();
+            wrench_mcp::register_proxies(&mut reg, &config)?;
+            reg
+        }
+        None => registry(&config)?,
+    }
+    .with_profile(profile);
     let advisor = policy.clone();
     let ctx = Context::new(root, session, config.clone(), policy.clone())
         .with_sandbox_by_default(policy.mode == Mode::Auto)
