@@ -688,7 +688,7 @@ pub(crate) const KEYWORD_DFA_AFTER_BYTES: usize = 1 << 20;
 
 impl Keywords {
     fn new<'a>(specs: impl Iterator<Item = (usize, &'a crate::rules::Spec)>) -> Keywords {
-        let mut entries: Vec<(String, bool, Vec<usize>)> = Vec::new();
+        let mut all: Vec<(String, bool, usize)> = Vec::new();
         for (idx, spec) in specs {
             let any_case = spec.pattern.starts_with("(?i)");
             for k in spec.keywords {
@@ -698,10 +698,17 @@ impl Keywords {
                 } else {
                     k.to_ascii_lowercase()
                 };
-                match entries.iter_mut().find(|e| e.0 == text && e.1 == exact) {
-                    Some(e) => e.2.push(idx),
-                    None => entries.push((text, exact, vec![idx])),
-                }
+                all.push((text, exact, idx));
+            }
+        }
+        // One entry per (keyword, exact), its rules in priority order (a
+        // stable sort keeps them so).
+        all.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        let mut entries: Vec<(String, bool, Vec<usize>)> = Vec::new();
+        for (text, exact, idx) in all {
+            match entries.last_mut() {
+                Some(e) if e.0 == text && e.1 == exact => e.2.push(idx),
+                _ => entries.push((text, exact, vec![idx])),
             }
         }
         let pairs = PairScan::new(entries.iter().map(|e| e.0.as_str()));

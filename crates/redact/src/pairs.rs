@@ -16,8 +16,14 @@ use std::ops::Range;
 pub(crate) struct PairScan {
     /// Bit `p` set: some keyword starts with the pair `p` (`b0 << 8 | b1`).
     bits: Box<[u64; 1024]>,
-    /// `(pair, keyword index)`, sorted by pair.
-    by_pair: Vec<(u16, usize)>,
+    /// `rank[w]`: the bits set in `bits[..w]`, so that a set pair's rank
+    /// (its group in `groups`) costs one popcount.
+    rank: Box<[u16; 1024]>,
+    /// Per set pair, by rank: its range in `heads`.
+    groups: Vec<Range<usize>>,
+    /// Per keyword, by pair: its first four bytes lowercased (little
+    /// endian), the mask of those it has, and its index.
+    heads: Vec<(u32, u32, usize)>,
     /// The keywords, lowercased: matched in any ASCII case (the caller
     /// checks an exact keyword's bytes itself).
     words: Vec<Vec<u8>>,
@@ -25,6 +31,18 @@ pub(crate) struct PairScan {
 
 fn pair(a: u8, b: u8) -> u16 {
     u16::from(a.to_ascii_lowercase()) << 8 | u16::from(b.to_ascii_lowercase())
+}
+
+/// The first four bytes of `b` lowercased, little endian (0 past its end),
+/// and the mask of the bytes it has.
+fn head(b: &[u8]) -> (u32, u32) {
+    let mut word = [0u8; 4];
+    let mut mask = [0u8; 4];
+    for (i, c) in b.iter().take(4).enumerate() {
+        word[i] = c.to_ascii_lowercase();
+        mask[i] = 0xff;
+    }
+    (u32::from_le_bytes(word), u32::from_le_bytes(mask))
 }
 
 impl PairScan {
@@ -44,9 +62,32 @@ impl PairScan {
             lowered.push(w);
         }
         by_pair.sort_unstable();
+        let mut rank = Box::new([0u16; 1024]);
+        let mut total = 0u16;
+        for (r, b) in rank.iter_mut().zip(bits.iter()) {
+            *r = total;
+            // At most 65536 pairs: one per bit.
+            total = total.saturating_add(b.count_ones() as u16);
+        }
+        let mut groups: Vec<Range<usize>> = Vec::new();
+        let mut heads = Vec::with_capacity(by_pair.len());
+        let mut last = None;
+        for (j, &(p, k)) in by_pair.iter().enumerate() {
+            if last != Some(p) {
+                groups.push(j..j);
+                last = Some(p);
+            }
+            if let Some(g) = groups.last_mut() {
+                g.end = j + 1;
+            }
+            let (h, m) = head(&lowered[k]);
+            heads.push((h, m, k));
+        }
         PairScan {
             bits,
-            by_pair,
+            rank,
+            groups,
+            heads,
             words: lowered,
         }
     }
@@ -56,17 +97,29 @@ impl PairScan {
     pub(crate) fn find(&self, text: &[u8], mut each: impl FnMut(usize, Range<usize>)) {
         for (i, w) in text.windows(2).enumerate() {
             let p = pair(w[0], w[1]);
-            if self.bits[usize::from(p >> 6)] & (1 << (p & 63)) == 0 {
+            let word_bits = self.bits[usize::from(p >> 6)];
+            let bit = 1u64 << (p & 63);
+            if word_bits & bit == 0 {
                 continue;
             }
-            let from = self.by_pair.partition_point(|e| e.0 < p);
-            for &(_, k) in self.by_pair[from..].iter().take_while(|e| e.0 == p) {
+            let g = usize::from(self.rank[usize::from(p >> 6)])
+                + (word_bits & (bit - 1)).count_ones() as usize;
+            let Some(group) = self.groups.get(g) else {
+                continue;
+            };
+            let (at, _) = head(&text[i..]);
+            for &(h, mask, k) in &self.heads[group.clone()] {
+                if at & mask != h {
+                    continue;
+                }
                 let word = &self.words[k];
-                if text
-                    .get(i..i + word.len())
-                    .is_some_and(|t| t.eq_ignore_ascii_case(word))
+                let end = i + word.len();
+                if word.len() <= 4
+                    || text
+                        .get(i..end)
+                        .is_some_and(|t| t.eq_ignore_ascii_case(word))
                 {
-                    each(k, i..i + word.len());
+                    each(k, i..end);
                 }
             }
         }
