@@ -667,7 +667,7 @@ type LineHits<'a> = (&'a mut Vec<Vec<Range<usize>>>, &'a [bool]);
 /// A set of rule keywords in one aho-corasick automaton, found overlapping
 /// (a keyword inside or across another still counts). A keyword is looked
 /// for in any ASCII case when it is written in lowercase or its rule's
-/// pattern is `(?i)` (`password` finds `PASSWORD` and `dbPassword`), else as
+/// pattern is `(?i-u)` (`password` finds `PASSWORD` and `dbPassword`), else as
 /// written (`AKIA`, `PRIVATE KEY`); one case-insensitive scan serves
 /// both, and an exact keyword's match is checked byte for byte.
 pub(crate) struct Keywords {
@@ -690,7 +690,7 @@ impl Keywords {
     fn new<'a>(specs: impl Iterator<Item = (usize, &'a crate::rules::Spec)>) -> Keywords {
         let mut all: Vec<(String, bool, usize)> = Vec::new();
         for (idx, spec) in specs {
-            let any_case = spec.pattern.starts_with("(?i)");
+            let any_case = spec.pattern.starts_with("(?i");
             for k in spec.keywords {
                 let exact = !any_case && k.bytes().any(|b| b.is_ascii_uppercase());
                 let text = if exact {

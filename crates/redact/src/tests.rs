@@ -1093,3 +1093,84 @@ proptest! {
         prop_assert!(out.contains(REDACTION_PREFIX), "{:?}", out);
     }
 }
+
+/// A case-insensitive rule folds ASCII only (`(?i-u)`): Unicode folding
+/// turned each letter into a class with `ſ` or the Kelvin sign and made
+/// these the costliest rules to compile, on keywords (`secret_key`,
+/// `session_token`, `authorization`) common in ordinary code.
+#[test]
+fn case_insensitive_rules_fold_ascii_only() {
+    let mut folded = 0;
+    for spec in specs() {
+        if spec.pattern.contains("(?i") {
+            assert!(
+                spec.pattern.starts_with("(?i-u)"),
+                "{}: fold ASCII only: {}",
+                spec.kind,
+                spec.pattern
+            );
+            folded += 1;
+        }
+    }
+    assert!(folded >= 10, "{folded}");
+}
+
+#[test]
+fn ascii_folded_rules_take_any_case_and_stop_at_non_ascii_neighbours() {
+    let b64 = rnd(301, 40, B64);
+    let long = rnd(302, 120, B64);
+    let hex = rnd(303, 32, HEX);
+    let cases: Vec<(&str, String, String, &str)> = vec![
+        (
+            "aws_secret_access_key",
+            "Aws_Secret_Access_Key = ".into(),
+            b64.clone(),
+            "\n",
+        ),
+        (
+            "aws_secret_access_key",
+            "clé: AWS_SECRET_KEY=".into(),
+            b64,
+            "\nété",
+        ),
+        (
+            "aws_session_token",
+            "«x» AWS_Session_Token: ".into(),
+            long,
+            " ✓",
+        ),
+        (
+            "azure_storage_account_key",
+            "ACCOUNTKEY=".into(),
+            format!("{}==", rnd(304, 86, B64)),
+            ";ü",
+        ),
+        (
+            "bearer_token",
+            "Ünïcode BEARER ".into(),
+            rnd(305, 40, ALNUM),
+            " ✓",
+        ),
+        (
+            "mailgun_api_key",
+            "ключ ".into(),
+            format!("KEY-{hex}"),
+            " ✓",
+        ),
+        (
+            "password_assignment",
+            "<add KEY=\"ApiSecret\" VALUE=\"".into(),
+            "pässwörd-ünïcode".into(),
+            "\" />",
+        ),
+        (
+            "password_assignment",
+            "DEFINE( 'AUTH_KEY', '".into(),
+            "sälz-und-pfeffer".into(),
+            "');",
+        ),
+    ];
+    for (kind, before, secret, after) in cases {
+        assert_redacted(kind, &before, &secret, after);
+    }
+}

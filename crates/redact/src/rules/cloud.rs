@@ -12,7 +12,7 @@ pub(crate) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "aws_secret_access_key",
-        pattern: r#"(?i)(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([a-z0-9/+]{40})(?:[^a-z0-9/+=]|\z)"#,
+        pattern: r#"(?i-u)(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([a-z0-9/+]{40})(?:(?u:[^a-z0-9/+=])|\z)"#,
         // Every alternative holds `secret`, an optional `_`, then `access` or `key`.
         keywords: &["secretaccess", "secret_access", "secretkey", "secret_key"],
         check: Check::Group(1),
@@ -20,7 +20,7 @@ pub(crate) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "aws_session_token",
-        pattern: r#"(?i)(?:aws_?session_?token|session_?token)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([a-z0-9/+=]{100,})"#,
+        pattern: r#"(?i-u)(?:aws_?session_?token|session_?token)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([a-z0-9/+=]{100,})"#,
         keywords: &["sessiontoken", "session_token"],
         check: Check::Group(1),
         reach: Reach::Line,
@@ -55,21 +55,21 @@ pub(crate) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "azure_storage_account_key",
-        pattern: r"(?i)(?-u:\b)AccountKey=([a-z0-9+/]{86}==)",
+        pattern: r"(?i-u)(?-u:\b)AccountKey=([a-z0-9+/]{86}==)",
         keywords: &["AccountKey=", "accountkey=", "ACCOUNTKEY="],
         check: Check::Group(1),
         reach: Reach::Line,
     },
     Spec {
         kind: "azure_shared_access_key",
-        pattern: r"(?i)(?-u:\b)SharedAccessKey=([a-z0-9+/]{42,44}=)",
+        pattern: r"(?i-u)(?-u:\b)SharedAccessKey=([a-z0-9+/]{42,44}=)",
         keywords: &["SharedAccessKey=", "sharedaccesskey=", "SHAREDACCESSKEY="],
         check: Check::Group(1),
         reach: Reach::Line,
     },
     Spec {
         kind: "azure_sas_signature",
-        pattern: r"(?i)(?:[?&]|(?-u:\b))sig=([a-z0-9%+/]{40,100}(?:=|%3d){0,2})",
+        pattern: r"(?i-u)(?:[?&]|(?-u:\b))sig=([a-z0-9%+/]{40,100}(?:=|%3d){0,2})",
         keywords: &["sig="],
         check: Check::Group(1),
         reach: Reach::Line,
@@ -104,7 +104,7 @@ pub(crate) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "cloudflare_api_token",
-        pattern: r#"(?i)(?:cloudflare|(?-u:\b)cf)_?(?:api_?)?(?:token|key)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([a-z0-9_\-]{37,40})"#,
+        pattern: r#"(?i-u)(?:cloudflare|(?-u:\b)cf)_?(?:api_?)?(?:token|key)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([a-z0-9_\-]{37,40})"#,
         keywords: &[
             "cloudflare",
             "cf_api",
@@ -119,7 +119,7 @@ pub(crate) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "heroku_api_key",
-        pattern: r#"(?i)(?-u:\b)HRKU-AA[0-9a-z_\-]{58}|heroku[a-z_\-]{0,20}(?:key|token)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"#,
+        pattern: r#"(?i-u)(?-u:\b)HRKU-AA[0-9a-z_\-]{58}|heroku[a-z_\-]{0,20}(?:key|token)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"#,
         keywords: &["hrku-", "heroku"],
         check: Check::Group(1),
         reach: Reach::Line,
