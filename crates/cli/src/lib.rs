@@ -23,13 +23,6 @@ use wrench_permissions::{Mode, PermissionsConfig, Policy};
 /// Every tool of every crate, plus proxies of configured MCP servers. The
 /// built-in tools are built on first use (see [`Registry::register_lazy`]).
 pub fn registry(config: &Config) -> ToolResult<Registry> {
-    let mut reg = builtin_registry()?;
-    wrench_mcp::register_proxies(&mut reg, config)?;
-    Ok(reg)
-}
-
-/// The built-in tools only (no MCP proxies): what the contract documents.
-pub fn builtin_registry() -> ToolResult<Registry> {
     let mut reg = Registry::new();
     wrench_tools_fs::register(&mut reg)?;
     wrench_tools_edit::register(&mut reg)?;
@@ -43,7 +36,13 @@ pub fn builtin_registry() -> ToolResult<Registry> {
     wrench_tools_web::register(&mut reg)?;
     wrench_symbols::register(&mut reg)?;
     wrench_lsp::register(&mut reg)?;
+    wrench_mcp::register_proxies(&mut reg, config)?;
     Ok(reg)
+}
+
+/// The built-in tools only (no MCP proxies): what the contract documents.
+pub fn builtin_registry() -> ToolResult<Registry> {
+    registry(&Config::empty())
 }
 
 /// The tool a command line (`args` without the program name) runs as a
@@ -144,7 +143,8 @@ pub fn engine(opts: &Options, asker: Option<Arc<dyn wrench_core::Asker>>) -> Too
 
 /// [`engine`] on the built-in tools a front door has registered already
 /// (`builtin`, from [`builtin_registry`]: the one-shot door's clap command
-/// needs them first); only the configured MCP servers' proxies are added.
+/// needs them first), used as they are when the config has no `[mcp]`
+/// table (then [`registry`] would build the same tools again).
 pub fn engine_over(
     opts: &Options,
     asker: Option<Arc<dyn wrench_core::Asker>>,
@@ -182,12 +182,8 @@ pub fn engine_over(
         None => Profile::Coding,
     };
     let reg = match builtin {
-        Some(b) => {
-            let mut reg = b.clone();
-            wrench_mcp::register_proxies(&mut reg, &config)?;
-            reg
-        }
-        None => registry(&config)?,
+        Some(b) if !config.raw().contains_key("mcp") => b.clone(),
+        _ => registry(&config)?,
     }
     .with_profile(profile);
     let advisor = policy.clone();

@@ -129,7 +129,8 @@ fn a_tool_help_keeps_the_global_options() {
 }
 
 /// A one-shot call reuses the built-in tools its command line was parsed
-/// with, and still adds (and so checks) the configured MCP servers.
+/// with unless the config has MCP servers, which it still adds (and so
+/// checks).
 #[test]
 fn a_one_shot_call_still_checks_the_configured_mcp_servers() {
     let dir = tempfile::tempdir().unwrap();
