@@ -109,10 +109,8 @@ impl PairScan {
     pub(crate) fn find(&self, text: &[u8], mut each: impl FnMut(usize, Range<usize>)) {
         let mut next = 0;
         while next + 1 < text.len() {
-            // From a blank only (else every byte paid for a chunk); a fold
-            // without an early exit is vectorised.
+            // A fold without an early exit is vectorised.
             if self.skip_blanks
-                && is_blank(text[next])
                 && let Some(chunk) = text.get(next..next + 16)
                 && chunk.iter().fold(true, |all, &x| all & is_blank(x))
             {
