@@ -141,6 +141,18 @@ pub struct Engine {
 
 /// Build the engine: root, session, config, policy, registry (profiled), executor.
 pub fn engine(opts: &Options, asker: Option<Arc<dyn wrench_core::Asker>>) -> ToolResult<Engine> {
+    engine_over(opts, asker, None)
+}
+
+/// [`engine`] on the built-in tools a front door has registered already
+/// (`builtin`, from [`builtin_registry`]: the one-shot door's clap command
+/// needs them first), used as they are when the config has no `[mcp]`
+/// table (then [`registry`] would build the same tools again).
+pub fn engine_over(
+    opts: &Options,
+    asker: Option<Arc<dyn wrench_core::Asker>>,
+    builtin: Option<&Registry>,
+) -> ToolResult<Engine> {
     let choice = root::choose(opts.root.as_deref())?;
     let root = choice.root.clone();
     wrench_permissions::workspace::add_root_spelling(&root, &choice.spelled);
@@ -172,7 +184,11 @@ pub fn engine(opts: &Options, asker: Option<Arc<dyn wrench_core::Asker>>) -> Too
         Some(p) => Profile::parse(p)?,
         None => Profile::Coding,
     };
-    let reg = registry(&config)?.with_profile(profile);
+    let reg = match builtin {
+        Some(b) if !config.raw().contains_key("mcp") => b.clone(),
+        _ => registry(&config)?,
+    }
+    .with_profile(profile);
     let advisor = policy.clone();
     let ctx = Context::new(root, session, config.clone(), policy.clone())
         .with_sandbox_by_default(policy.mode == Mode::Auto)

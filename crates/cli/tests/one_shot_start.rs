@@ -127,3 +127,21 @@ fn a_tool_help_keeps_the_global_options() {
         assert!(out.contains(flag), "{flag} missing from\n{out}");
     }
 }
+
+/// A one-shot call reuses the built-in tools its command line was parsed
+/// with unless the config has MCP servers, which it still adds (and so
+/// checks).
+#[test]
+fn a_one_shot_call_still_checks_the_configured_mcp_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "hi\n").unwrap();
+    let conf = tempfile::tempdir().unwrap();
+    let cfg = conf.path().join("config.toml");
+    std::fs::write(&cfg, "[mcp.servers.bad]\ncommand = 5\n").unwrap();
+    let cfg_arg = cfg.display().to_string();
+    let (code, out, err) = wrench_in(dir.path(), &["--config", &cfg_arg, "read", "a.txt"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("servers.bad.command"), "{err}");
+    let (code, out, err) = wrench_in(dir.path(), &["read", "a.txt"]);
+    assert_eq!((code, out.contains("hi")), (0, true), "{err}");
+}

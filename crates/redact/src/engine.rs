@@ -1,8 +1,10 @@
 //! The engine: prefilter, lazily compiled rules, merge, replace, clean cache.
 
 use crate::heuristics::*;
+use crate::pairs::PairScan;
 use crate::rules::{Check, KINDS, Reach, specs};
 use crate::{Finding, REDACTION_PREFIX};
+use crate::{candidates, gates};
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex::{Captures, Regex};
 use std::borrow::Cow;
@@ -22,6 +24,9 @@ pub(crate) struct Rule {
     pub(crate) re: LazyRegex,
     pub(crate) check: Check,
     pub(crate) reach: Reach,
+    /// A necessary condition of the pattern ([`gates`]), checked on the text
+    /// the rule would scan before its regex is compiled or run.
+    pub(crate) gate: Option<fn(&[u8]) -> bool>,
 }
 
 /// A rule's regex, compiled the first time a text needs it. Most rules are
@@ -182,6 +187,7 @@ impl Redactor {
                 re: LazyRegex::new(spec.pattern),
                 check: spec.check,
                 reach: spec.reach,
+                gate: gates::of(spec.kind),
             });
             if spec.keywords.is_empty() {
                 always.push(idx);
@@ -412,6 +418,11 @@ impl Redactor {
         let Some(rule) = self.inner.rules.get(idx) else {
             return;
         };
+        if let Some(gate) = rule.gate
+            && !gate(&text.as_bytes()[span.clone()])
+        {
+            return;
+        }
         match rule.check {
             Check::Group(0) => return self.scan_plain(idx, rule, text, markers, span, out),
             Check::Assignment | Check::CliFlag => {
@@ -482,9 +493,9 @@ impl Redactor {
         }
     }
 
-    /// The key/value rules: the regex only finds candidates (capture groups would
-    /// cost a slow engine on each of the many `key = ...` lines of ordinary code);
-    /// [`parse_assignment`] and [`parse_cli_flag`] take them apart.
+    /// The key/value rules: [`candidates`] finds where their patterns would
+    /// match (without compiling them: their keywords are in nearly every
+    /// file); [`parse_assignment`] and [`parse_cli_flag`] take them apart.
     fn scan_assignments(
         &self,
         idx: usize,
@@ -495,21 +506,23 @@ impl Redactor {
         out: &mut Vec<Raw>,
     ) {
         let cli = rule.check == Check::CliFlag;
-        let Some(re) = rule.re.get() else {
-            return;
-        };
-        let hay = &text[..span.end];
+        let hay = &text.as_bytes()[..span.end];
         let mut pos = span.start;
         while pos <= hay.len() {
-            let Some(m) = re.find_at(hay, pos) else {
+            let found = if cli {
+                candidates::cli_flag_start(hay, pos)
+            } else {
+                candidates::assignment_start(hay, pos)
+            };
+            let Some(m_start) = found else {
                 break;
             };
             let parsed = if cli {
-                parse_cli_flag(text, m.start())
+                parse_cli_flag(text, m_start)
             } else {
-                parse_assignment(text, m.start())
+                parse_assignment(text, m_start)
             };
-            let mut retry = next_char(text, m.start());
+            let mut retry = next_char(text, m_start);
             if let Some(a) = parsed {
                 // A match starting inside a rejected key would start mid-word (and be
                 // refused for that); a key inside the value can still match.
@@ -665,12 +678,13 @@ type LineHits<'a> = (&'a mut Vec<Vec<Range<usize>>>, &'a [bool]);
 /// A set of rule keywords in one aho-corasick automaton, found overlapping
 /// (a keyword inside or across another still counts). A keyword is looked
 /// for in any ASCII case when it is written in lowercase or its rule's
-/// pattern is `(?i)` (`password` finds `PASSWORD` and `dbPassword`), else as
-/// written (`AKIA`, `PRIVATE KEY`); one case-insensitive automaton serves
+/// pattern is `(?i-u)` (`password` finds `PASSWORD` and `dbPassword`), else as
+/// written (`AKIA`, `PRIVATE KEY`); one case-insensitive scan serves
 /// both, and an exact keyword's match is checked byte for byte.
 pub(crate) struct Keywords {
-    ac: Option<AhoCorasick>,
-    /// The same keywords as a DFA (several times faster to scan, ten times
+    /// The scan of a short-lived process: next to nothing to build.
+    pairs: PairScan,
+    /// The same keywords as an aho-corasick DFA (faster to scan, far
     /// slower to build), built once this set has scanned
     /// [`KEYWORD_DFA_AFTER_BYTES`]: a one-shot read never pays for it, a grep
     /// that shows megabytes does once.
@@ -680,14 +694,14 @@ pub(crate) struct Keywords {
     entries: Vec<(String, bool, Vec<usize>)>,
 }
 
-/// Bytes a keyword set scans with its NFA before it builds its DFA.
+/// Bytes a keyword set scans with its [`PairScan`] before it builds its DFA.
 pub(crate) const KEYWORD_DFA_AFTER_BYTES: usize = 1 << 20;
 
 impl Keywords {
     fn new<'a>(specs: impl Iterator<Item = (usize, &'a crate::rules::Spec)>) -> Keywords {
-        let mut entries: Vec<(String, bool, Vec<usize>)> = Vec::new();
+        let mut all: Vec<(String, bool, usize)> = Vec::new();
         for (idx, spec) in specs {
-            let any_case = spec.pattern.starts_with("(?i)");
+            let any_case = spec.pattern.starts_with("(?i");
             for k in spec.keywords {
                 let exact = !any_case && k.bytes().any(|b| b.is_ascii_uppercase());
                 let text = if exact {
@@ -695,62 +709,83 @@ impl Keywords {
                 } else {
                     k.to_ascii_lowercase()
                 };
-                match entries.iter_mut().find(|e| e.0 == text && e.1 == exact) {
-                    Some(e) => e.2.push(idx),
-                    None => entries.push((text, exact, vec![idx])),
-                }
+                all.push((text, exact, idx));
             }
         }
-        // A contiguous NFA: a tenth of a DFA's build cost, which a one-shot
-        // call pays in full, for a scan that is fast enough on what a
-        // model is shown.
-        let ac = Self::build(&entries, AhoCorasickKind::ContiguousNFA);
+        // One entry per (keyword, exact), its rules in priority order (a
+        // stable sort keeps them so).
+        all.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        let mut entries: Vec<(String, bool, Vec<usize>)> = Vec::new();
+        for (text, exact, idx) in all {
+            match entries.last_mut() {
+                Some(e) if e.0 == text && e.1 == exact => e.2.push(idx),
+                _ => entries.push((text, exact, vec![idx])),
+            }
+        }
+        let pairs = PairScan::new(entries.iter().map(|e| e.0.as_str()));
         Keywords {
-            ac,
+            pairs,
             dfa: OnceLock::new(),
             scanned: std::sync::atomic::AtomicUsize::new(0),
             entries,
         }
     }
 
-    fn build(entries: &[(String, bool, Vec<usize>)], kind: AhoCorasickKind) -> Option<AhoCorasick> {
+    fn build_dfa(entries: &[(String, bool, Vec<usize>)]) -> Option<AhoCorasick> {
         AhoCorasick::builder()
             .ascii_case_insensitive(true)
-            .kind(Some(kind))
+            .kind(Some(AhoCorasickKind::DFA))
             .build(entries.iter().map(|e| e.0.as_str()))
             .ok()
     }
 
-    /// The automaton to scan `text` with: the NFA until this set has
-    /// scanned [`KEYWORD_DFA_AFTER_BYTES`], then the DFA.
-    fn automaton(&self, text: &str) -> Option<&AhoCorasick> {
+    /// The DFA, once this set has scanned [`KEYWORD_DFA_AFTER_BYTES`]
+    /// (counting `text`); `None` while the [`PairScan`] serves.
+    fn dfa_for(&self, text: &str) -> Option<&AhoCorasick> {
         use std::sync::atomic::Ordering;
         let before = self.scanned.fetch_add(text.len(), Ordering::Relaxed);
-        if before.saturating_add(text.len()) < KEYWORD_DFA_AFTER_BYTES {
-            return self.ac.as_ref();
+        (before.saturating_add(text.len()) >= KEYWORD_DFA_AFTER_BYTES)
+            .then(|| {
+                self.dfa
+                    .get_or_init(|| Self::build_dfa(&self.entries))
+                    .as_ref()
+            })
+            .flatten()
+    }
+
+    /// Every occurrence of a keyword in `text` (in any ASCII case), as
+    /// (entry, range): with the [`PairScan`] until this set has scanned
+    /// [`KEYWORD_DFA_AFTER_BYTES`], then with the DFA.
+    fn occurrences(&self, text: &str, mut each: impl FnMut(usize, Range<usize>)) {
+        match self.dfa_for(text) {
+            Some(ac) => {
+                for m in ac.find_overlapping_iter(text) {
+                    each(m.pattern().as_usize(), m.range());
+                }
+            }
+            None => self.pairs.find(text.as_bytes(), each),
         }
-        self.dfa
-            .get_or_init(|| Self::build(&self.entries, AhoCorasickKind::DFA))
-            .as_ref()
-            .or(self.ac.as_ref())
     }
 
     /// Whether any keyword occurs in `text` (the first one found is enough:
     /// a search that skips ahead, not the overlapping scan of every one).
     fn any_in(&self, text: &str) -> bool {
-        let Some(ac) = self.automaton(text) else {
-            return false;
-        };
         let b = text.as_bytes();
+        // An occurrence that counts: an exact keyword in its own case.
+        let counts = |k: usize, r: Range<usize>| match self.entries.get(k) {
+            Some((kw, true, _)) => b.get(r) == Some(kw.as_bytes()),
+            Some(_) => true,
+            None => false,
+        };
+        let Some(ac) = self.dfa_for(text) else {
+            let mut found = false;
+            self.pairs.find(b, |k, r| found = found || counts(k, r));
+            return found;
+        };
         let mut at = 0;
         let input = |at: usize| aho_corasick::Input::new(text).span(at..text.len());
         while let Ok(Some(m)) = ac.try_find(input(at)) {
-            let exact = match self.entries.get(m.pattern().as_usize()) {
-                Some((kw, true, _)) => b.get(m.range()) == Some(kw.as_bytes()),
-                Some(_) => true,
-                None => false,
-            };
-            if exact {
+            if counts(m.pattern().as_usize(), m.range()) {
                 return true;
             }
             // A case variant of an exact keyword: look again one byte on.
@@ -772,25 +807,21 @@ impl Keywords {
         rules: usize,
         mut lines: Option<LineHits<'_>>,
     ) -> bool {
-        let Some(ac) = self.automaton(text) else {
-            return false;
-        };
         let b = text.as_bytes();
         let mut seen = Vec::new();
         let mut any = false;
         // The line of the last occurrence.
         let mut line = 0..0;
-        for m in ac.find_overlapping_iter(text) {
-            let k = m.pattern().as_usize();
+        self.occurrences(text, |k, m| {
             let Some((kw, exact, its_rules)) = self.entries.get(k) else {
-                continue;
+                return;
             };
             let again = seen.get(k) == Some(&true);
             if again && lines.is_none() {
-                continue;
+                return;
             }
-            if *exact && b.get(m.range()) != Some(kw.as_bytes()) {
-                continue;
+            if *exact && b.get(m.clone()) != Some(kw.as_bytes()) {
+                return;
             }
             if !again {
                 seen.resize(self.entries.len(), false);
@@ -804,12 +835,11 @@ impl Keywords {
                 }
             }
             let Some((per_rule, line_rules)) = lines.as_mut() else {
-                continue;
+                return;
             };
-            if !(line.start <= m.start() && m.start() < line.end) {
-                let start = memchr::memrchr(b'\n', &b[..m.start()]).unwrap_or(0);
-                let end =
-                    memchr::memchr(b'\n', &b[m.start()..]).map_or(b.len(), |i| m.start() + i + 1);
+            if !(line.start <= m.start && m.start < line.end) {
+                let start = memchr::memrchr(b'\n', &b[..m.start]).unwrap_or(0);
+                let end = memchr::memchr(b'\n', &b[m.start..]).map_or(b.len(), |i| m.start + i + 1);
                 line = start..end;
             }
             for &i in its_rules {
@@ -825,7 +855,7 @@ impl Keywords {
                     _ => v.push(line.clone()),
                 }
             }
-        }
+        });
         any
     }
 

@@ -966,7 +966,8 @@ fn piece() -> impl Strategy<Value = String> {
             "Authorization: ", "=", ": ", " = ", "\"", "'", "\\\"", "\n", " ", "\t", "://", "@",
             ":", "/", "[REDACTED:", "]", "[", "-----BEGIN ", "-----END ", "PRIVATE KEY-----",
             "$", "${X}", "<x>", "ghp_", "eyJ", ".", "_", "-", "sk-", "AKIA", ";", ",", "(", ")",
-            "export ", "--password ", "-u ", "x", "0", "==",
+            "export ", "--password ", "-u ", "x", "0", "==", "aws_", "secret_access_key",
+            "SecretKey", "access_", "session_token", "SESSIONTOKEN", "--user=", "-us1", "u:p@",
         ]).prop_map(str::to_string),
         2 => "[ -~]{0,12}",
         1 => "[a-zA-Z0-9+/=_-]{0,40}",
@@ -1102,7 +1103,7 @@ fn needs_whole_source_is_true_exactly_when_a_source_rule_keyword_occurs() {
     let keywords: Vec<(String, bool)> = specs()
         .filter(|s| s.reach == Reach::Source)
         .flat_map(|s| {
-            let any_case = s.pattern.starts_with("(?i)");
+            let any_case = s.pattern.starts_with("(?i");
             s.keywords.iter().map(move |k| {
                 (
                     k.to_string(),
@@ -1140,4 +1141,85 @@ fn needs_whole_source_is_true_exactly_when_a_source_rule_keyword_occurs() {
         let t: String = picks.iter().map(|&i| pieces[i]).collect();
         prop_assert_eq!(r.needs_whole_source(&t), oracle(&t), "{:?}", t);
     });
+}
+
+/// A case-insensitive rule folds ASCII only (`(?i-u)`): Unicode folding
+/// turned each letter into a class with `ſ` or the Kelvin sign and made
+/// these the costliest rules to compile, on keywords (`secret_key`,
+/// `session_token`, `authorization`) common in ordinary code.
+#[test]
+fn case_insensitive_rules_fold_ascii_only() {
+    let mut folded = 0;
+    for spec in specs() {
+        if spec.pattern.contains("(?i") {
+            assert!(
+                spec.pattern.starts_with("(?i-u)"),
+                "{}: fold ASCII only: {}",
+                spec.kind,
+                spec.pattern
+            );
+            folded += 1;
+        }
+    }
+    assert!(folded >= 10, "{folded}");
+}
+
+#[test]
+fn ascii_folded_rules_take_any_case_and_stop_at_non_ascii_neighbours() {
+    let b64 = rnd(301, 40, B64);
+    let long = rnd(302, 120, B64);
+    let hex = rnd(303, 32, HEX);
+    let cases: Vec<(&str, String, String, &str)> = vec![
+        (
+            "aws_secret_access_key",
+            "Aws_Secret_Access_Key = ".into(),
+            b64.clone(),
+            "\n",
+        ),
+        (
+            "aws_secret_access_key",
+            "clé: AWS_SECRET_KEY=".into(),
+            b64,
+            "\nété",
+        ),
+        (
+            "aws_session_token",
+            "«x» AWS_Session_Token: ".into(),
+            long,
+            " ✓",
+        ),
+        (
+            "azure_storage_account_key",
+            "ACCOUNTKEY=".into(),
+            format!("{}==", rnd(304, 86, B64)),
+            ";ü",
+        ),
+        (
+            "bearer_token",
+            "Ünïcode BEARER ".into(),
+            rnd(305, 40, ALNUM),
+            " ✓",
+        ),
+        (
+            "mailgun_api_key",
+            "ключ ".into(),
+            format!("KEY-{hex}"),
+            " ✓",
+        ),
+        (
+            "password_assignment",
+            "<add KEY=\"ApiSecret\" VALUE=\"".into(),
+            "pässwörd-ünïcode".into(),
+            "\" />",
+        ),
+        (
+            "password_assignment",
+            "DEFINE( 'AUTH_KEY', '".into(),
+            "sälz-und-pfeffer".into(),
+            "');",
+        ),
+    ];
+    for (kind, before, secret, after) in cases {
+        assert_redacted(kind, &before, &secret, after);
+    }
 }

@@ -94,7 +94,7 @@ fn cap_lines(text: &str, max: u64) -> (String, Option<String>) {
 
 pub(super) async fn run(mut cx: Ctx, tool: &str, sm: &ArgMatches) -> ExitCode {
     cx.opts.relative_to_cwd = true;
-    let mut engine = match wrench_cli::engine(&cx.opts, cx.asker.clone()) {
+    let mut engine = match wrench_cli::engine_over(&cx.opts, cx.asker.clone(), Some(&cx.reg)) {
         Ok(e) => e,
         Err(e) => return fail(&e, cx.json),
     };

@@ -12,15 +12,16 @@ pub(crate) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "aws_secret_access_key",
-        pattern: r#"(?i)(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([a-z0-9/+]{40})(?:[^a-z0-9/+=]|\z)"#,
-        keywords: &["secret"],
+        pattern: r#"(?i-u)(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([a-z0-9/+]{40})(?:(?u:[^a-z0-9/+=])|\z)"#,
+        // Every alternative holds `secret`, an optional `_`, then `access` or `key`.
+        keywords: &["secretaccess", "secret_access", "secretkey", "secret_key"],
         check: Check::Group(1),
         reach: Reach::Line,
     },
     Spec {
         kind: "aws_session_token",
-        pattern: r#"(?i)(?:aws_?session_?token|session_?token)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([a-z0-9/+=]{100,})"#,
-        keywords: &["session"],
+        pattern: r#"(?i-u)(?:aws_?session_?token|session_?token)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([a-z0-9/+=]{100,})"#,
+        keywords: &["sessiontoken", "session_token"],
         check: Check::Group(1),
         reach: Reach::Line,
     },
@@ -54,21 +55,21 @@ pub(crate) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "azure_storage_account_key",
-        pattern: r"(?i)(?-u:\b)AccountKey=([a-z0-9+/]{86}==)",
+        pattern: r"(?i-u)(?-u:\b)AccountKey=([a-z0-9+/]{86}==)",
         keywords: &["AccountKey=", "accountkey=", "ACCOUNTKEY="],
         check: Check::Group(1),
         reach: Reach::Line,
     },
     Spec {
         kind: "azure_shared_access_key",
-        pattern: r"(?i)(?-u:\b)SharedAccessKey=([a-z0-9+/]{42,44}=)",
+        pattern: r"(?i-u)(?-u:\b)SharedAccessKey=([a-z0-9+/]{42,44}=)",
         keywords: &["SharedAccessKey=", "sharedaccesskey=", "SHAREDACCESSKEY="],
         check: Check::Group(1),
         reach: Reach::Line,
     },
     Spec {
         kind: "azure_sas_signature",
-        pattern: r"(?i)(?:[?&]|(?-u:\b))sig=([a-z0-9%+/]{40,100}(?:=|%3d){0,2})",
+        pattern: r"(?i-u)(?:[?&]|(?-u:\b))sig=([a-z0-9%+/]{40,100}(?:=|%3d){0,2})",
         keywords: &["sig="],
         check: Check::Group(1),
         reach: Reach::Line,
@@ -103,7 +104,7 @@ pub(crate) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "cloudflare_api_token",
-        pattern: r#"(?i)(?:cloudflare|(?-u:\b)cf)_?(?:api_?)?(?:token|key)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([a-z0-9_\-]{37,40})"#,
+        pattern: r#"(?i-u)(?:cloudflare|(?-u:\b)cf)_?(?:api_?)?(?:token|key)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([a-z0-9_\-]{37,40})"#,
         keywords: &[
             "cloudflare",
             "cf_api",
@@ -118,7 +119,7 @@ pub(crate) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "heroku_api_key",
-        pattern: r#"(?i)(?-u:\b)HRKU-AA[0-9a-z_\-]{58}|heroku[a-z_\-]{0,20}(?:key|token)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"#,
+        pattern: r#"(?i-u)(?-u:\b)HRKU-AA[0-9a-z_\-]{58}|heroku[a-z_\-]{0,20}(?:key|token)(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"#,
         keywords: &["hrku-", "heroku"],
         check: Check::Group(1),
         reach: Reach::Line,
@@ -194,6 +195,15 @@ pub(crate) mod tests {
         );
         redacts_labelled_aws_session_token: "aws_session_token" => (
             "AWS_SESSION_TOKEN=", rnd(6, 300, B64), "\n"
+        );
+        redacts_aws_secret_key_in_camel_case: "aws_secret_access_key" => (
+            "{ AwsSecretKey: '", rnd(61, 40, B64), "' }"
+        );
+        redacts_secret_access_key_without_underscores: "aws_secret_access_key" => (
+            "SECRETACCESSKEY=", rnd(62, 40, B64), "\n"
+        );
+        redacts_aws_session_token_in_camel_case: "aws_session_token" => (
+            "sessionToken: ", rnd(63, 120, B64), "\n"
         );
         redacts_aws_bedrock_api_key: "aws_bedrock_api_key" => (
             "key: ", format!("{}{}", concat!("AB", "SK"), rnd(7, 120, B64)), " end"

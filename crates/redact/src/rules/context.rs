@@ -14,14 +14,14 @@ pub(crate) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "authorization_header",
-        pattern: r#"(?i)(?-u:\b)(?:proxy-)?authorization(?:\\?["'])?:[ \t]*(?:\\?["'])?(?:(?:bearer|basic|token|bot|apikey|api-key|sso-key|key|digest|negotiate|ntlm)[ \t]+)?([a-z0-9\-._~+/=:]{8,})"#,
+        pattern: r#"(?i-u)(?-u:\b)(?:proxy-)?authorization(?:\\?["'])?:[ \t]*(?:\\?["'])?(?:(?:bearer|basic|token|bot|apikey|api-key|sso-key|key|digest|negotiate|ntlm)[ \t]+)?([a-z0-9\-._~+/=:]{8,})"#,
         keywords: &["authorization"],
         check: Check::AuthHeader,
         reach: Reach::Line,
     },
     Spec {
         kind: "bearer_token",
-        pattern: r"(?i)(?-u:\b)bearer[ \t]+([a-z0-9\-._~+/]{16,}=*)",
+        pattern: r"(?i-u)(?-u:\b)bearer[ \t]+([a-z0-9\-._~+/]{16,}=*)",
         keywords: &["bearer"],
         check: Check::Bearer,
         reach: Reach::Line,
@@ -44,7 +44,7 @@ pub(crate) const SPECS: &[Spec] = &[
     Spec {
         kind: "password_assignment",
         // PHP constants: `define('AUTH_KEY', '...')` (WordPress salts, API keys).
-        pattern: r#"(?i)define\([ \t]*['"][A-Z0-9_]*(?:KEY|SALT|SECRET|PASSWORD|PASS|TOKEN|PWD)[A-Z0-9_]*['"][ \t]*,[ \t]*['"]([^'"\r\n]{6,})['"]"#,
+        pattern: r#"(?i-u)define\([ \t]*['"][A-Z0-9_]*(?:KEY|SALT|SECRET|PASSWORD|PASS|TOKEN|PWD)[A-Z0-9_]*['"][ \t]*,[ \t]*['"]((?u:[^'"\r\n]){6,})['"]"#,
         keywords: &["define("],
         check: Check::Value(1),
         reach: Reach::Line,
@@ -52,7 +52,7 @@ pub(crate) const SPECS: &[Spec] = &[
     Spec {
         kind: "password_assignment",
         // .NET/XML settings: `<add key="ApiSecret" value="..." />`.
-        pattern: r#"(?i)key="[A-Za-z0-9_.:\-]*(?:key|secret|password|pwd|token)[A-Za-z0-9_.:\-]*"[ \t]+value="([^"\r\n]{6,})""#,
+        pattern: r#"(?i-u)key="[A-Za-z0-9_.:\-]*(?:key|secret|password|pwd|token)[A-Za-z0-9_.:\-]*"[ \t]+value="((?u:[^"\r\n]){6,})""#,
         keywords: &["value="],
         check: Check::Value(1),
         reach: Reach::Line,

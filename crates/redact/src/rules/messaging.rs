@@ -12,7 +12,7 @@ pub(crate) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "slack_app_token",
-        pattern: r"(?i)xapp-[0-9]-[A-Z0-9]+-[0-9]+-[A-Z0-9]+",
+        pattern: r"(?i-u)xapp-[0-9]-[A-Z0-9]+-[0-9]+-[A-Z0-9]+",
         keywords: &["xapp-"],
         check: Check::Group(0),
         reach: Reach::Line,
@@ -61,7 +61,7 @@ pub(crate) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "mailgun_api_key",
-        pattern: r#"(?i)(?-u:\b)key-[0-9a-f]{32}(?-u:\b)|mailgun[a-z0-9_.\-]{0,30}(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})(?-u:\b)"#,
+        pattern: r#"(?i-u)(?-u:\b)key-[0-9a-f]{32}(?-u:\b)|mailgun[a-z0-9_.\-]{0,30}(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?["'])?([0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})(?-u:\b)"#,
         keywords: &["key-", "mailgun"],
         check: Check::Group(1),
         reach: Reach::Line,

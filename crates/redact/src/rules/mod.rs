@@ -42,7 +42,7 @@ pub(crate) struct Spec {
     pub(crate) kind: &'static str,
     pub(crate) pattern: &'static str,
     /// Literals at least one of which occurs in every match: looked for in any
-    /// ASCII case when written in lowercase or when the pattern is `(?i)`,
+    /// ASCII case when written in lowercase or when the pattern is `(?i-u)`,
     /// else as written (see [`crate::engine::Keywords`]). The rule runs, and its
     /// regex is compiled, only when one occurs. Empty only for a rule with
     /// no literal at all (Discord bot tokens), which has a gate of its own.

@@ -1,0 +1,154 @@
+//! Gates: necessary conditions of a few rules' patterns, checked by hand on
+//! the text a rule would scan before its regex is compiled or run.
+//!
+//! A keyword tells a rule may match; for the rules whose keyword is common in
+//! ordinary source (`://` in every URL, `-u` in `--upgrade`, `-us` in
+//! `en-us`), it rarely does, and compiling the regex cost a one-shot call more
+//! than reading the file. A gate is a superset of its pattern: it is false only
+//! where the pattern cannot match (`a_gated_off_rule_never_matches` checks it
+//! against the patterns), so it never costs a finding.
+
+use memchr::memmem;
+
+/// The gate of the rule of `kind`, if it has one. Each gated kind names one
+/// rule (`every_gate_names_one_rule`).
+pub(crate) fn of(kind: &str) -> Option<fn(&[u8]) -> bool> {
+    match kind {
+        "url_credentials" => Some(url_credentials),
+        "cli_user_password" => Some(cli_user),
+        "mailchimp_api_key" => Some(mailchimp),
+        _ => None,
+    }
+}
+
+/// `scheme://user:password@host`: after a `://`, a `:` and then an `@`
+/// before any blank (the pattern's userinfo holds no whitespace).
+fn url_credentials(b: &[u8]) -> bool {
+    memmem::find_iter(b, b"://").any(|i| {
+        let rest = &b[i + 3..];
+        let run = &rest[..rest
+            .iter()
+            .position(|c| c.is_ascii_whitespace())
+            .unwrap_or(rest.len())];
+        run.iter()
+            .position(|&c| c == b':')
+            .is_some_and(|c| run[c + 1..].contains(&b'@'))
+    })
+}
+
+/// `-u user:password` / `--user=user:password`: after the flag a blank or
+/// `=`, then (past blanks, `=` and a quote) a word of one or more bytes, a
+/// `:` and one more byte, with no blank or quote between.
+fn cli_user(b: &[u8]) -> bool {
+    let word_end = |c: u8| c.is_ascii_whitespace() || c == b'"' || c == b'\'';
+    memmem::find_iter(b, b"-u").any(|i| {
+        let long = b[i + 2..].starts_with(b"ser").then_some(i + 5);
+        [Some(i + 2), long].into_iter().flatten().any(|mut j| {
+            if !matches!(b.get(j), Some(b' ' | b'\t' | b'=')) {
+                return false;
+            }
+            while matches!(b.get(j), Some(b' ' | b'\t' | b'=')) {
+                j += 1;
+            }
+            if matches!(b.get(j), Some(b'"' | b'\'')) {
+                j += 1;
+            }
+            let rest = &b[j.min(b.len())..];
+            let word = &rest[..rest.iter().position(|c| word_end(*c)).unwrap_or(rest.len())];
+            word.iter()
+                .enumerate()
+                .skip(1)
+                .any(|(k, &c)| c == b':' && k + 1 < word.len())
+        })
+    })
+}
+
+/// `<32 lowercase hex>-us<digit>`: the keyword `-us` with 32 hex digits
+/// before it and a digit after.
+fn mailchimp(b: &[u8]) -> bool {
+    let hex = |c: &u8| c.is_ascii_digit() || (b'a'..=b'f').contains(c);
+    memmem::find_iter(b, b"-us").any(|i| {
+        i >= 32 && b[i - 32..i].iter().all(hex) && b.get(i + 3).is_some_and(u8::is_ascii_digit)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::specs;
+    use proptest::prelude::*;
+
+    #[test]
+    fn every_gate_names_one_rule() {
+        for kind in ["url_credentials", "cli_user_password", "mailchimp_api_key"] {
+            assert!(of(kind).is_some());
+            assert_eq!(specs().filter(|s| s.kind == kind).count(), 1, "{kind}");
+        }
+    }
+
+    fn piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            4 => proptest::sample::select(vec![
+                "://", "http", "s", ":", "@", "/", "?", "#", "[", "]", "<", "\"", "'", " ", "\t",
+                "\n", "\u{a0}", "é", "-u", "--user", "-user", "=", "a", "b1", "user", "pw",
+                "-us", "-us1", "0123456789abcdef", "0123456789abcdef0123456789abcdef", "F", "9",
+                "a:b", " -u a:b", "\t-u=\"a:b", "u:p@h", "x://a:b@c",
+            ]).prop_map(str::to_string),
+            1 => "[ -~]{0,8}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2048),
+            ..ProptestConfig::default()
+        })]
+
+        /// A gate is false only where its rule's pattern finds nothing.
+        #[test]
+        fn a_gated_off_rule_never_matches(parts in proptest::collection::vec(piece(), 0..14)) {
+            let text = parts.concat();
+            for spec in specs() {
+                let Some(gate) = of(spec.kind) else { continue };
+                let re = regex::Regex::new(spec.pattern).unwrap();
+                if !gate(text.as_bytes()) {
+                    prop_assert!(!re.is_match(&text), "{} gated off {:?}", spec.kind, text);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gates_open_on_their_secrets_and_stay_shut_on_ordinary_code() {
+        let hex = "0123456789abcdef0123456789abcdef";
+        for kind_text in [
+            ("url_credentials", "postgres://app:s3cr3t@db:5432/x"),
+            ("cli_user_password", "curl -u admin:hunter2 https://x"),
+            ("cli_user_password", "curl --user='admin:hunter2'"),
+            ("mailchimp_api_key", &format!("k = {hex}-us12")),
+        ] {
+            let (kind, text) = kind_text;
+            assert!(
+                of(kind).is_some_and(|g| g(text.as_bytes())),
+                "{kind}: {text}"
+            );
+        }
+        for kind_text in [
+            (
+                "url_credentials",
+                "// see https://github.com/x/y#readme: notes @ home",
+            ),
+            (
+                "cli_user_password",
+                "pip install -U --upgrade pkg; x = {a: 1}",
+            ),
+            ("mailchimp_api_key", "lang = \"en-us\""),
+        ] {
+            let (kind, text) = kind_text;
+            assert!(
+                of(kind).is_some_and(|g| !g(text.as_bytes())),
+                "{kind}: {text}"
+            );
+        }
+    }
+}
