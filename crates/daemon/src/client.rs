@@ -171,8 +171,34 @@ impl Endpoint {
                 )));
             }
         };
-        wrench_process::sockdir::verify_peer(&s).map_err(ClientError::Failed)?;
+        // A daemon on its way out may accept and exit before its peer check:
+        // not running (a new one is started), not a failure.
+        let peer = match wrench_process::sockdir::peer_of(&s) {
+            Ok(p) => p,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(ClientError::NotRunning);
+            }
+            Err(e) => {
+                return Err(ClientError::Failed(format!(
+                    "cannot read the peer's credentials: {e}"
+                )));
+            }
+        };
+        wrench_process::sockdir::check_peer(&peer).map_err(ClientError::Failed)?;
         let fail = |e: std::io::Error| ClientError::Failed(format!("daemon request failed: {e}"));
+        // A daemon on its way out resets the connections it did not serve.
+        // Nothing was run when the request could not be written, nor for
+        // a request that only asks (status, changes): not running. A run
+        // whose answer was cut may have happened: a failure.
+        let asks_only = !matches!(op, Op::Run(_));
+        let reset = |e: &std::io::Error| {
+            matches!(
+                e.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::BrokenPipe
+                    | std::io::ErrorKind::ConnectionAborted
+            )
+        };
         s.set_read_timeout(timeout).map_err(fail)?;
         let req = Request {
             hello: self.hello.clone(),
@@ -181,12 +207,15 @@ impl Endpoint {
         let mut line =
             serde_json::to_string(&req).map_err(|e| ClientError::Failed(e.to_string()))?;
         line.push('\n');
-        s.write_all(line.as_bytes()).map_err(fail)?;
+        match s.write_all(line.as_bytes()) {
+            Err(e) if reset(&e) => return Err(ClientError::NotRunning),
+            r => r.map_err(fail)?,
+        }
         let mut resp = String::new();
-        BufReader::new(s)
-            .take(MAX_REPLY_BYTES)
-            .read_line(&mut resp)
-            .map_err(fail)?;
+        match BufReader::new(s).take(MAX_REPLY_BYTES).read_line(&mut resp) {
+            Err(e) if asks_only && reset(&e) => return Err(ClientError::NotRunning),
+            r => r.map_err(fail)?,
+        };
         if resp.is_empty() {
             // Accepted then closed: a daemon on its way out.
             return Err(ClientError::NotRunning);

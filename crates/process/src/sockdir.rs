@@ -353,14 +353,19 @@ fn pidfd_alive(fd: &OwnedFd) -> bool {
 /// pid is never reused while its process lives, so the status read was the
 /// peer's. A peer that is gone by then is an error. On older kernels the
 /// pid from `SO_PEERCRED` is read as before, with that race
-/// ([`Peer::held`] is false).
+/// ([`Peer::held`] is false). A peer found gone is an error of kind
+/// [`std::io::ErrorKind::NotFound`].
 pub fn peer_of(sock: &impl AsFd) -> std::io::Result<Peer> {
     let c = getsockopt(sock, sockopt::PeerCredentials).map_err(std::io::Error::from)?;
+    // `NotFound`: a caller may take a server that is gone as not running.
     let gone = || {
-        std::io::Error::other(format!(
-            "the peer (pid {}) exited before it could be checked",
-            c.pid()
-        ))
+        std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!(
+                "the peer (pid {}) exited before it could be checked",
+                c.pid()
+            ),
+        )
     };
     let Some(pidfd) = peer_pidfd(sock)? else {
         return Ok(Peer {
@@ -468,6 +473,8 @@ mod tests {
         child.wait().unwrap();
         let e = peer_of(&s).unwrap_err();
         assert!(e.to_string().contains("exited"), "{e}");
+        // The kind a daemon client takes as "not running" (it starts a new one).
+        assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
         assert!(verify_peer(&s).is_err());
     }
 
