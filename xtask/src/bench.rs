@@ -84,7 +84,15 @@ fn parse(args: &[String]) -> Result<Opts, String> {
                 o.threads = Some(n);
             }
             "--corpus" => o.corpus = Some(PathBuf::from(val("--corpus")?)),
-            "--wrench" => o.wrench = Some(PathBuf::from(val("--wrench")?)),
+            "--wrench" => {
+                // The cases run in the corpus directory: a relative path
+                // would name nothing there.
+                let given = val("--wrench")?;
+                let abs = std::fs::canonicalize(&given).map_err(|e| {
+                    format!("--wrench {given}: {e}; give the path of a built wrench binary")
+                })?;
+                o.wrench = Some(abs);
+            }
             "--only" => o.only = Some(val("--only")?),
             other => {
                 return Err(format!(
