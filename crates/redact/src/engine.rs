@@ -352,9 +352,24 @@ impl Redactor {
         {
             return;
         }
+        // The gates first: most sources that hold a keyword (`password`)
+        // hold no entry, and then not even the markers are looked for.
+        let passed: Vec<usize> = on
+            .iter()
+            .enumerate()
+            .filter(|&(idx, &b)| {
+                b && inner.rules[idx]
+                    .gate
+                    .is_none_or(|gate| gate(source.as_bytes()))
+            })
+            .map(|(idx, _)| idx)
+            .collect();
+        if passed.is_empty() {
+            return;
+        }
         let markers = self.markers(source);
-        for (idx, _) in on.iter().enumerate().filter(|(_, b)| **b) {
-            self.scan_rule(idx, source, &markers, 0..source.len(), out);
+        for idx in passed {
+            self.scan_gated(idx, source, &markers, 0..source.len(), out);
         }
     }
 
@@ -423,6 +438,21 @@ impl Redactor {
         {
             return;
         }
+        self.scan_gated(idx, text, markers, span, out);
+    }
+
+    /// [`Redactor::scan_rule`] once its gate, if any, has passed.
+    fn scan_gated(
+        &self,
+        idx: usize,
+        text: &str,
+        markers: &[(usize, usize)],
+        span: Range<usize>,
+        out: &mut Vec<Raw>,
+    ) {
+        let Some(rule) = self.inner.rules.get(idx) else {
+            return;
+        };
         match rule.check {
             Check::Group(0) => return self.scan_plain(idx, rule, text, markers, span, out),
             Check::Assignment | Check::CliFlag => {
@@ -517,31 +547,80 @@ impl Redactor {
             let Some(m_start) = found else {
                 break;
             };
-            let parsed = if cli {
-                parse_cli_flag(text, m_start)
-            } else {
-                parse_assignment(text, m_start)
-            };
-            let mut retry = next_char(text, m_start);
-            if let Some(a) = parsed {
-                // A match starting inside a rejected key would start mid-word (and be
-                // refused for that); a key inside the value can still match.
-                retry = retry.max(a.key.1);
-                if let Some((kind, start, end)) = accept_assignment(text, &a, cli)
-                    && start < end
-                    && !overlaps(markers, a.key.0, end)
-                {
-                    out.push(Raw {
-                        kind,
-                        start,
-                        end,
-                        rule: idx,
-                    });
-                    retry = retry.max(end);
-                }
-            }
-            pos = retry;
+            pos = assignment_at(idx, cli, text, markers, m_start, out);
         }
+    }
+
+    /// The slow path every fast one must agree with: each rule's pattern
+    /// compiled afresh and run over the whole text from every position where
+    /// it matches, with no keyword prefilter, no gate, no hand scanner and no
+    /// keyword lines; the key/value rules take their candidates from their
+    /// compiled patterns.
+    #[cfg(test)]
+    pub(crate) fn find_reference(&self, text: &str) -> Vec<Finding> {
+        let markers = {
+            let mut m = Vec::new();
+            if let Some(re) = self.inner.marker_re.get() {
+                m.extend(re.find_iter(text).map(|m| (m.start(), m.end())));
+            }
+            m
+        };
+        static COMPILED: OnceLock<Vec<Option<Regex>>> = OnceLock::new();
+        let compiled = COMPILED.get_or_init(|| specs().map(|s| compile(s.pattern)).collect());
+        let mut out = Vec::new();
+        for (idx, re) in compiled.iter().enumerate() {
+            let (Some(rule), Some(re)) = (self.inner.rules.get(idx), re) else {
+                continue;
+            };
+            let mut pos = 0;
+            while pos <= text.len() {
+                let Some(caps) = re.captures_at(text, pos) else {
+                    break;
+                };
+                let Some(whole) = caps.get(0) else {
+                    break;
+                };
+                let mut retry = next_char(text, whole.start());
+                match rule.check {
+                    Check::Group(0) => {
+                        if whole.start() < whole.end()
+                            && !overlaps(&markers, whole.start(), whole.end())
+                        {
+                            out.push(Raw {
+                                kind: rule.kind,
+                                start: whole.start(),
+                                end: whole.end(),
+                                rule: idx,
+                            });
+                            retry = whole.end();
+                        }
+                    }
+                    Check::Assignment | Check::CliFlag => {
+                        let cli = rule.check == Check::CliFlag;
+                        retry = assignment_at(idx, cli, text, &markers, whole.start(), &mut out);
+                    }
+                    _ => {
+                        if let Some((kind, guard, start, end)) = self.accept(rule, text, &caps)
+                            && start < end
+                            && !overlaps(&markers, guard.min(start), end)
+                        {
+                            out.push(Raw {
+                                kind,
+                                start,
+                                end,
+                                rule: idx,
+                            });
+                            retry = end.max(retry);
+                        }
+                    }
+                }
+                pos = retry;
+            }
+        }
+        if out.is_empty() {
+            return Vec::new();
+        }
+        merge(out)
     }
 
     /// Turns a match into `(kind, guard_start, start, end)`: the secret is
@@ -609,6 +688,38 @@ impl Redactor {
                 }
                 Some((rule.kind, m.start(), m.start(), m.end()))
             }
+            Check::Joined => {
+                let m = caps.get(0)?;
+                let (joined, first) = join_pieces(m.as_str());
+                self.find(&joined)
+                    .iter()
+                    .any(|f| f.start == 0 && f.end > first)
+                    .then_some((rule.kind, m.start(), m.start(), m.end()))
+            }
+            Check::Base64 => {
+                let m = caps.get(0)?;
+                let run = m.as_str().trim_start_matches('-');
+                if !(BASE64_RUN_MIN..=BASE64_RUN_MAX).contains(&run.len()) {
+                    return None;
+                }
+                let decoded = b64_decode(run)?;
+                let inner = String::from_utf8_lossy(&decoded);
+                if self.find(&inner).is_empty() {
+                    return None;
+                }
+                let start = m.end() - run.len();
+                Some((rule.kind, start, start, m.end()))
+            }
+            Check::Block => {
+                let (indent, key) = (caps.get(1)?, caps.get(2)?);
+                let (kind, start, end) = block_value(
+                    text,
+                    key.as_str(),
+                    key.start() - indent.start(),
+                    caps.get(0)?.end(),
+                )?;
+                Some((kind, start, start, end))
+            }
             Check::Assignment | Check::CliFlag => None,
         }
     }
@@ -664,6 +775,71 @@ impl Redactor {
     }
 }
 
+/// A token written in pieces (a [`Check::Joined`] match) without its
+/// joints (each line break with the quotes, operators, backslash and blanks
+/// around it), and the length of its first piece.
+fn join_pieces(text: &str) -> (String, usize) {
+    const JOINT: &[u8] = b" \t\"'`+.&|\\\r\n";
+    let b = text.as_bytes();
+    let mut cut = vec![false; b.len()];
+    for (i, _) in b.iter().enumerate().filter(|(_, c)| **c == b'\n') {
+        let mut lo = i;
+        while lo > 0 && JOINT.contains(&b[lo - 1]) {
+            lo -= 1;
+        }
+        let mut hi = i;
+        while hi < b.len() && JOINT.contains(&b[hi]) {
+            hi += 1;
+        }
+        cut[lo..hi].iter_mut().for_each(|c| *c = true);
+    }
+    let first = cut.iter().position(|c| *c).unwrap_or(b.len());
+    let kept: Vec<u8> = b
+        .iter()
+        .zip(&cut)
+        .filter(|(_, c)| !**c)
+        .map(|(x, _)| *x)
+        .collect();
+    (String::from_utf8_lossy(&kept).into_owned(), first)
+}
+
+/// The key/value candidate of rule `idx` that starts at `m_start`: its
+/// finding, if any, added to `out`; returns where the next candidate may
+/// start.
+fn assignment_at(
+    idx: usize,
+    cli: bool,
+    text: &str,
+    markers: &[(usize, usize)],
+    m_start: usize,
+    out: &mut Vec<Raw>,
+) -> usize {
+    let parsed = if cli {
+        parse_cli_flag(text, m_start)
+    } else {
+        parse_assignment(text, m_start)
+    };
+    let mut retry = next_char(text, m_start);
+    if let Some(a) = parsed {
+        // A match starting inside a rejected key would start mid-word (and be
+        // refused for that); a key inside the value can still match.
+        retry = retry.max(a.key.1);
+        if let Some((kind, start, end)) = accept_assignment(text, &a, cli)
+            && start < end
+            && !overlaps(markers, a.key.0, end)
+        {
+            out.push(Raw {
+                kind,
+                start,
+                end,
+                rule: idx,
+            });
+            retry = retry.max(end);
+        }
+    }
+    retry
+}
+
 /// Which rules a text's keywords turn on (`on[i]`, empty when none) and, for
 /// each rule of line reach, the lines that hold its keywords (`lines[i]`).
 pub(crate) struct Hits {
@@ -693,6 +869,11 @@ pub(crate) struct Keywords {
     /// Pattern `i`: its text, whether it must match exactly, its rules.
     entries: Vec<(String, bool, Vec<usize>)>,
 }
+
+/// Shortest base64 run decoded to look for a secret inside.
+pub(crate) const BASE64_RUN_MIN: usize = 16;
+/// Longest base64 run decoded to look for a secret inside.
+pub(crate) const BASE64_RUN_MAX: usize = 64 * 1024;
 
 /// Bytes a keyword set scans with its [`PairScan`] before it builds its DFA.
 pub(crate) const KEYWORD_DFA_AFTER_BYTES: usize = 1 << 20;

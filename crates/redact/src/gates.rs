@@ -17,6 +17,7 @@ pub(crate) fn of(kind: &str) -> Option<fn(&[u8]) -> bool> {
         "url_credentials" => Some(url_credentials),
         "cli_user_password" => Some(cli_user),
         "mailchimp_api_key" => Some(mailchimp),
+        "netrc_password" => Some(netrc),
         _ => None,
     }
 }
@@ -69,6 +70,34 @@ fn mailchimp(b: &[u8]) -> bool {
     let hex = |c: &u8| c.is_ascii_digit() || (b'a'..=b'f').contains(c);
     memmem::find_iter(b, b"-us").any(|i| {
         i >= 32 && b[i - 32..i].iter().all(hex) && b.get(i + 3).is_some_and(u8::is_ascii_digit)
+    })
+}
+
+/// A `.netrc` entry: a blank-separated `password` right after `default`, or
+/// after a token that follows `machine`, `login`, `account` or `port` (its
+/// keyword, `password`, is in many source files that hold no entry).
+fn netrc(b: &[u8]) -> bool {
+    let blank = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
+    // The end of the blank run that ends at `end`, if there is one.
+    let back_over_blanks = |end: usize| {
+        let n = b[..end].iter().rev().take_while(|c| blank(c)).count();
+        (n > 0).then(|| end - n)
+    };
+    memmem::find_iter(b, b"password").any(|i| {
+        let Some(prev) = back_over_blanks(i) else {
+            return false;
+        };
+        if b[..prev].ends_with(b"default") {
+            return true;
+        }
+        let token = b[..prev].iter().rev().take_while(|c| !blank(c)).count();
+        let Some(before) = back_over_blanks(prev - token) else {
+            return false;
+        };
+        let head = &b[..before];
+        [&b"machine"[..], b"login", b"account", b"port"]
+            .iter()
+            .any(|w| head.ends_with(w))
     })
 }
 

@@ -775,17 +775,43 @@ pub(crate) fn dq_end(b: &[u8], mut i: usize) -> Option<usize> {
     }
 }
 
+/// Where a quoted value that is not closed on its line ends: the line's end
+/// (blanks aside), when no `quote` follows on it (a `.env` value that goes
+/// on over the next lines: its first line is a piece of it).
+fn unclosed(b: &[u8], from: usize, quote: u8) -> Option<usize> {
+    let end = memchr::memchr2(b'\n', b'\r', &b[from.min(b.len())..]).map_or(b.len(), |i| from + i);
+    if b[from..end].contains(&quote) {
+        return None;
+    }
+    let mut e = end;
+    while e > from && b[e - 1].is_ascii_whitespace() {
+        e -= 1;
+    }
+    (e > from).then_some(e)
+}
+
 /// The value at `v`: `"..."` (also `\"...\"` inside JSON strings), `'...'`, or a bare
-/// run up to a blank, quote or delimiter.
-pub(crate) fn parse_value(b: &[u8], v: usize, bare_stop: &[u8]) -> Option<((usize, usize), bool)> {
+/// run up to a blank, quote or delimiter. With `open_ok` (a key that starts
+/// its line, as in `.env`), a quote not closed on the line opens a value that
+/// runs to the line's end.
+pub(crate) fn parse_value(
+    b: &[u8],
+    v: usize,
+    bare_stop: &[u8],
+    open_ok: bool,
+) -> Option<((usize, usize), bool)> {
+    let unclosed = |from: usize, q: u8| if open_ok { unclosed(b, from, q) } else { None };
     match b.get(v)? {
         b'\\' if b.get(v + 1) == Some(&b'"') => Some(((v + 2, dq_end(b, v + 2)?), true)),
-        b'"' => Some(((v + 1, dq_end(b, v + 1)?), true)),
+        b'"' => Some((
+            (v + 1, dq_end(b, v + 1).or_else(|| unclosed(v + 1, b'"'))?),
+            true,
+        )),
         b'\'' => {
             let mut i = v + 1;
-            while *b.get(i)? != b'\'' {
-                if matches!(b[i], b'\r' | b'\n') {
-                    return None;
+            while b.get(i) != Some(&b'\'') {
+                if matches!(b.get(i), None | Some(b'\r' | b'\n')) {
+                    return Some(((v + 1, unclosed(v + 1, b'\'')?), true));
                 }
                 i += 1;
             }
@@ -832,7 +858,17 @@ pub(crate) fn parse_assignment(text: &str, start: usize) -> Option<Assign> {
     } else {
         b"\"'`,;)]}&|>\\"
     };
-    let (value, quoted) = parse_value(b, v, stops)?;
+    // A key that starts its line (`.env`, shell, YAML) may open a quoted
+    // value it closes lines later; elsewhere an unclosed quote is most often
+    // the end of a string the key was in (`"PWD="+dir`).
+    let line = b[..start]
+        .iter()
+        .rposition(|c| *c == b'\n')
+        .map_or(0, |i| i + 1);
+    let lead = &b[line..start];
+    let lead = lead.strip_prefix(b"export ").unwrap_or(lead);
+    let open_ok = lead.iter().all(|c| matches!(c, b' ' | b'\t'));
+    let (value, quoted) = parse_value(b, v, stops, open_ok)?;
     Some(Assign { key, value, quoted })
 }
 
@@ -871,7 +907,7 @@ pub(crate) fn parse_cli_flag(text: &str, start: usize) -> Option<Assign> {
         }
         j
     };
-    let (value, quoted) = parse_value(b, v, b"\"'`;|&)\\")?;
+    let (value, quoted) = parse_value(b, v, b"\"'`;|&)\\", false)?;
     Some(Assign { key, value, quoted })
 }
 
@@ -938,6 +974,9 @@ pub(crate) fn accept_assignment(
     if v.len() < 6 && v.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
+    if is_file_location(text, a) {
+        return None;
+    }
     if is_snake_or_screaming(v) && classify_key(v).is_some() {
         // `refresh_token_key = 'refresh_token'`: the name of a secret, not one.
         return None;
@@ -967,6 +1006,30 @@ pub(crate) fn accept_assignment(
     Some((kind, a.value.0, a.value.1))
 }
 
+/// `key` is a file name and `v` a line and column after it, as grep and
+/// compilers print a location (`test_password_form.py:18:`,
+/// `src/password.rs:12:5`): not an assignment. The colon follows the name
+/// at once and the numbers hold a colon themselves (`N:` or `N:M`), so a
+/// numeric value of a dotted key (`db.password: 12345678`,
+/// `spring.datasource.password=123456789`) is still a value.
+fn is_file_location(text: &str, a: &Assign) -> bool {
+    let key = &text[a.key.0..a.key.1];
+    let v = &text[a.value.0..a.value.1];
+    let named_file = key.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=6).contains(&ext.len())
+            && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+    });
+    let colon_then_value = text.as_bytes().get(a.key.1) == Some(&b':') && a.value.0 == a.key.1 + 1;
+    let numbers = v.strip_suffix(':').unwrap_or(v);
+    named_file
+        && colon_then_value
+        && v.contains(':')
+        && numbers
+            .split(':')
+            .all(|n| (1..=9).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// A quoted string that is a format template (`"%s:%s"`, `"{}"`) or a fragment
 /// concatenated with code (`" --user=" + name`, `"%s" % x`, `"{}".format(x)`).
 pub(crate) fn is_template_fragment(text: &str, a: &Assign) -> bool {
@@ -990,28 +1053,79 @@ pub(crate) fn is_template_fragment(text: &str, a: &Assign) -> bool {
 /// Whether `segment` is unpadded base64 (standard or URL alphabet) of ASCII digits,
 /// as the first part of a Discord bot token is (the bot's numeric id).
 pub(crate) fn decodes_to_digits(segment: &str) -> bool {
-    let mut acc: u32 = 0;
-    let mut bits = 0u32;
-    let mut bytes = 0usize;
-    for c in segment.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
+    !segment.contains('=')
+        && b64_decode(segment).is_some_and(|d| d.len() >= 17 && d.iter().all(u8::is_ascii_digit))
+}
+
+/// The value of a YAML block scalar whose `key: |` line (the key at column
+/// `col`) ends at `body`: the lines after it indented deeper than the key
+/// (blank lines between them included), from the first one's first
+/// character to the last one's last. `(kind, start, end)`, or None when the
+/// key is not secret-named, the block is empty or a placeholder, or (under a
+/// weakly secret name) does not look random.
+pub(crate) fn block_value(
+    text: &str,
+    key: &str,
+    col: usize,
+    body: usize,
+) -> Option<(&'static str, usize, usize)> {
+    let kind = classify_key(key)?;
+    let b = text.as_bytes();
+    let (mut start, mut end) = (None, body);
+    let mut at = body;
+    while at < b.len() {
+        let line_end = memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |i| at + i);
+        let indent = b[at..line_end]
+            .iter()
+            .take_while(|c| **c == b' ' || **c == b'\t')
+            .count();
+        let content = at + indent;
+        let mut last = line_end;
+        while last > content && b[last - 1].is_ascii_whitespace() {
+            last -= 1;
+        }
+        if last > content {
+            if indent <= col {
+                break;
+            }
+            start.get_or_insert(content);
+            end = last;
+        }
+        at = line_end + 1;
+    }
+    let start = start?;
+    let value = &text[start..end];
+    let first = value.lines().next().unwrap_or_default().trim();
+    if is_placeholder(value.trim()) || is_placeholder(first) {
+        return None;
+    }
+    if kind == "generic_secret" && !looks_random(first) {
+        return None;
+    }
+    Some((kind, start, end))
+}
+
+/// Decodes base64 in the standard or URL alphabet (padding optional, a
+/// trailing partial character ignored); None on any other character.
+pub(crate) fn b64_decode(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() / 4 * 3 + 2);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for b in s.bytes().take_while(|b| *b != b'=') {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
             b'+' | b'-' => 62,
             b'/' | b'_' => 63,
-            _ => return false,
+            _ => return None,
         };
         acc = (acc << 6) | u32::from(v);
         bits += 6;
         if bits >= 8 {
             bits -= 8;
-            let byte = (acc >> bits) & 0xff;
-            if !(u32::from(b'0')..=u32::from(b'9')).contains(&byte) {
-                return false;
-            }
-            bytes += 1;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
         }
     }
-    bytes >= 17
+    Some(out)
 }

@@ -34,11 +34,25 @@ pub(crate) const SPECS: &[Spec] = &[
         reach: Reach::Line,
     },
     Spec {
-        kind: "password_assignment",
-        pattern: r"(?:machine[ \t\r\n]+\S+|default)[ \t\r\n]+login[ \t\r\n]+\S+[ \t\r\n]+password[ \t\r\n]+(\S+)",
-        keywords: &["login"],
+        kind: "netrc_password",
+        // `.netrc`: `machine HOST` (or `default`) then its tokens in any
+        // order (`login`, `account`, `port` before `password`, or none).
+        // `password` is in every match and in fewer files than `machine`;
+        // a gate wants `machine` or `default` before compiling it.
+        pattern: r"(?:machine[ \t\r\n]+\S+|default)(?:[ \t\r\n]+(?:login|account|port)[ \t\r\n]+\S+)*[ \t\r\n]+password[ \t\r\n]+(\S+)",
+        keywords: &["password"],
         check: Check::Value(1),
         // `.netrc` entries run over several lines.
+        reach: Reach::Source,
+    },
+    Spec {
+        kind: "password_assignment",
+        // A YAML block scalar under a secret-named key: the value is on the
+        // lines after it (`password: |`, `token: >-`); `Check::Block` reads
+        // the more-indented lines that follow.
+        pattern: r#"(?m)^([ \t]*(?:-[ \t]+)?)["']?([A-Za-z0-9_.\-]+)["']?[ \t]*:[ \t]+[|>][-+0-9]{0,3}[ \t]*(?:#[^\r\n]*)?\r?\n"#,
+        keywords: &[": |", ": >"],
+        check: Check::Block,
         reach: Reach::Source,
     },
     Spec {
@@ -103,6 +117,9 @@ pub(crate) mod tests {
         );
         redacts_curl_user_password: "cli_user_password" => (
             "curl -u admin:", format!("hunter2-{}", rnd(93, 8, ALNUM)), " https://api.example.com"
+        );
+        redacts_netrc_password: "netrc_password" => (
+            "machine api.example.com\n  login ci\n  password ", rnd(95, 20, ALNUM), "\n"
         );
         redacts_password_assignment_in_env_file: "password_assignment" => (
             "DB_USER=app\nDB_PASSWORD=", "hunter2".to_string(), "\nDB_HOST=localhost"

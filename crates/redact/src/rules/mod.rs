@@ -22,6 +22,15 @@ pub(crate) enum Check {
     CliFlag,
     /// `curl -u user:password`: group 1, not a placeholder nor numeric.
     CliUser,
+    /// A token in pieces over several lines: the pieces joined hold a
+    /// secret that runs past the first one.
+    Joined,
+    /// A base64 run: decoded, a secret when the decoded text holds one.
+    Base64,
+    /// A YAML block scalar (`key: |`): group 2 is the key, group 1 what
+    /// comes before it on its line; the value is the lines after the match
+    /// indented deeper than the key.
+    Block,
 }
 
 /// How far from a shown piece of a source a rule must look to decide on it.
@@ -60,6 +69,7 @@ mod messaging;
 mod observability;
 mod payments;
 mod private_keys;
+mod services;
 
 /// Every rule, family by family, in priority order.
 pub(crate) fn specs() -> impl Iterator<Item = &'static Spec> {
@@ -71,6 +81,7 @@ pub(crate) fn specs() -> impl Iterator<Item = &'static Spec> {
         payments::SPECS,
         ai::SPECS,
         observability::SPECS,
+        services::SPECS,
         distinctive::SPECS,
         context::SPECS,
     ]
@@ -150,12 +161,33 @@ pub(crate) const KINDS: &[&str] = &[
     "new_relic_key",
     "age_secret_key",
     "mapbox_secret_token",
+    "onepassword_token",
+    "dynatrace_token",
+    "rubygems_token",
+    "prefect_token",
+    "readme_token",
+    "sourcegraph_token",
+    "shippo_token",
+    "clojars_token",
+    "duffel_token",
+    "easypost_token",
+    "flutterwave_secret_key",
+    "frameio_token",
+    "openshift_token",
+    "octopus_deploy_api_key",
+    "scalingo_token",
+    "settlemint_token",
+    "artifactory_token",
+    "teams_webhook",
     "jwt",
+    "base64_secret",
+    "split_secret",
     "url_credentials",
     "authorization_header",
     "bearer_token",
     "cli_user_password",
     "password_assignment",
+    "netrc_password",
     "generic_secret",
 ];
 
@@ -170,6 +202,7 @@ pub(crate) fn tested_kinds() -> Vec<&'static str> {
         distinctive::tests::TESTED_KINDS,
         messaging::tests::TESTED_KINDS,
         observability::tests::TESTED_KINDS,
+        services::tests::TESTED_KINDS,
         payments::tests::TESTED_KINDS,
         private_keys::tests::TESTED_KINDS,
     ]

@@ -18,6 +18,14 @@ pub(crate) const SPECS: &[Spec] = &[
         check: Check::Pem,
         reach: Reach::Source,
     },
+    Spec {
+        kind: "private_key",
+        // A PuTTY key file (`.ppk`): the lines after `Private-Lines: N`.
+        pattern: r"Private-Lines:[ \t]*[0-9]+[ \t]*\r?\n([A-Za-z0-9+/=]+(?:[ \t]*\r?\n[A-Za-z0-9+/=]+)*)[ \t]*(?:\r?\n|\z)",
+        keywords: &["Private-Lines:"],
+        check: Check::Group(1),
+        reach: Reach::Source,
+    },
 ];
 
 #[cfg(test)]
