@@ -19,7 +19,8 @@ fn connect_script(paths: &[(&str, &std::path::Path)]) -> String {
     for (n, p) in paths {
         s.push_str(&format!("c({n:?}, {:?})\n", p.display().to_string()));
     }
-    s.push_str("import os\nif os.path.exists('mine.sock'): os.unlink('mine.sock')\ns = socket.socket(socket.AF_UNIX); s.bind('mine.sock'); s.listen()\nc('mine', 'mine.sock')\nEOF\necho \"agent=${SSH_AUTH_SOCK-unset}\"");
+    // In a directory of the workspace (nothing new goes directly in its root).
+    s.push_str("import os\nif os.path.exists('run/mine.sock'): os.unlink('run/mine.sock')\ns = socket.socket(socket.AF_UNIX); s.bind('run/mine.sock'); s.listen()\nc('mine', 'run/mine.sock')\nEOF\necho \"agent=${SSH_AUTH_SOCK-unset}\"");
     s
 }
 
@@ -43,6 +44,7 @@ fn a_sandboxed_bash_reaches_no_unix_socket_outside_with_network_off_and_only_pla
         return;
     }
     let e = Env::new();
+    std::fs::create_dir_all(e.root.join("run")).unwrap();
     let outside = e.state.join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     let (plain, docker, agent) = (

@@ -28,7 +28,6 @@ pub fn overrides<'a>(keys: impl IntoIterator<Item = &'a str>) -> BTreeMap<String
         ("core.alternaterefscommand", ""),
         ("core.virtualfilesystem", ""),
         ("core.untrackedcache", "false"),
-        ("diff.external", ""),
         ("diff.submodule", "short"),
         ("status.submodulesummary", "false"),
         ("submodule.recurse", "false"),
@@ -60,6 +59,19 @@ pub fn overrides<'a>(keys: impl IntoIterator<Item = &'a str>) -> BTreeMap<String
         let Some((section, rest)) = key.split_once('.') else {
             continue;
         };
+        // `pager.<command>` (no subsection) names one command's pager, over
+        // `core.pager`, whenever git writes to a terminal.
+        if section.eq_ignore_ascii_case("pager") {
+            o.insert(key.to_string(), "false".to_string());
+            continue;
+        }
+        // git has no value that turns `diff.external` off (an empty one is
+        // run as a program, and every `git diff` fails), so it is
+        // overridden only where a configuration sets it.
+        if key.eq_ignore_ascii_case("diff.external") {
+            o.insert(key.to_string(), String::new());
+            continue;
+        }
         let Some((_sub, var)) = rest.rsplit_once('.') else {
             continue;
         };
@@ -75,6 +87,9 @@ pub fn overrides<'a>(keys: impl IntoIterator<Item = &'a str>) -> BTreeMap<String
             ("credential", "helper") => "",
             ("remote", "uploadpack" | "receivepack") => "false",
             ("submodule", "update") => "none",
+            // `git help` viewers and browsers (`man.viewer` + `man.X.cmd`,
+            // `help.format=web` + `browser.X.cmd`).
+            ("man" | "browser", "cmd" | "path") => "false",
             _ => continue,
         };
         // Only variables that are set anywhere need an override: one
@@ -92,4 +107,29 @@ pub fn config_keys(list: &[u8]) -> impl Iterator<Item = &str> {
             let k = r.split(|&b| b == b'\n').next()?;
             std::str::from_utf8(k).ok()
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_key_overrides_cover_what_the_configuration_sets_only() {
+        let o = overrides([
+            "diff.External",
+            "pager.log",
+            "man.evil.cmd",
+            "browser.x.path",
+            "filter.lfs.process",
+            "user.name",
+        ]);
+        assert_eq!(o["diff.External"], "");
+        assert_eq!(o["pager.log"], "false");
+        assert_eq!(o["man.evil.cmd"], "false");
+        assert_eq!(o["browser.x.path"], "false");
+        assert_eq!(o["filter.lfs.process"], "");
+        assert!(!o.contains_key("user.name"));
+        // Not set anywhere: not overridden (an empty one breaks `git diff`).
+        assert!(!overrides([]).contains_key("diff.external"));
+    }
 }

@@ -217,7 +217,10 @@ impl Rule {
     /// for deny/ask any one is enough. Command rules match invocations:
     /// see [`Rule::covers`] and [`Rule::may_match`].
     fn matches(&self, plan: &ActionPlan, root: &Path, need_all: bool) -> bool {
-        if !self.tool_matches(&plan.tool) && !self.network_rule_for(plan) {
+        if !self.tool_matches(&plan.tool)
+            && !self.network_rule_for(plan)
+            && !self.family_rule_for_command(plan, need_all)
+        {
             return false;
         }
         let subjects: Vec<bool> = match &self.spec {
@@ -235,17 +238,23 @@ impl Rule {
                 .iter()
                 .map(|h| h.as_ref().is_some_and(|h| d.matches(h)))
                 .collect(),
-            Spec::PathGlob(g) => self
-                .path_subjects(plan, root)
-                .into_iter()
-                .map(|rel| {
-                    if need_all {
-                        g.allows(rel)
-                    } else {
-                        g.restricts(rel)
-                    }
-                })
-                .collect(),
+            Spec::PathGlob(g) => {
+                // A command that changes a directory (`rm -rf .`, `cp a
+                // secrets/`, `mv x secrets`) changes what is in it; one that
+                // names a directory to read (`grep -r x secrets`, `tar c
+                // src`) may read what is in it.
+                let dirs = !need_all && self.family.is_some() && has_spawn(plan);
+                self.path_subjects(plan, root)
+                    .into_iter()
+                    .map(|rel| {
+                        if need_all {
+                            g.allows(rel)
+                        } else {
+                            g.restricts(rel) || (dirs && dir_may_hold(g, root, rel))
+                        }
+                    })
+                    .collect()
+            }
         };
         if subjects.is_empty() {
             return false;
@@ -255,6 +264,18 @@ impl Rule {
         } else {
             subjects.iter().any(|b| *b)
         }
+    }
+
+    /// A `read(GLOB)` or `edit(GLOB)`/`write(GLOB)` deny or ask rule also
+    /// holds a command (bash, terminal input) to the files it names to read
+    /// and the files it writes (`cat .env`, `echo x > secrets/k`): otherwise
+    /// a rule on the file tools would be walked around by the shell. Allow
+    /// rules never reach a command this way (only command rules cover one).
+    fn family_rule_for_command(&self, plan: &ActionPlan, need_all: bool) -> bool {
+        !need_all
+            && self.family.is_some()
+            && matches!(self.spec, Spec::PathGlob(_))
+            && has_spawn(plan)
     }
 
     /// Allow side: this rule covers the invocation only when every word it
@@ -275,6 +296,46 @@ impl Rule {
     /// the invocation as far as the invocation's words are known (a computed
     /// word may be anything), the program compared by basename (`./rm` is `rm`).
     fn may_match(&self, inv: &Invocation) -> bool {
+        if self.may_match_words(inv) {
+            return true;
+        }
+        // A program no grammar knows may run a command from its arguments
+        // (`prlimit rm x`, `tmux new -d rm x`, `ssh host rm x`): the rule
+        // is also matched against every tail of them that starts with a
+        // word that is not an option.
+        let Some(first) = inv.words.first() else {
+            return false;
+        };
+        if !crate::command::programs::may_run_its_arguments(crate::command::normalize::basename(
+            first,
+        )) {
+            return false;
+        }
+        let tails = (1..inv.words.len())
+            .filter(|&k| !inv.words[k].starts_with('-'))
+            .any(|k| {
+                self.may_match_words(&Invocation {
+                    words: inv.words[k..].to_vec(),
+                    dynamic: inv.dynamic,
+                })
+            });
+        // An argument that is itself a command line (`vim -c '!rm x'`,
+        // `rsync -e 'rm x'`, `tmux new 'rm x'`), parsed as one.
+        tails
+            || inv.words[1..]
+                .iter()
+                .filter(|w| w.contains(char::is_whitespace))
+                .any(|w| {
+                    let text = w.trim_start_matches(['!', ':']);
+                    crate::command::analyse(text)
+                        .rule_invocations()
+                        .iter()
+                        .any(|i| self.may_match_words(i))
+                })
+    }
+
+    /// [`Rule::may_match`] on the invocation's own words.
+    fn may_match_words(&self, inv: &Invocation) -> bool {
         let want = match &self.spec {
             Spec::Any => return true,
             Spec::CommandPrefix(p) | Spec::CommandExact(p) => p,
@@ -305,6 +366,50 @@ impl Rule {
             RuleOrigin::Config => format!("config rule {kind} = {:?}", self.text),
         }
     }
+}
+
+/// Most entries [`dir_may_hold`] looks at before it takes the directory
+/// for one that holds a covered path.
+const MAX_DIR_ENTRIES: usize = 20_000;
+
+/// True when the directory `rel` (under `root`) may hold a path the glob
+/// covers (for a command that writes, deletes or reads it whole): a new
+/// name in it would be covered (`secrets/**` and `secrets`),
+/// or a covered file is in it now (`.env` under `.`), found by a walk that
+/// follows no symlink; a walk cut at [`MAX_DIR_ENTRIES`] counts as a yes.
+fn dir_may_hold(g: &PathPattern, root: &Path, rel: &Path) -> bool {
+    if rel.is_absolute() {
+        return false;
+    }
+    let abs = root.join(rel);
+    if !std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_dir()) {
+        return false;
+    }
+    if g.restricts(&rel.join("x")) {
+        return true;
+    }
+    let mut stack = vec![abs];
+    let mut seen = 0usize;
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            seen += 1;
+            if seen > MAX_DIR_ENTRIES {
+                return true;
+            }
+            let p = e.path();
+            let r = p.strip_prefix(root).unwrap_or(&p);
+            if g.restricts(r) {
+                return true;
+            }
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(p);
+            }
+        }
+    }
+    false
 }
 
 /// The invocations of a plan's spawns; a spawn planned without them (by a
@@ -738,9 +843,12 @@ fn has_spawn(plan: &ActionPlan) -> bool {
 }
 
 fn describe_plan(plan: &ActionPlan, root: &Path) -> String {
+    let spawns = has_spawn(plan);
     let what: Vec<String> = plan
         .actions
         .iter()
+        // A command's reads are the files it names; its run says it all.
+        .filter(|a| !(spawns && matches!(a, Action::Read { .. })))
         .map(|a| match a {
             Action::Read { path } => format!("read {}", rel(path, root)),
             Action::Write { path, .. } => format!("write {}", rel(path, root)),

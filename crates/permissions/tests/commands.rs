@@ -4,8 +4,9 @@
 //! every row and reports every failing one.
 //!
 //! The workspace of the table is a temp dir with `.git/hooks/`, `.wrench/`,
-//! `README.md`, `a`, `f`, `src/`, a symlink `escape -> /` and a symlink
-//! `gitlink -> .git`.
+//! `README.md`, `a`, `f`, `src/`, a symlink `escape -> /`, a symlink
+//! `gitlink -> .git`, `secrets/k` and the symlinks `klink -> secrets/k` and
+//! `sdir -> secrets`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
 
@@ -25,6 +26,10 @@ fn workspace() -> (tempfile::TempDir, PathBuf) {
     }
     std::os::unix::fs::symlink("/", root.join("escape")).unwrap();
     std::os::unix::fs::symlink(".git", root.join("gitlink")).unwrap();
+    std::fs::create_dir_all(root.join("secrets")).unwrap();
+    std::fs::write(root.join("secrets/k"), "k\n").unwrap();
+    std::os::unix::fs::symlink("secrets/k", root.join("klink")).unwrap();
+    std::os::unix::fs::symlink("secrets", root.join("sdir")).unwrap();
     (d, root)
 }
 

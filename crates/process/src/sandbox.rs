@@ -6,7 +6,8 @@
 //! - **write** below the workspace, except the read-only names
 //!   ([`Spec::read_only_names`]: `.git`, `.wrench`, and the configs other
 //!   tools run code from, see [`AUTO_RUN_NAMES`]), wherever they are in the
-//!   tree (found by a bounded walk, [`MAX_WALK_ENTRIES`]); below the
+//!   tree (found by a bounded walk, [`MAX_WALK_ENTRIES`]), and no new entry
+//!   directly in the root (see below); below the
 //!   [`Spec::writable`] directories (the session's temp dir, the package
 //!   caches under `~`); `/dev/shm`, `/dev/null`, the terminals;
 //! - **not write** the session state dir ([`Spec::read_only`]) or any path
@@ -36,10 +37,18 @@
 //! subtracted below a granted directory. So a directory that holds a
 //! read-only name is not granted itself: each of its entries is granted
 //! instead (recursively around the read-only ones). The tradeoff: no new
-//! entry can be *created directly in* such a directory — the workspace root
-//! when it holds `.git` — while existing files there can be changed and
-//! everything below its other directories is writable. (Landlock has no
-//! "create in this directory except these names".) The shell tools create
+//! entry can be *created directly in* such a directory, while existing
+//! files there can be changed and everything below its other directories is
+//! writable. (Landlock has no "create in this directory except these
+//! names", and its rules hold on what exists: a missing name has nothing to
+//! be refused on.) So that a protected name that does not exist yet cannot
+//! be created where it acts for the whole workspace, the root is always
+//! granted that way (a workspace that is not a repository too), and so is
+//! every directory a pattern names as a parent (`.github` of
+//! `.github/workflows/`, `.cargo`, `.config`, `.yarn`). A protected name
+//! missing in a deeper directory the command may create files in
+//! (`src/.envrc`) stays creatable; the file tools' gate still asks before
+//! anything of theirs changes it. The shell tools create
 //! the usual build output directory before a sandboxed run where a build
 //! would need it (`target/` beside `Cargo.toml`).
 //!
@@ -61,21 +70,110 @@ use wrench_core::{ToolError, ToolResult};
 /// The value of `[sandbox] mode` / `[bash] sandbox` that turns the sandbox on.
 pub const SANDBOX_WORKSPACE_WRITE: &str = "workspace-write";
 
-/// Names (compared case-insensitively) in the workspace that other programs
-/// run code from or take settings from without asking: never writable from
-/// the sandbox, wherever they appear in the tree.
+/// Names in the workspace that other programs run code from or take
+/// settings from without asking: never writable from the sandbox, wherever
+/// they appear in the tree. Every protected name of the permission layer
+/// (`wrench_permissions::protected::PROTECTED`, in its `pattern()` form;
+/// a test there checks that none is missing) plus `.githooks`. A pattern is
+/// a name (`.envrc`; `.vscode/` names a directory), a name inside a named
+/// directory (`.github/workflows/`), `*suffix` or `prefix*`; compared
+/// case-insensitively.
 pub const AUTO_RUN_NAMES: &[&str] = &[
-    ".vscode",
-    ".idea",
-    ".devcontainer",
+    ".git/",
+    ".wrench/",
+    ".wrench-tmp-*",
     ".mcp.json",
+    ".vscode/",
+    "*.code-workspace",
+    ".idea/",
+    ".zed/",
+    ".devcontainer/",
+    ".devcontainer.json",
     ".envrc",
-    ".husky",
-    ".githooks",
-    ".claude",
-    ".cursor",
+    ".claude/",
+    ".cursor/",
+    ".codex/",
+    ".gemini/",
+    ".windsurf/",
+    ".github/workflows/",
+    ".github/actions/",
+    ".gitlab-ci.yml",
+    ".circleci/",
     ".gitmodules",
+    ".husky/",
+    ".githooks/",
+    ".pre-commit-config.yaml",
+    "lefthook.yml",
+    ".lefthook.yml",
+    ".lfsconfig",
+    ".yarnrc.yml",
+    ".yarn/releases/",
+    ".yarn/plugins/",
+    ".yarnrc",
+    ".npmrc",
+    ".pnpmfile.cjs",
+    "bunfig.toml",
+    ".bunfig.toml",
+    "mise.toml",
+    ".mise.toml",
+    "mise.local.toml",
+    ".mise.local.toml",
+    ".config/mise/",
+    ".tool-versions",
+    ".cargo/config.toml/",
+    ".cargo/config/",
+    "rust-toolchain.toml",
+    "rust-toolchain",
+    "pip.conf",
+    "pip.ini",
+    "uv.toml",
+    "gradle-wrapper.properties",
+    ".mvn/",
+    ".bazelrc",
+    ".exrc",
+    ".nvim.lua",
+    ".nvimrc",
+    ".dir-locals.el",
 ];
+
+/// One read-only pattern of [`Spec::read_only_names`], lowercased.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Pattern {
+    /// An entry with this name.
+    Name(String),
+    /// An entry named `.1` in a directory named `.0`.
+    Inside(String, String),
+    /// An entry whose name ends with this (and is longer).
+    Suffix(String),
+    /// An entry whose name starts with this.
+    Prefix(String),
+}
+
+impl Pattern {
+    fn parse(p: &str) -> Pattern {
+        let t = p.trim_end_matches('/').to_lowercase();
+        if let Some(s) = t.strip_prefix('*') {
+            Pattern::Suffix(s.to_string())
+        } else if let Some(s) = t.strip_suffix('*') {
+            Pattern::Prefix(s.to_string())
+        } else if let Some((a, b)) = t.split_once('/') {
+            Pattern::Inside(a.to_string(), b.to_string())
+        } else {
+            Pattern::Name(t)
+        }
+    }
+
+    /// Whether `name` (lowercased), an entry of a directory named `parent`
+    /// (lowercased), matches.
+    fn matches(&self, parent: &str, name: &str) -> bool {
+        match self {
+            Pattern::Name(n) => name == n,
+            Pattern::Inside(d, n) => parent == d && name == n,
+            Pattern::Suffix(s) => name.len() > s.len() && name.ends_with(s.as_str()),
+            Pattern::Prefix(s) => name.starts_with(s.as_str()),
+        }
+    }
+}
 
 /// Entries looked at while searching the workspace for nested read-only
 /// names; past this, deeper read-only names are not found (said in the
@@ -131,7 +229,11 @@ pub fn requested(mode: Option<&str>) -> ToolResult<Option<bool>> {
 pub struct Spec {
     /// The canonical workspace root (writable around the read-only names).
     pub root: PathBuf,
-    /// Names never writable inside the workspace (case-insensitive).
+    /// Names never writable inside the workspace (case-insensitive; the
+    /// patterns of [`AUTO_RUN_NAMES`]). Nor can they be *created* where they
+    /// act for the whole workspace: the root and the directories a pattern
+    /// names as a parent (`.github/`, `.cargo/`) are never granted
+    /// themselves, only their entries.
     pub read_only_names: Vec<String>,
     /// Further writable directories (canonical; trusted, not in the workspace).
     pub writable: Vec<PathBuf>,
@@ -158,7 +260,11 @@ impl Spec {
         network: bool,
     ) -> Spec {
         let mut names: Vec<String> = protected.iter().map(|s| s.to_string()).collect();
-        names.extend(AUTO_RUN_NAMES.iter().map(|s| s.to_string()));
+        for n in AUTO_RUN_NAMES {
+            if !names.iter().any(|k| Pattern::parse(k) == Pattern::parse(n)) {
+                names.push(n.to_string());
+            }
+        }
         let own_tmp: Vec<PathBuf> = std::fs::canonicalize(tmp).into_iter().collect();
         let mut writable = own_tmp.clone();
         writable.extend(shared_writable());
@@ -342,7 +448,7 @@ fn open_abs_nofollow(p: &Path) -> Option<(OwnedFd, libc::mode_t)> {
 }
 
 struct Walk<'a> {
-    names: &'a [String],
+    names: Vec<Pattern>,
     read_only: &'a [PathBuf],
     all: BitFlags<AccessFs>,
     file: BitFlags<AccessFs>,
@@ -351,10 +457,28 @@ struct Walk<'a> {
     out: Vec<Grant>,
 }
 
+fn lower_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default()
+}
+
 impl Walk<'_> {
-    fn is_ro_name(&self, name: &std::ffi::OsStr) -> bool {
+    /// Whether the entry `name` of the directory `dir` is read-only.
+    fn is_ro_name(&self, dir: &Path, name: &std::ffi::OsStr) -> bool {
+        let parent = lower_name(dir);
         let lower = name.to_string_lossy().to_lowercase();
-        self.names.iter().any(|n| n.eq_ignore_ascii_case(&lower))
+        self.names.iter().any(|p| p.matches(&parent, &lower))
+    }
+
+    /// Whether a read-only name could be created directly in the directory
+    /// `path`, which a pattern names as a parent (`.github` of
+    /// `.github/workflows/`): such a directory is never granted itself.
+    fn is_ro_parent(&self, path: &Path) -> bool {
+        let name = lower_name(path);
+        self.names
+            .iter()
+            .any(|p| matches!(p, Pattern::Inside(d, _) if *d == name))
     }
 
     /// True when the tree at `path` (a directory fd) holds something
@@ -382,11 +506,14 @@ impl Walk<'_> {
                     return false;
                 }
                 self.budget -= 1;
-                if self.is_ro_name(&e.file_name()) {
+                if self.is_ro_name(&d, &e.file_name()) {
                     return true;
                 }
                 // file_type() does not follow symlinks.
                 if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    if self.is_ro_parent(&e.path()) {
+                        return true;
+                    }
                     stack.push(e.path());
                 }
             }
@@ -394,8 +521,10 @@ impl Walk<'_> {
         false
     }
 
-    /// Grant write on `fd` (at `path`), splitting around read-only entries.
-    fn grant(&mut self, fd: OwnedFd, mode: libc::mode_t, path: &Path) {
+    /// Grant write on `fd` (at `path`), splitting around read-only entries;
+    /// `split` grants a directory's entries only, never the directory
+    /// itself (nothing can be created directly in it).
+    fn grant(&mut self, fd: OwnedFd, mode: libc::mode_t, path: &Path, split: bool) {
         if self.read_only.iter().any(|r| r == path) {
             return;
         }
@@ -408,7 +537,7 @@ impl Walk<'_> {
             // Symlinks, sockets, fifos: no grant.
             _ => return,
         }
-        if !self.holds_read_only(path) {
+        if !split && !self.is_ro_parent(path) && !self.holds_read_only(path) {
             self.out.push((fd, self.all));
             return;
         }
@@ -418,14 +547,14 @@ impl Walk<'_> {
         let mut entries: Vec<_> = rd.flatten().map(|e| e.file_name()).collect();
         entries.sort();
         for name in entries {
-            if self.is_ro_name(&name) {
+            if self.is_ro_name(path, &name) {
                 continue;
             }
             let Ok(c) = CString::new(name.as_bytes()) else {
                 continue;
             };
             if let Some((cfd, cmode)) = open_nofollow(fd.as_raw_fd(), &c) {
-                self.grant(cfd, cmode, &path.join(&name));
+                self.grant(cfd, cmode, &path.join(&name), false);
             }
         }
     }
@@ -470,7 +599,11 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
     let all = AccessFs::from_all(abi);
     let file = AccessFs::from_file(abi);
     let mut walk = Walk {
-        names: &spec.read_only_names,
+        names: spec
+            .read_only_names
+            .iter()
+            .map(|n| Pattern::parse(n))
+            .collect(),
         read_only: &spec.read_only,
         all,
         file,
@@ -483,8 +616,11 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
         walk.out.push((fd, AccessFs::from_read(abi)));
     }
     // The workspace, around its read-only names; never through a symlink.
+    // The root itself is never granted: a missing protected name (`.envrc`,
+    // `.mcp.json`, `.git/`) cannot be created there (Landlock rules hold
+    // on what exists; there is no "create except these names").
     if let Some((fd, mode)) = open_abs_nofollow(&spec.root) {
-        walk.grant(fd, mode, &spec.root);
+        walk.grant(fd, mode, &spec.root, !spec.read_only_names.is_empty());
     }
     // Trusted writable dirs (canonical), around the workspace (granted
     // above) and the read-only paths.
@@ -495,7 +631,7 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
         .chain([spec.root.clone()])
         .collect();
     let mut trusted = Walk {
-        names: &[],
+        names: Vec::new(),
         read_only: &ro,
         all,
         file,
@@ -505,7 +641,7 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
     };
     for d in spec.writable.iter().filter(|d| !d.starts_with(&spec.root)) {
         if let Some((fd, mode)) = open_abs_nofollow(d) {
-            trusted.grant(fd, mode, d);
+            trusted.grant(fd, mode, d, false);
         }
     }
     for dev in [
@@ -519,7 +655,7 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
         "/dev/urandom",
     ] {
         if let Some((fd, mode)) = open_abs_nofollow(Path::new(dev)) {
-            trusted.grant(fd, mode, Path::new(dev));
+            trusted.grant(fd, mode, Path::new(dev), false);
         }
     }
     let cut = walk.cut;
@@ -531,8 +667,14 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
     let (net_filter, network) = network_rules(spec.network);
     let (mask, sockets) = socket_mask(spec, abi_v)?;
     let mut description = format!(
-        "landlock ABI {abi_v}: read everywhere; write in the workspace except {}, the session temp dir, the temp dirs and package caches; the state dir read-only; {network}; {sockets}",
-        spec.read_only_names.join(" "),
+        "landlock ABI {abi_v}: read everywhere; write in the workspace except {} protected names ({} ...: those of docs/TOOLS.md), and no new entry directly in its root, the session temp dir, the temp dirs and package caches; the state dir read-only; {network}; {sockets}",
+        spec.read_only_names.len(),
+        spec.read_only_names
+            .iter()
+            .take(4)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" "),
     );
     if cut {
         description.push_str(&format!(

@@ -112,16 +112,66 @@ fn skip_reason() -> Option<String> {
     sandbox::unavailable(false)
 }
 
+/// [`fixture`] without a `.git` or any other protected name anywhere (a
+/// workspace that is not a repository).
+fn bare_fixture(base: &Path) -> Fixture {
+    let f = fixture(base);
+    for d in [".git", ".vscode", ".wrench", "vendor", "pkg/.vscode"] {
+        std::fs::remove_dir_all(f.root.join(d)).unwrap();
+    }
+    for l in [".mcp.json", "gitlink", "src/gitlink2"] {
+        std::fs::remove_file(f.root.join(l)).unwrap();
+    }
+    f
+}
+
+/// [`bare_fixture`] with directories that protected names live in
+/// (`.github/`, `.cargo/`, `.config/`, `.yarn/`) holding none yet, and an
+/// existing `.npmrc` and `gradle/wrapper/gradle-wrapper.properties`.
+fn parents_fixture(base: &Path) -> Fixture {
+    let f = bare_fixture(base);
+    for d in [".github", ".cargo", ".config", ".yarn", "gradle/wrapper"] {
+        std::fs::create_dir_all(f.root.join(d)).unwrap();
+    }
+    for (p, t) in [
+        (".github/CODEOWNERS", "* @a\n"),
+        (".npmrc", "\n"),
+        ("gradle/wrapper/gradle-wrapper.properties", "\n"),
+    ] {
+        std::fs::write(f.root.join(p), t).unwrap();
+    }
+    f
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_row_of_the_sandbox_table_ends_as_expected() {
+    let rows = run_table(include_str!("data/sandbox.tsv"), fixture).await;
+    assert!(rows == 0 || rows > 30);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn protected_names_that_do_not_exist_yet_cannot_be_created() {
+    let rows = run_table(include_str!("data/sandbox_missing_names.tsv"), bare_fixture).await;
+    assert!(rows == 0 || rows > 15);
+    let rows = run_table(
+        include_str!("data/sandbox_protected_parents.tsv"),
+        parents_fixture,
+    )
+    .await;
+    assert!(rows == 0 || rows > 5);
+}
+
+/// Runs every row of `table` in a fresh fixture; the number of rows run (0
+/// when the sandbox cannot run here). Fails listing every row that did not
+/// end as expected.
+async fn run_table(table: &str, make: fn(&Path) -> Fixture) -> usize {
     if let Some(why) = skip_reason() {
         eprintln!("SKIPPED: the sandbox cannot run here: {why}");
-        return;
+        return 0;
     }
     let abi = sandbox::landlock_abi();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    let table = include_str!("data/sandbox.tsv");
     let mut failures = Vec::new();
     let mut rows = 0;
     for line in table
@@ -140,7 +190,7 @@ async fn every_row_of_the_sandbox_table_ends_as_expected() {
         // A fresh workspace per row: rows change files.
         let base =
             wrench_process::sandbox::dir_outside_temp(&PathBuf::from(env!("CARGO_TARGET_TMPDIR")));
-        let f = fixture(&base);
+        let f = make(&base);
         let (ok, err) = run(&f, port, cmd).await;
         let want_ok = expect == "ok";
         if ok != want_ok {
@@ -151,13 +201,13 @@ async fn every_row_of_the_sandbox_table_ends_as_expected() {
             ));
         }
     }
-    assert!(rows > 30);
     assert!(
         failures.is_empty(),
         "{} of {rows} rows failed:\n{}",
         failures.len(),
         failures.join("\n")
     );
+    rows
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -197,7 +247,8 @@ fn default_spec_keeps_cargo_binaries_and_state_read_only_and_caches_writable() {
     let root = std::fs::canonicalize(dir.path()).unwrap();
     let s = Spec::workspace_write(&root, &[".git"], &root.join("state"), &root, false);
     assert!(s.read_only_names.iter().any(|n| n == ".git"));
-    assert!(s.read_only_names.iter().any(|n| n == ".vscode"));
+    assert!(s.read_only_names.iter().any(|n| n == ".vscode/"));
+    assert!(s.read_only_names.iter().any(|n| n == ".github/workflows/"));
     assert!(s.read_only.iter().any(|p| p.ends_with("state")));
     assert!(
         s.read_only

@@ -20,7 +20,7 @@ fn a_sandboxed_command_cannot_create_or_remove_anything_in_the_socket_dir() {
     let dir = tempfile::tempdir_in(base).unwrap();
     let top = std::fs::canonicalize(dir.path()).unwrap();
     let (root, state, home) = (top.join("ws"), top.join("state"), top.join("home"));
-    for d in [&root, &home] {
+    for d in [&root.join("src"), &home] {
         std::fs::create_dir_all(d).unwrap();
     }
     // SAFETY: the only test of this binary; no other thread reads the
@@ -50,7 +50,8 @@ fn a_sandboxed_command_cannot_create_or_remove_anything_in_the_socket_dir() {
         .unwrap();
     let mut failures = Vec::new();
     for (cmd, want_ok) in [
-        ("echo x > \"$ROOT/f\"", true),
+        // (Nothing new directly in the root: see `sandbox`.)
+        ("echo x > \"$ROOT/src/f\"", true),
         ("echo x > \"$TMP/f\"", true),
         ("mkfifo \"$SD/d-x.log\"", false),
         ("echo x > \"$SD/new\"", false),

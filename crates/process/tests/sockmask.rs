@@ -298,9 +298,11 @@ fn a_listener_outside_the_workspace_is_unreachable_with_network_off_and_the_comm
         .join("agent.sock");
     let own = f.tmp.join("job.sock");
     let _l = (listen(&outside), listen(&in_tmp), listen(&own));
+    // A directory of the workspace: nothing new goes directly in its root.
+    std::fs::create_dir_all(f.root.join("run")).unwrap();
     let me = std::process::id();
     let script = format!(
-        "probe connect '{o}'\nprobe connect '{t}'\nprobe connect '{own}'\nprobe own \"$PWD/mine.sock\"\nprobe own '{tmp}/mine2.sock'\numount '{o}' 2>/dev/null; probe connect '{o}'\nprobe connect '/proc/{me}/root{o}'\n",
+        "probe connect '{o}'\nprobe connect '{t}'\nprobe connect '{own}'\nprobe own \"$PWD/run/mine.sock\"\nprobe own '{tmp}/mine2.sock'\numount '{o}' 2>/dev/null; probe connect '{o}'\nprobe connect '/proc/{me}/root{o}'\n",
         o = outside.display(),
         t = in_tmp.display(),
         own = own.display(),
@@ -318,14 +320,14 @@ fn a_listener_outside_the_workspace_is_unreachable_with_network_off_and_the_comm
     assert!(covered.contains(&outside), "{covered:?}");
     assert!(covered.contains(&in_tmp), "{covered:?}");
     assert!(!covered.contains(&own), "{covered:?}");
-    let _ = std::fs::remove_file(f.root.join("mine.sock"));
+    let _ = std::fs::remove_file(f.root.join("run/mine.sock"));
     let _ = std::fs::remove_file(f.tmp.join("mine2.sock"));
     let got = run_bash(&script, Some(&spec), &f.root);
     let want = [
         "refused", // outside the workspace, found in /proc/net/unix
         "refused", // under /tmp
         "ok",      // under the session temp dir: the command's own
-        "ok",      // bound by the command in the workspace
+        "ok",      // bound by the command in a directory of the workspace
         "ok",      // bound by the command in its temp dir
         "refused", // umount is refused inside the sandbox
         "denied",  // not through another process's root

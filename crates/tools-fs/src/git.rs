@@ -207,12 +207,46 @@ impl Tool for Git {
                 }
             ));
         }
-        Ok(reads.annotate(ToolOutput::text(text).with_data(&GitView {
+        let mut out = reads.annotate(ToolOutput::text(text).with_data(&GitView {
             op: a.op,
             args,
             output,
             truncated: truncated || run.cut,
-        })))
+        }));
+        declare_diff_sources(&mut out, &ws);
+        Ok(out)
+    }
+}
+
+/// Work-tree bytes of one file a diff names, read as its redaction source.
+const DIFF_SOURCE_MAX_BYTES: u64 = 4 << 20;
+
+/// A diff's lines are cut from files whose other lines (a PEM header, a
+/// YAML key) decide whether they are secret: the work-tree copy of each file
+/// the diff names is declared as the source of the lines it quotes.
+fn declare_diff_sources(out: &mut ToolOutput, ws: &wrench_permissions::Workspace) {
+    use std::io::Read;
+    let names: std::collections::BTreeSet<String> = out
+        .text
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("+++ b/")
+                .or_else(|| l.strip_prefix("--- a/"))
+        })
+        .map(|n| n.trim_end().to_string())
+        .collect();
+    for name in names.iter().take(64) {
+        let Ok((f, _)) = ws.open_read(name) else {
+            continue;
+        };
+        let mut buf = Vec::new();
+        if f.take(DIFF_SOURCE_MAX_BYTES).read_to_end(&mut buf).is_ok() {
+            wrench_core::redact::declare_quoted_lines(
+                out,
+                &String::from_utf8_lossy(&buf),
+                &["/output"],
+            );
+        }
     }
 }
 

@@ -220,7 +220,9 @@ pub fn prepare(
     }
     notes.extend(note);
     if let Some(c) = command {
-        notes.extend(crate::gitguard::apply(c, &cwd, &mut env, &mut base)?);
+        notes.extend(crate::gitguard::apply(
+            c, &cwd, &ctx.root, &mut env, &mut base,
+        )?);
     }
     Ok(Prepared {
         bash,
@@ -296,6 +298,7 @@ impl Tool for BashTool {
             risk,
             reason,
             escapes,
+            invocations,
             ..
         }) = actions.first_mut()
             && !poisoned.is_empty()
@@ -305,6 +308,9 @@ impl Tool for BashTool {
             }
             *risk = wrench_core::Risk::High;
             escapes.extend(poisoned);
+            // `BASH_ENV`, `PATH`, `LD_PRELOAD`... set by an earlier command can
+            // make this one run anything: every deny and ask rule matches it.
+            invocations.push(poisoned_invocation());
         }
         let unconfined = if args.escape_sandbox {
             Some(
@@ -609,10 +615,27 @@ pub fn plan_terminal_input(ctx: &Context, input: &str) -> Vec<Action> {
     let cwd = session_cwd(ctx, None);
     let mut acts = terminal_actions(input, &cwd, &ctx.root);
     let poisoned = session_env_escapes(ctx);
-    if let Some(Action::Spawn { escapes, .. }) = acts.first_mut() {
+    if let Some(Action::Spawn {
+        escapes,
+        invocations,
+        ..
+    }) = acts.first_mut()
+        && !poisoned.is_empty()
+    {
         escapes.extend(poisoned);
+        invocations.push(poisoned_invocation());
     }
     acts
+}
+
+/// The invocation a command gets when an earlier one of the session changed
+/// what programs run: unknown (no words, computed), so every deny and ask
+/// rule matches and no allow rule covers it.
+fn poisoned_invocation() -> wrench_core::Invocation {
+    wrench_core::Invocation {
+        words: vec![],
+        dynamic: true,
+    }
 }
 
 /// The one-line summary after a command's output:

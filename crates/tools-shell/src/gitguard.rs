@@ -57,6 +57,7 @@ pub fn reads_with_git(command: &str) -> bool {
 pub fn apply(
     command: &str,
     cwd: &Path,
+    root: &Path,
     env: &mut BTreeMap<String, String>,
     base: &mut BTreeMap<String, String>,
 ) -> ToolResult<Option<String>> {
@@ -72,6 +73,9 @@ pub fn apply(
     let mut o = overrides(keys.iter().copied());
     for (k, v) in SHELL_EXTRA {
         o.insert((*k).to_string(), (*v).to_string());
+    }
+    if keys.iter().any(|k| k.eq_ignore_ascii_case("core.worktree")) {
+        work_tree_inside(&git, cwd, root, env, &o)?;
     }
     if o.len() > MAX_OVERRIDES {
         return Err(ToolError::denied(format!(
@@ -115,6 +119,53 @@ pub fn apply(
     Ok(Some(format!(
         "git: programs the repository's configuration names were switched off for this reading command ({names}); a command that needs them must be asked for"
     )))
+}
+
+/// `core.worktree` (set by the configuration, not by git's discovery)
+/// chooses the directory whose files `git diff`/`status`/`grep` read: a
+/// repository that names one outside the workspace (`/`, a home directory)
+/// would show those files through a reading command. Refused unless the
+/// work tree git then uses is the root or inside it (a submodule's
+/// configuration names its own directory).
+fn work_tree_inside(
+    git: &Path,
+    cwd: &Path,
+    root: &Path,
+    env: &BTreeMap<String, String>,
+    o: &BTreeMap<String, String>,
+) -> ToolResult<()> {
+    let mut cmd = std::process::Command::new(git);
+    cmd.args(["rev-parse", "--show-toplevel"])
+        .env_clear()
+        .envs(env)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_CONFIG_COUNT", o.len().to_string())
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    for (i, (k, v)) in o.iter().enumerate() {
+        cmd.env(format!("GIT_CONFIG_KEY_{i}"), k)
+            .env(format!("GIT_CONFIG_VALUE_{i}"), v);
+    }
+    let refuse = |why: String| {
+        Err(ToolError::denied(format!(
+            "the repository's configuration sets core.worktree{why}, so a reading git command would show files outside the workspace; the command did not run (ask for it with escape_sandbox or an allow rule after checking `git config --show-origin core.worktree`)"
+        )))
+    };
+    let out = match cmd.output() {
+        Ok(o) if o.status.success() => o.stdout,
+        _ => return refuse(" to a directory git cannot use".into()),
+    };
+    let top = String::from_utf8_lossy(&out)
+        .trim_end_matches('\n')
+        .to_string();
+    let real = std::fs::canonicalize(&top).unwrap_or_else(|_| PathBuf::from(&top));
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if real.starts_with(&root) {
+        Ok(())
+    } else {
+        refuse(format!(" to {}", real.display()))
+    }
 }
 
 /// Variables whose value is a program (or a hook directory) git would run:
@@ -250,7 +301,7 @@ mod tests {
             env.insert("PATH".into(), path);
         }
         let mut base = env.clone();
-        let _ = apply("git status", dir.path(), &mut env, &mut base).unwrap();
+        let _ = apply("git status", dir.path(), dir.path(), &mut env, &mut base).unwrap();
         assert_eq!(env["GIT_CONFIG_KEY_0"], "user.name");
         let n: usize = env["GIT_CONFIG_COUNT"].parse().unwrap();
         let keys: Vec<&str> = (1..n)

@@ -46,6 +46,12 @@ impl BashConfig {
     }
 }
 
+/// Inherited variables that make a reading command run a program on the file
+/// it reads: `less FILE` (low risk, as a reader) would hand a repository's
+/// file to the user's `lesspipe` (archives, images, documents decoded by
+/// other programs). Dropped from every command's environment.
+const RUNS_ON_READ: &[&str] = &["LESSOPEN", "LESSCLOSE"];
+
 /// The inherited environment after the policy, and the names withheld.
 pub fn base_env(cfg: &BashConfig) -> (BTreeMap<String, String>, Vec<String>) {
     let mut env = BTreeMap::new();
@@ -54,7 +60,7 @@ pub fn base_env(cfg: &BashConfig) -> (BTreeMap<String, String>, Vec<String>) {
         let (Some(k), Some(v)) = (k.to_str(), v.to_str()) else {
             continue;
         };
-        if k.starts_with("__WRENCH_") {
+        if k.starts_with("__WRENCH_") || RUNS_ON_READ.contains(&k) {
             continue;
         }
         if looks_like_credential(k) && !cfg.keeps(k) {

@@ -293,6 +293,33 @@ async fn credential_variables_are_withheld_unless_kept() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_reader_gets_no_lessopen_preprocessor_from_the_user_environment() {
+    if std::env::var_os("LESSOPEN").is_none() {
+        // Re-run this test in a child process that has the variables set.
+        let st = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "a_reader_gets_no_lessopen_preprocessor_from_the_user_environment",
+                "--nocapture",
+            ])
+            .env("LESSOPEN", "| /bin/touch ran-lesspipe %s")
+            .env("LESSCLOSE", "/bin/touch ran-lessclose %s")
+            .status()
+            .unwrap();
+        assert!(st.success());
+        return;
+    }
+    let e = Env::new();
+    let (text, _) = ok(
+        &e.process(),
+        "bash",
+        json!({"command": "echo \"[${LESSOPEN-unset}][${LESSCLOSE-unset}]\""}),
+    )
+    .await;
+    assert!(body(&text).starts_with("[unset][unset]\n"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_background_job_is_read_and_killed_by_another_process() {
     let e = Env::new();
     let (text, d) = ok(

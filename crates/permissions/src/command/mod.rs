@@ -156,8 +156,17 @@ pub fn analyse(command: &str) -> Analysis {
         findings.push(why.clone());
         escapes.push(why);
     }
+    // Code this check cannot follow (`awk 'system(..)'`, `sed 'e ..'`,
+    // `python3 -c ..`, `man -P ..`, `git -c alias.x=!..`): it may run any
+    // program, so for the rules it is an unknown program too (every deny
+    // and ask rule matches it).
+    let mut unseen = 0;
     for inv in &n.invocations {
-        for v in programs::judge(inv) {
+        let verdicts = programs::judge(inv);
+        if programs::runs_unseen_code(inv, &verdicts) {
+            unseen += 1;
+        }
+        for v in verdicts {
             if v.escape {
                 escapes.push(v.why.clone());
             }
@@ -203,12 +212,17 @@ pub fn analyse(command: &str) -> Analysis {
         None if n.invocations.is_empty() => "no command".to_string(),
         None => "every part only reads".to_string(),
     };
+    let mut invocations = n.invocations;
+    invocations.extend((0..unseen.min(1)).map(|_| Inv {
+        dynamic: true,
+        ..Inv::default()
+    }));
     Analysis {
         risk,
         reason,
         findings,
         escapes,
-        invocations: n.invocations,
+        invocations,
     }
 }
 
@@ -246,38 +260,110 @@ pub fn refuse_control(command: &str) -> ToolResult<()> {
 /// through symlinks, so a link to `/` or to `.git` is seen for what it is.
 pub fn resolve(cwd: &Path, p: &str) -> PathBuf {
     let joined = cwd.join(p);
-    let mut lexical = PathBuf::new();
+    // `/proc/self/...` and `/proc/PID/cwd` name the command's process, not
+    // this one: such a path is taken as written (outside every root).
+    if joined.starts_with("/proc") {
+        return lexical(&joined);
+    }
+    // Component by component, as the kernel does: a symlink is followed
+    // before a later `..` applies to it (`link/../x` with `link -> /etc/ssh`
+    // is `/etc/x`, not `x` next to the link). Past the first missing
+    // component nothing exists to follow, so the rest is lexical.
+    let mut out = PathBuf::new();
+    let mut real = true;
     for c in joined.components() {
         match c {
             Component::ParentDir => {
-                lexical.pop();
+                out.pop();
             }
             Component::CurDir => {}
-            other => lexical.push(other),
+            Component::Normal(n) => {
+                out.push(n);
+                if real {
+                    match std::fs::canonicalize(&out) {
+                        Ok(r) => out = r,
+                        Err(_) => real = false,
+                    }
+                }
+            }
+            other => out.push(other),
         }
     }
-    // The longest existing ancestor, canonicalized, plus the rest.
-    let mut existing = lexical.clone();
-    let mut rest: Vec<std::ffi::OsString> = Vec::new();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(&existing) {
-            let mut out = real;
-            for r in rest.iter().rev() {
-                out.push(r);
-            }
-            return out;
+    out
+}
+
+/// Most paths one glob expands to when planned (per directory level).
+const MAX_GLOB_MATCHES: usize = 4096;
+
+/// The paths an unquoted glob names now, component by component from `cwd`
+/// (`*`, `?`, `[..]`; dot files matched too, so the set is never smaller
+/// than bash's). Bounded by [`MAX_GLOB_MATCHES`] per level.
+fn expand_glob(cwd: &Path, pattern: &str) -> Vec<PathBuf> {
+    let mut current = vec![if pattern.starts_with('/') {
+        PathBuf::from("/")
+    } else {
+        cwd.to_path_buf()
+    }];
+    for comp in pattern.split('/').filter(|c| !c.is_empty() && *c != ".") {
+        if !comp.contains(['*', '?', '[']) {
+            current = current.iter().map(|c| c.join(comp)).collect();
+            continue;
         }
-        match (
-            existing.file_name().map(|f| f.to_os_string()),
-            existing.parent(),
-        ) {
-            (Some(f), Some(parent)) => {
-                rest.push(f);
-                existing = parent.to_path_buf();
+        let Ok(m) = globset::GlobBuilder::new(comp)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .map(|g| g.compile_matcher())
+        else {
+            return vec![];
+        };
+        let mut next = Vec::new();
+        for c in &current {
+            let Ok(rd) = std::fs::read_dir(c) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                if next.len() >= MAX_GLOB_MATCHES {
+                    break;
+                }
+                if m.is_match(e.file_name()) {
+                    next.push(c.join(e.file_name()));
+                }
             }
-            _ => return lexical,
+        }
+        current = next;
+    }
+    current
+}
+
+/// `p` with `.` and `..` folded as text (the path as named).
+fn lexical(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
         }
     }
+    out
+}
+
+/// The file a git object name reads (`HEAD:src/a.rs`, `:a.rs`, `v1:./x`),
+/// relative to `cwd` when it starts with `./` or `../`, else to the
+/// repository's top (taken as the root).
+fn git_object_path(arg: &str) -> Option<(bool, &str)> {
+    if arg.starts_with('-') || arg.contains("://") {
+        return None;
+    }
+    let (rev, path) = arg.split_once(':')?;
+    if path.is_empty() || rev.contains('/') && !rev.starts_with("refs/") {
+        return None;
+    }
+    let relative = path.starts_with("./") || path.starts_with("../");
+    Some((relative, path))
 }
 
 /// True when an argument may name a path (not an option, not a URL).
@@ -316,13 +402,32 @@ pub fn spawn_actions(command: &str, cwd: &Path, root: &Path) -> ToolResult<Vec<A
 
 fn actions_of(command: &str, mut a: Analysis, cwd: &Path, root: &Path) -> Vec<Action> {
     let mut writes: Vec<PathBuf> = Vec::new();
+    let mut read_paths: Vec<PathBuf> = Vec::new();
     let mut outside: Vec<String> = Vec::new();
     // Directories later relative paths may be resolved in: every `cd`
     // target seen so far (an over-approximation of control flow).
     let mut cwds: Vec<PathBuf> = vec![cwd.to_path_buf()];
     let mut cwd_unknown = false;
     let inside = |p: &Path| p.starts_with(root);
-    for inv in &a.invocations {
+    // A program run by path is matched by rules as what it is: a link to a
+    // system program is that program (`./l` → `/usr/bin/rm` is `rm`), and a
+    // file this same command writes (`ln -s /bin/rm l; ./l x`,
+    // `cp /bin/rm r; ./r`) is unknown: every deny rule matches it.
+    let mut renamed: Vec<(usize, Option<String>)> = Vec::new();
+    for (n, inv) in a.invocations.iter().enumerate() {
+        if inv.by_path
+            && let Some(prog) = inv.args.first()
+        {
+            let real = resolve(&cwds[cwds.len() - 1], prog);
+            let named = lexical(&cwd.join(prog));
+            if writes.iter().any(|w| *w == real || *w == named) {
+                renamed.push((n, None));
+            } else if let (Some(dir), Some(name)) = (real.parent(), real.file_name())
+                && normalize::is_system_dir(dir)
+            {
+                renamed.push((n, Some(name.to_string_lossy().into_owned())));
+            }
+        }
         let mut targets: Vec<Option<String>> =
             programs::writes(inv).into_iter().map(Some).collect();
         targets.extend(inv.extra_writes.iter().cloned().map(Some));
@@ -341,10 +446,59 @@ fn actions_of(command: &str, mut a: Analysis, cwd: &Path, root: &Path) -> Vec<Ac
                 reads.push(p.to_string());
             }
         }
+        // Past a computed word: the literal words that name files, and the
+        // files an unquoted glob matches now (`cat * secrets/k`, `cat s*/k`).
+        if inv.program().is_some_and(|p| !programs::takes_no_paths(p)) {
+            reads.extend(
+                inv.later_words
+                    .iter()
+                    .filter_map(|w| path_like(w))
+                    .map(String::from),
+            );
+            for g in &inv.globs {
+                for d in &cwds {
+                    reads.extend(
+                        expand_glob(d, g)
+                            .into_iter()
+                            .map(|p| p.to_string_lossy().into_owned()),
+                    );
+                }
+            }
+        }
+        for r in &inv.redirects {
+            if r.reads()
+                && r.target.glob
+                && let Some(g) = &r.target.value
+            {
+                for d in &cwds {
+                    reads.extend(
+                        expand_glob(d, g)
+                            .into_iter()
+                            .map(|p| p.to_string_lossy().into_owned()),
+                    );
+                }
+            }
+        }
         if inv.by_path
             && let Some(p) = inv.args.first()
         {
             reads.push(p.clone());
+        }
+        if inv.program() == Some("git") {
+            for arg in inv.args.iter().skip(1) {
+                match git_object_path(arg) {
+                    Some((true, p)) => reads.push(p.to_string()),
+                    Some((false, p)) => {
+                        let p = root.join(p);
+                        for q in [lexical(&p), resolve(root, &p.to_string_lossy())] {
+                            if inside(&q) && !read_paths.contains(&q) {
+                                read_paths.push(q);
+                            }
+                        }
+                    }
+                    None => {}
+                }
+            }
         }
         for t in targets {
             match t {
@@ -377,6 +531,19 @@ fn actions_of(command: &str, mut a: Analysis, cwd: &Path, root: &Path) -> Vec<Ac
                 if !inside(&p) {
                     outside.push(format!("names {} outside the workspace", p.display()));
                 }
+                // The path as named and where it leads, for the read rules:
+                // a word that names nothing on disk and has no `/` or `.` is
+                // taken for a word (`git status`), not a file.
+                let file_like = r.contains(['/', '.']);
+                for q in [lexical(&d.join(&r)), p] {
+                    if inside(&q)
+                        && q != root
+                        && (file_like || q.symlink_metadata().is_ok())
+                        && !read_paths.contains(&q)
+                    {
+                        read_paths.push(q);
+                    }
+                }
             }
         }
         if matches!(inv.program(), Some("cd" | "pushd")) && inv.args.len() <= 3 {
@@ -393,6 +560,21 @@ fn actions_of(command: &str, mut a: Analysis, cwd: &Path, root: &Path) -> Vec<Ac
                     outside.push("`cd` without a directory goes to the home directory".into())
                 }
                 _ => cwd_unknown = true,
+            }
+        }
+    }
+    for (n, to) in renamed {
+        if let Some(inv) = a.invocations.get_mut(n) {
+            match to {
+                Some(name) => {
+                    if let Some(p) = inv.args.first_mut() {
+                        *p = name;
+                    }
+                }
+                None => {
+                    inv.args.clear();
+                    inv.dynamic = true;
+                }
             }
         }
     }
@@ -418,6 +600,9 @@ fn actions_of(command: &str, mut a: Analysis, cwd: &Path, root: &Path) -> Vec<Ac
             risk: Risk::High,
         });
     }
+    // The files it names to read, so `read(GLOB)` deny and ask rules see
+    // them (`cat .env`, `cat < .env`, `git show HEAD:.env`).
+    acts.extend(read_paths.into_iter().map(|path| Action::Read { path }));
     acts
 }
 

@@ -2,8 +2,10 @@
 //!
 //! Wrappers (`env`, `command`, `builtin`, `exec`, `time`, `timeout`, `nice`,
 //! `nohup`, `stdbuf`, `ionice`, `setsid`, `chrt`, `taskset`, `xargs`, `sudo`,
-//! `doas`, `flock`, `watch`, `busybox`) are looked through, `bash -c`/`sh -c`
-//! and `eval` are parsed recursively (up to [`MAX_DEPTH`]), and a program
+//! `doas`, `flock`, `watch`, `busybox`, `toybox`, `jobs -x`, `coproc`, and
+//! `find -exec`'s command) are looked through, `bash -c`/`sh -c`, `eval`,
+//! `trap`'s command and `alias` values are parsed recursively (up to
+//! [`MAX_DEPTH`]), and a program
 //! whose identity cannot be known statically (a computed word, `source`, a
 //! shell reading its input, an option of a wrapper this grammar does not
 //! know) becomes an invocation with no known words: it matches every deny
@@ -53,7 +55,15 @@ const RUNNERS: &[&str] = &[
     "start-stop-daemon",
     "entr",
     "expect",
+    "at",
+    "batch",
 ];
+
+/// True for the dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2
+/// /bin/rm x` runs its first argument).
+fn is_loader(base: &str) -> bool {
+    base.starts_with("ld-linux") || base.starts_with("ld.so") || base.starts_with("ld-musl")
+}
 
 /// Shells whose `-c` string is parsed as a command.
 pub const SHELLS: &[&str] = &[
@@ -84,6 +94,13 @@ pub struct Inv {
     pub extra_writes: Vec<String>,
     /// Extra paths a wrapper names (`env -C DIR`).
     pub extra_paths: Vec<String>,
+    /// The literal words after the first word computed at run time (not in
+    /// `args`, which stops there): files it may still read by name
+    /// (`cat $X secrets/k`).
+    pub later_words: Vec<String>,
+    /// Unquoted glob patterns among its arguments, as written after quote
+    /// removal (`secrets/*`): expanded against the file system when planned.
+    pub globs: Vec<String>,
 }
 
 impl Inv {
@@ -196,6 +213,13 @@ fn known(words: &[Word]) -> (Vec<String>, bool) {
     (v, false)
 }
 
+/// True for the system program directories (`/usr/bin`...), where a
+/// program is named by its basename.
+pub fn is_system_dir(dir: &std::path::Path) -> bool {
+    dir.to_str()
+        .is_some_and(|d| SYSTEM_DIRS.contains(&d.trim_end_matches('/')))
+}
+
 /// Normalize the program word: `/usr/bin/rm` → `rm`; `./evil` stays a path.
 fn program_name(raw: &str) -> (String, bool) {
     match raw.rsplit_once('/') {
@@ -237,12 +261,82 @@ fn run(words: &[Word], frame: &Frame, depth: usize, out: &mut Normalized) {
             "runs `{prog}` by a path outside the system directories"
         ));
     }
-    if RUNNERS.contains(&base.as_str()) {
+    let literal = |k: usize| rest.get(k).and_then(Word::literal);
+    if RUNNERS.contains(&base.as_str())
+        || is_loader(&base)
+        || (base == "hash"
+            && rest
+                .iter()
+                .any(|w| w.literal().is_none_or(|a| a.starts_with("-p"))))
+    {
         out.findings.push(format!(
             "`{base}` runs another program this check does not model"
         ));
         out.invocations.push(Inv::opaque(frame));
         return;
+    }
+    // Builtins that run a command from their arguments: `jobs -x CMD`,
+    // `coproc CMD` (a simple command: no NAME), `trap 'CMD' SIGNAL`.
+    if base == "jobs" && literal(0) == Some("-x") {
+        out.findings.push("`jobs -x` runs a command".into());
+        run(&rest[1..], &frame.wrapped("jobs"), depth, out);
+        return;
+    }
+    if base == "coproc" && !rest.is_empty() {
+        out.findings
+            .push("`coproc` runs a command in the background".into());
+        run(rest, &frame.wrapped("coproc"), depth, out);
+        return;
+    }
+    // `alias r=rm`: with `shopt -s expand_aliases` a later `r x` runs `rm
+    // x`; the value is matched as the command it stands for.
+    if base == "alias" {
+        for w in rest {
+            match w.literal().and_then(|a| a.split_once('=')) {
+                Some((_, value)) => nested(value, &frame.wrapped("alias"), depth, out),
+                None if w.literal().is_none() => {
+                    out.findings
+                        .push("`alias` defines a command computed at run time".into());
+                    out.invocations.push(Inv::opaque(frame));
+                }
+                None => {}
+            }
+        }
+    }
+    if base == "trap" {
+        let k = usize::from(literal(0) == Some("--"));
+        match rest.get(k) {
+            Some(w) if w.literal().is_some_and(|a| !a.starts_with('-') || a == "-") => {
+                if let Some(text) = w.literal().filter(|a| *a != "-") {
+                    nested(text, &frame.wrapped("trap"), depth, out);
+                }
+            }
+            Some(w) if w.literal().is_none() => {
+                out.findings
+                    .push("`trap` sets a command computed at run time".into());
+                out.invocations.push(Inv::opaque(frame));
+            }
+            _ => {}
+        }
+    }
+    // `find -exec CMD ;`/`+` (and -execdir, -ok, -okdir): CMD is a command.
+    if base == "find" {
+        let mut k = 0;
+        while k < rest.len() {
+            if matches!(
+                rest[k].literal(),
+                Some("-exec" | "-execdir" | "-ok" | "-okdir")
+            ) {
+                let start = k + 1;
+                let mut end = start;
+                while end < rest.len() && !matches!(rest[end].literal(), Some(";" | "+")) {
+                    end += 1;
+                }
+                run(&rest[start..end], &frame.wrapped("find"), depth, out);
+                k = end;
+            }
+            k += 1;
+        }
     }
     if !by_path && let Some(w) = wrapper(&base, rest, frame, depth, out) {
         return w;
@@ -250,6 +344,15 @@ fn run(words: &[Word], frame: &Frame, depth: usize, out: &mut Normalized) {
     let (mut args, dynamic) = known(words);
     if let Some(a) = args.first_mut() {
         *a = prog;
+    }
+    let mut later_words = Vec::new();
+    let mut globs = Vec::new();
+    for w in words.iter().skip(args.len().max(1)) {
+        match (w.literal(), &w.value) {
+            (Some(l), _) => later_words.push(l.to_string()),
+            (None, Some(v)) if w.glob => globs.push(v.clone()),
+            _ => {}
+        }
     }
     if dynamic {
         out.findings.push(format!(
@@ -261,6 +364,8 @@ fn run(words: &[Word], frame: &Frame, depth: usize, out: &mut Normalized) {
         args,
         dynamic,
         by_path,
+        later_words,
+        globs,
         ..frame.inv()
     });
 }
@@ -305,7 +410,7 @@ fn grammar(w: &str) -> Option<Grammar> {
             short_flag: "pvV",
             ..NO_OPTS
         },
-        "builtin" | "nohup" | "busybox" => NO_OPTS,
+        "builtin" | "nohup" | "busybox" | "toybox" => NO_OPTS,
         "exec" => Grammar {
             short_value: "a",
             short_flag: "cl",

@@ -81,49 +81,105 @@ pub fn matching_words(args: &[String]) -> Vec<String> {
     w
 }
 
-/// Files a git invocation writes (`--output`, `-o` of log/diff/format-patch).
+/// The subcommands whose `--output FILE` (and `-o FILE`) write a file.
+const OUTPUT_SUBCOMMANDS: &[&str] = &[
+    "log",
+    "diff",
+    "show",
+    "blame",
+    "format-patch",
+    "range-diff",
+    "whatchanged",
+];
+
+/// Files a git invocation writes (`--output`, `-o` of log/diff/format-patch;
+/// abbreviations too; nothing after `--`, which names paths).
 pub fn writes(args: &[&str]) -> Vec<String> {
     let (_, i) = split(args);
-    let rest = &args[i.min(args.len())..];
+    // Subcommands that write or delete the work-tree files they name
+    // (`git checkout -- f`, `git restore f`, `git rm f`, `git mv a b`):
+    // every operand, so edit rules see them (a ref among them names no file).
+    if args
+        .get(i)
+        .is_some_and(|s| matches!(*s, "checkout" | "restore" | "rm" | "mv" | "clean"))
+    {
+        let rest = &args[(i + 1).min(args.len())..];
+        let mut after_dashes = false;
+        let mut v = Vec::new();
+        for a in rest {
+            if *a == "--" {
+                after_dashes = true;
+            } else if after_dashes || !a.starts_with('-') {
+                v.push(a.to_string());
+            }
+        }
+        return v;
+    }
+    if !args.get(i).is_some_and(|s| OUTPUT_SUBCOMMANDS.contains(s)) {
+        return vec![];
+    }
+    let rest = &args[(i + 1).min(args.len())..];
     let mut v = Vec::new();
     for (k, a) in rest.iter().enumerate() {
-        if let Some(f) = a.strip_prefix("--output=") {
-            v.push(f.to_string());
-        } else if (*a == "--output" || *a == "-o")
-            && k > 0
-            && let Some(f) = rest.get(k + 1)
-        {
-            v.push(f.to_string());
+        if *a == "--" {
+            break;
+        }
+        match a.split_once('=') {
+            Some((n, f)) if super::long(n, "--output") => v.push(f.to_string()),
+            None if *a == "-o" || super::long(a, "--output") => {
+                if let Some(f) = rest.get(k + 1) {
+                    v.push(f.to_string());
+                }
+            }
+            _ => {}
         }
     }
     v
 }
 
 /// Why git's options (not its subcommand) make it high risk: they choose
-/// configuration, programs, pagers or output files.
+/// configuration, programs, pagers, output files or another repository.
+/// Subcommands parsed by git's parse-options take abbreviated long options
+/// (`git grep --open-files=sh`), so those are matched as abbreviations.
 pub fn flags(args: &[&str]) -> Option<String> {
+    use super::{long, long_opt};
     let (opts, i) = split(args);
     let r = args.get(i + 1..).unwrap_or(&[]);
-    if r.iter()
-        .any(|a| a.starts_with("-O") || a.starts_with("--open-files-in-pager"))
-    {
-        return Some("`git grep -O` runs a pager program".into());
-    }
-    if r.iter().any(|a| a.starts_with("--output") || *a == "-o")
-        && args
-            .get(i)
-            .is_some_and(|s| matches!(*s, "log" | "diff" | "show" | "blame" | "format-patch"))
-    {
-        return Some("`git --output` writes a file".into());
-    }
-    if r.iter().any(|a| {
-        *a == "--ext-diff"
-            || *a == "--textconv"
-            || a.starts_with("--upload-pack")
-            || a.starts_with("--receive-pack")
-            || a.starts_with("--exec=")
-    }) {
-        return Some("a git option runs an external program".into());
+    let sub = args.get(i).copied().unwrap_or("");
+    let options = r.iter().copied().take_while(|a| *a != "--");
+    for a in options.clone() {
+        let short_cluster = a.starts_with('-') && !a.starts_with("--");
+        if (sub == "grep" && short_cluster && a.contains('O'))
+            || long_opt(a, "--open-files-in-pager", 4)
+        {
+            return Some("`git grep -O` runs a pager program".into());
+        }
+        if (long(a, "--output") || a == "-o") && OUTPUT_SUBCOMMANDS.contains(&sub) {
+            return Some("`git --output` writes a file".into());
+        }
+        if long(a, "--ext-diff")
+            || long_opt(a, "--textconv", 7)
+            || long(a, "--upload-pack")
+            || long(a, "--receive-pack")
+            || long(a, "--exec")
+        {
+            return Some("a git option runs an external program".into());
+        }
+        if a == "--help" || (sub != "help" && long_opt(a, "--help", 5)) {
+            return Some(
+                "`git … --help` runs the man viewer or web browser the configuration names (man.viewer, man.<tool>.cmd, help.format, browser.<tool>.cmd)"
+                    .into(),
+            );
+        }
+        if long_opt(a, "--recurse-submodules", 9)
+            || (long_opt(a, "--ignore-submodules", 9)
+                && a.split_once('=').is_some_and(|(_, v)| v != "all"))
+        {
+            return Some(
+                "git looks into submodules, whose own configuration (filters, diff drivers) is not switched off"
+                    .into(),
+            );
+        }
     }
     for (name, value) in &opts {
         match name.as_str() {
@@ -135,7 +191,7 @@ pub fn flags(args: &[&str]) -> Option<String> {
             "--exec-path" if value.is_some() => {
                 return Some("`git --exec-path=` changes which programs git runs".into());
             }
-            "--git-dir" | "--work-tree" => {
+            "--git-dir" | "--work-tree" | "--bare" => {
                 return Some(format!(
                     "`git {name}` points git at another repository, whose configuration can run programs"
                 ));
@@ -167,17 +223,16 @@ pub fn judge(args: &[&str]) -> Option<String> {
         | "grep" | "rev-list" | "merge-base" | "name-rev" | "for-each-ref" | "show-ref"
         | "count-objects" | "whatchanged" | "version" | "check-ignore" | "check-attr" | "var"
         | "show-branch" | "cherry" | "range-diff" => None,
+        // `git help PAGE` shows the page with the viewer the configuration
+        // names (`man.viewer` + `man.<tool>.cmd`, `help.format=web` +
+        // `browser.<tool>.cmd`): only the lists are low risk.
         "help"
-            if !r
-                .iter()
-                .any(|a| matches!(*a, "-w" | "--web" | "-i" | "--info")) =>
+            if positional.is_empty()
+                && !r
+                    .iter()
+                    .any(|a| matches!(*a, "-m" | "--man" | "-w" | "--web" | "-i" | "--info")) =>
         {
             None
-        }
-        "log" | "diff" | "show" | "blame" | "format-patch"
-            if has("--output") || r.contains(&"-o") =>
-        {
-            Some(format!("`git {sub} --output` writes a file"))
         }
         "log" | "diff" | "show" | "blame" | "annotate" if !has("--ext-diff") => None,
         "branch" => branch(r, &positional),
@@ -326,5 +381,15 @@ mod tests {
         assert!(judge(&["grep", "-Oid", "x"]).is_some());
         assert!(judge(&["status"]).is_none());
         assert!(judge(&["-C", "sub", "log", "--oneline"]).is_none());
+        assert!(judge(&["grep", "--open-files=id", "x"]).is_some());
+        assert!(judge(&["grep", "-nOid", "x"]).is_some());
+        assert!(judge(&["help", "log"]).is_some());
+        assert!(judge(&["log", "--help"]).is_some());
+        assert!(judge(&["help", "-a"]).is_none());
+        assert!(judge(&["--bare", "log"]).is_some());
+        assert!(judge(&["status", "--ignore-submodules=none"]).is_some());
+        assert!(judge(&["status", "--ignore-submodules=all"]).is_none());
+        assert!(judge(&["diff", "--text"]).is_none());
+        assert!(judge(&["grep", "--textc", "x"]).is_some());
     }
 }

@@ -298,6 +298,23 @@ pub fn env_changes_programs(name: &str) -> bool {
         || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
+/// True when `a` names the GNU long option `full` (`--output`, `--output=V`)
+/// or an abbreviation of it: getopt_long (and git's parse-options) accept
+/// any unambiguous prefix, so `sort --compress-prog=sh` is
+/// `--compress-program`. A prefix shorter than `min` bytes (`--` included)
+/// is taken for another option: set `min` past every real option that is a
+/// prefix of `full` (`--text` of `--textconv`). Ambiguous prefixes are
+/// errors in the program itself, so matching them too fails closed.
+pub(crate) fn long_opt(a: &str, full: &str, min: usize) -> bool {
+    let name = a.split_once('=').map_or(a, |(n, _)| n);
+    name.starts_with("--") && name.len() >= min.max(3) && full.starts_with(name)
+}
+
+/// [`long_opt`] with the shortest prefix (`--` and one letter).
+pub(crate) fn long(a: &str, full: &str) -> bool {
+    long_opt(a, full, 3)
+}
+
 /// The directory `git -C DIR` moves to, unless it is `.` (the options
 /// after `git`).
 pub fn git_directory(args: &[&str]) -> Option<String> {
@@ -412,6 +429,11 @@ const NO_PATH_ARGS: &[&str] = &[
     "tput", "export", "declare", "typeset", "local", "readonly", "unset", "set",
 ];
 
+/// True for programs whose arguments are never files they open (`echo`).
+pub fn takes_no_paths(prog: &str) -> bool {
+    NO_PATH_ARGS.contains(&prog)
+}
+
 /// The arguments that may name files the invocation opens: all but the
 /// program, except for programs that take no file arguments, and the
 /// pattern or script of grep/rg/sed/awk (when not given with `-e`/`-f`).
@@ -484,11 +506,13 @@ pub fn writes(inv: &Inv) -> Vec<String> {
     let opt_value = |short: &str, long: &str| {
         let mut v = Vec::new();
         for (i, s) in rest.iter().enumerate() {
-            if *s == short || *s == long {
+            if *s == short || (s.starts_with("--") && !s.contains('=') && long_opt(s, long, 3)) {
                 if let Some(n) = rest.get(i + 1) {
                     v.push(n.to_string());
                 }
-            } else if let Some(x) = s.strip_prefix(&format!("{long}=")) {
+            } else if let Some((name, x)) = s.split_once('=')
+                && long_opt(name, long, 3)
+            {
                 v.push(x.to_string());
             } else if short.len() == 2
                 && s.starts_with(short)
@@ -502,7 +526,32 @@ pub fn writes(inv: &Inv) -> Vec<String> {
     };
     match prog {
         p if WRITERS.contains(&p) => positional(),
-        "sort" => opt_value("-o", "--output"),
+        "sort" => {
+            // `-o F`, `-oF`, and `-o` inside a cluster (`-uo F`, `-uoF`); a
+            // letter that takes a value (`-k`, `-t`, `-S`, `-T`) ends one.
+            let mut v = opt_value("-o", "--output");
+            for (k, s) in rest.iter().enumerate() {
+                let Some(cluster) = s.strip_prefix('-').filter(|c| !c.starts_with('-')) else {
+                    continue;
+                };
+                for (j, c) in cluster.char_indices() {
+                    // At the start it is `-oF`, which `opt_value` read.
+                    if c == 'o' && j > 0 {
+                        let tail = &cluster[j + 1..];
+                        match (tail.is_empty(), rest.get(k + 1)) {
+                            (false, _) => v.push(tail.to_string()),
+                            (true, Some(n)) => v.push(n.to_string()),
+                            (true, None) => {}
+                        }
+                        break;
+                    }
+                    if "oktST".contains(c) {
+                        break;
+                    }
+                }
+            }
+            v
+        }
         "base64" | "tree" => opt_value("-o", "--output"),
         "uniq" => positional().into_iter().skip(1).collect(),
         "xxd" => xxd_files(rest)
@@ -522,6 +571,66 @@ pub fn writes(inv: &Inv) -> Vec<String> {
         "tar" => tar::writes(rest),
         _ => vec![],
     }
+}
+
+/// Interpreters whose inline code (`-c`, `-e`...) is a program this check
+/// cannot read.
+const INLINE_CODE: &[(&str, &[&str])] = &[
+    ("python", &["-c"]),
+    ("python3", &["-c"]),
+    ("perl", &["-e", "-E"]),
+    ("ruby", &["-e"]),
+    ("node", &["-e", "--eval", "-p", "--print"]),
+    ("deno", &["eval"]),
+    ("bun", &["-e", "--eval"]),
+    ("php", &["-r"]),
+];
+
+/// True when the invocation runs code this check cannot follow: a verdict
+/// that it runs or loads a program from a flag or a script (`find -exec` is
+/// followed, so not this), or an interpreter's inline code. Package tools
+/// running their project (`npm test`) are not counted: they are asked for,
+/// and a deny rule on `rm` is not meant to refuse every build.
+pub fn runs_unseen_code(inv: &Inv, verdicts: &[Verdict]) -> bool {
+    let Some(prog) = inv.program() else {
+        return false;
+    };
+    if let Some((_, flags)) = INLINE_CODE.iter().find(|(p, _)| *p == prog) {
+        return inv.args.iter().skip(1).any(|a| {
+            flags.contains(&a.as_str())
+                || flags
+                    .iter()
+                    .any(|f| f.len() == 2 && a.starts_with(f) && !a.starts_with("--"))
+        });
+    }
+    if pkg::is_package_tool(prog) || prog == "find" {
+        return false;
+    }
+    verdicts.iter().any(|v| {
+        let w = v.why.as_str();
+        w.contains(" runs ")
+            || w.contains("what programs run")
+            || w.contains("what later commands run")
+            || w.contains("run commands")
+            || w.contains("can run programs")
+            || w.contains("loads a program")
+            || w.contains("man runs")
+            || w.contains("runs a ")
+    })
+}
+
+/// The verdict's words for a program no table here knows.
+const UNKNOWN: &str = "unknown program";
+
+/// True when no grammar here knows `prog` (a basename), or it is one that
+/// runs a command it is given (`ssh host CMD`, `rsync -e CMD`): it may run
+/// a command from its arguments (`prlimit rm x`, `tmux new -d rm x`,
+/// `vim -c '!rm x'`), so deny and ask rules are matched against its
+/// arguments too.
+pub fn may_run_its_arguments(prog: &str) -> bool {
+    prog.is_empty()
+        || matches!(prog, "ssh" | "rsync" | "scp" | "socat")
+        || program(&[prog], false).is_some_and(|w| w.starts_with(UNKNOWN))
 }
 
 /// The verdict on one literal invocation.
@@ -564,18 +673,19 @@ fn program(a: &[&str], decl: bool) -> Option<String> {
             Some(format!("`{p}` changes the shell for every later command"))
         }
         "set" => set(args),
-        "read" => args
+        "read" | "wait" => args
             .iter()
             .any(|x| x.contains('['))
-            .then(|| "`read` into an array subscript evaluates it at run time".into()),
+            .then(|| format!("`{prog}` into an array subscript evaluates it at run time")),
         "printf" => args
             .iter()
             .any(|x| x.starts_with("-v"))
             .then(|| "`printf -v` assigns a variable (array subscripts are evaluated)".into()),
         "test" | "[" | "[[" => test(args),
         "sort" => {
-            let w = has("--output")
-                || has("--compress-program")
+            let w = args
+                .iter()
+                .any(|a| long(a, "--output") || long(a, "--compress-program"))
                 || args
                     .iter()
                     .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('o'));
@@ -586,12 +696,13 @@ fn program(a: &[&str], decl: bool) -> Option<String> {
         "xxd" => (xxd_files(args).len() >= 2).then(|| "`xxd IN OUT` writes its output file".into()),
         "iconv" => args
             .iter()
-            .any(|a| a.starts_with("-o") || a.starts_with("--output"))
+            .any(|a| a.starts_with("-o") || long(a, "--output"))
             .then(|| "`iconv -o` writes a file".into()),
         "file" => args
             .iter()
             .any(|a| {
-                *a == "--compile" || a.starts_with('-') && !a.starts_with("--") && a.contains('C')
+                long(a, "--compile")
+                    || a.starts_with('-') && !a.starts_with("--") && a.contains('C')
             })
             .then(|| "`file -C` compiles a magic file (writes a .mgc file)".into()),
         "tree" => args
@@ -614,7 +725,7 @@ fn program(a: &[&str], decl: bool) -> Option<String> {
         "grep" | "egrep" | "fgrep" => None,
         "date" => args
             .iter()
-            .any(|a| *a == "-s" || a.starts_with("--set") || a.starts_with("-s"))
+            .any(|a| long(a, "--set") || a.starts_with("-s"))
             .then(|| "`date -s` sets the clock".into()),
         "hostname" => args
             .iter()
@@ -631,7 +742,7 @@ fn program(a: &[&str], decl: bool) -> Option<String> {
         p if pkg::is_package_tool(p) => pkg::judge(p, args),
         "kill" | "pkill" | "killall" => Some(format!("`{prog}` signals processes")),
         p if READ_ONLY.contains(&p) => None,
-        p => Some(format!("unknown program `{p}`")),
+        p => Some(format!("{UNKNOWN} `{p}`")),
     }
 }
 

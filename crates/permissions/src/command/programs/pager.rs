@@ -12,6 +12,13 @@ pub fn judge(prog: &str, args: &[&str]) -> Option<String> {
                 "`{prog} +…` runs pager commands (`!` runs a shell)"
             ));
         }
+        // `man ./page.1`: a name with a slash is a file of the workspace,
+        // formatted by the preprocessors its first line asks for.
+        if prog == "man" && !a.starts_with('-') && a.contains('/') {
+            return Some(format!(
+                "`man {a}` formats a file with the programs it names"
+            ));
+        }
         if prog == "man" {
             let exec = [
                 "-P",
@@ -42,13 +49,40 @@ pub fn judge(prog: &str, args: &[&str]) -> Option<String> {
             }) {
                 return Some(format!("`man {a}` chooses a program or file man runs"));
             }
-        } else if a.starts_with("--lesskey")
-            || *a == "-k"
-            || (a.starts_with("-k") && !a.starts_with("--"))
-        {
-            return Some(format!(
-                "`{prog} {a}` loads key bindings that can set LESSOPEN"
-            ));
+        } else if let Some(w) = less_option(a) {
+            return Some(format!("`{prog} {a}` {w}"));
+        }
+    }
+    None
+}
+
+/// less's short options that take the rest of their word (or the next word) as a value.
+const LESS_VALUED: &str = "bhjkoOpPtTxyzD#";
+
+/// Why a less/more option is high risk: `-k`/`--lesskey*` load key bindings
+/// that can set LESSOPEN; `-o`/`-O`/`--log-file` copy the input to a file.
+/// A short option may sit in a cluster (`-Sk FILE`, `-SoOUT`); long option
+/// names are case-insensitive in less and may be abbreviated (`--log=out`).
+fn less_option(a: &str) -> Option<&'static str> {
+    const KEYS: &str = "loads key bindings that can set LESSOPEN";
+    const LOG: &str = "copies what it shows into a file (a write)";
+    if a.starts_with("--") {
+        let lower = a.to_ascii_lowercase();
+        if lower.starts_with("--lesskey") || super::long_opt(&lower, "--lesskey-file", 7) {
+            return Some(KEYS);
+        }
+        if super::long_opt(&lower, "--log-file", 5) {
+            return Some(LOG);
+        }
+        return None;
+    }
+    let cluster = a.strip_prefix('-')?;
+    for c in cluster.chars() {
+        match c {
+            'k' => return Some(KEYS),
+            'o' | 'O' => return Some(LOG),
+            c if LESS_VALUED.contains(c) => return None,
+            _ => {}
         }
     }
     None
@@ -64,6 +98,11 @@ mod tests {
         assert!(judge("less", &["+10", "f"]).is_none());
         assert!(judge("less", &["+!id", "f"]).is_some());
         assert!(judge("less", &["--lesskey-src=k", "f"]).is_some());
+        assert!(judge("less", &["-Sk/tmp/k", "f"]).is_some());
+        assert!(judge("less", &["-o", "out"]).is_some());
+        assert!(judge("less", &["--LOG-FILE=out"]).is_some());
+        assert!(judge("less", &["--log=out"]).is_some());
+        assert!(judge("less", &["-Pkind", "-N", "f"]).is_none());
         assert!(judge("man", &["ls"]).is_none());
         assert!(judge("man", &["-P", "sh -c id", "ls"]).is_some());
     }

@@ -24,8 +24,29 @@ pub fn judge(prog: &str, args: &[&str]) -> Option<String> {
     );
     // rustup's proxies read the repository's rust-toolchain.toml (which can
     // name a toolchain `path` inside it) and go reads go.mod's `toolchain`
-    // line, even for a version query.
-    let toolchain_file = matches!(prog, "cargo" | "rustc" | "rustup" | "go");
+    // line, even for a version query. The JavaScript package managers read
+    // the project's `.yarnrc`/`.yarnrc.yml` (`yarn-path`/`yarnPath`: a script
+    // in the repository run instead of yarn) or `packageManager` (corepack
+    // fetches and runs that version); `mvn` reads `.mvn/jvm.config` and
+    // `.mvn/maven.config` (JVM options: `-javaagent:` loads a repository
+    // jar), `gradle` the project's `gradle.properties` (`org.gradle.java.home`),
+    // bundler `.bundle/config`, poetry its plugins: all before printing a version.
+    let toolchain_file = matches!(
+        prog,
+        "cargo"
+            | "rustc"
+            | "rustup"
+            | "go"
+            | "npm"
+            | "npx"
+            | "pnpm"
+            | "yarn"
+            | "bun"
+            | "mvn"
+            | "gradle"
+            | "bundle"
+            | "poetry"
+    );
     if query && prog != "make" && !toolchain_file {
         return None;
     }
@@ -57,5 +78,8 @@ mod tests {
         assert!(judge("cargo", &["metadata"]).is_some());
         assert!(judge("cargo", &["tree"]).is_some());
         assert!(judge("npm", &["ls"]).is_some());
+        for p in ["yarn", "npm", "pnpm", "mvn", "gradle"] {
+            assert!(judge(p, &["--version"]).is_some(), "{p}");
+        }
     }
 }

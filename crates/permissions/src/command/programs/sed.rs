@@ -8,7 +8,7 @@ const SCRIPT_FILE: &str = "`sed -f` runs a script this check cannot see";
 /// True when the arguments ask for in-place editing.
 pub fn in_place(args: &[&str]) -> bool {
     args.iter().any(|a| {
-        a.starts_with("--in-place")
+        super::long(a, "--in-place")
             || (a.starts_with('-') && !a.starts_with("--") && {
                 // `-i`, `-ni`, but not the script of `-e`.
                 let c = a.trim_start_matches('-');
@@ -27,20 +27,23 @@ pub fn judge(args: &[&str]) -> Option<String> {
     while let Some(a) = args.get(i) {
         let a = *a;
         i += 1;
-        if let Some(long) = a.strip_prefix("--") {
-            if long.starts_with("in-place") {
+        if a.starts_with("--") {
+            // getopt_long takes any unambiguous prefix: `--in`, `--fi=s`, `--expr=w x`.
+            if super::long(a, "--in-place") {
                 return Some(IN_PLACE.into());
             }
-            if long.starts_with("file") {
+            if super::long(a, "--file") {
                 return Some(SCRIPT_FILE.into());
             }
-            if let Some(e) = long.strip_prefix("expression=") {
+            if super::long(a, "--expression") {
                 have_e = true;
-                scripts.push(e);
-            } else if long == "expression" {
-                have_e = true;
-                scripts.push(args.get(i).copied().unwrap_or(""));
-                i += 1;
+                match a.split_once('=') {
+                    Some((_, e)) => scripts.push(e),
+                    None => {
+                        scripts.push(args.get(i).copied().unwrap_or(""));
+                        i += 1;
+                    }
+                }
             }
             continue;
         }

@@ -21,7 +21,12 @@ pub fn judge(args: &[&str]) -> Option<String> {
         return Some("`tar` without a mode".into());
     };
     for a in args {
-        if EXEC_OPTS.iter().any(|o| a.starts_with(o)) {
+        // getopt_long abbreviations too (`--to-com=sh`, `--use-compress=sh`);
+        // `--checkpoint` itself only counts records.
+        if EXEC_OPTS.iter().any(|o| {
+            a.starts_with(o)
+                || super::long_opt(a, o, if *o == "--checkpoint-action" { 13 } else { 4 })
+        }) {
             return Some(format!("`tar {a}` runs a program or writes a file"));
         }
         // `-I prog`, `-Iprog`, `-F script`, clusters holding I or F.
