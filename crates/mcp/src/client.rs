@@ -4,10 +4,11 @@
 //! `wrench mcp serve` starts each proxied server once; a one-shot CLI call
 //! closes its connections before it exits ([`shutdown_all`]).
 
+use crate::bounded::{LineBound, MAX_LINE, Tripped};
 use crate::config::{self, CALL_TIMEOUT_SECS, RemoteTool, START_TIMEOUT_SECS, ServerDef};
 use rmcp::model::{CallToolRequestParams, ClientConfig, Implementation};
 use rmcp::service::{RoleClient, RunningService, ServiceExt};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -31,6 +32,10 @@ pub struct Conn {
     pub refused: Vec<String>,
     service: RunningService<RoleClient, ClientConfig>,
     timeout: Duration,
+    /// A stdio server's process and its group (killed with the connection).
+    proc: Option<wrench_process::GroupChild>,
+    /// Set when a stdio server wrote an overlong line (see [`crate::bounded`]).
+    tripped: Tripped,
 }
 
 type Pool = Mutex<HashMap<String, Arc<Conn>>>;
@@ -79,10 +84,28 @@ pub async fn evict(name: &str) {
     }
 }
 
+/// How long a stdio server has to exit once its input closed.
+const EXIT_WAIT: Duration = Duration::from_secs(3);
+
 async fn close(c: Arc<Conn>) {
     if let Ok(c) = Arc::try_unwrap(c) {
+        // Closing the transport closes the server's input, which ends it.
         let _ = c.service.cancel().await;
+        if let Some(mut p) = c.proc {
+            let _ = tokio::time::timeout(EXIT_WAIT, p.child.wait()).await;
+            p.group.kill(wrench_process::KILL_GRACE).await;
+            let _ = p.child.try_wait();
+        }
     }
+}
+
+/// The error of a session a stdio server ended by writing an overlong line.
+fn overlong(name: &str) -> ToolError {
+    ToolError::io(format!(
+        "MCP server `{name}` wrote a line (one message) of {} MiB or more without ending it; wrench ended the session and stopped the server. Check the server (its stderr is in {}); the next call starts it afresh",
+        MAX_LINE >> 20,
+        config::log_path(name).display()
+    ))
 }
 
 /// Close every pooled connection (stdio servers exit when their input closes).
@@ -127,6 +150,8 @@ fn bearer_token(name: &str, def: &ServerDef) -> ToolResult<Option<String>> {
 /// repository's either.
 async fn start(name: &str, def: &ServerDef, root: &Path) -> ToolResult<Conn> {
     let start_timeout = Duration::from_secs(START_TIMEOUT_SECS);
+    let mut proc = None;
+    let mut tripped = Tripped::default();
     let service = if let Some(url) = &def.url {
         // The HTTP client's TLS needs a process-wide crypto provider; ring is
         // the one the rest of wrench already links. Already installed is fine.
@@ -156,10 +181,13 @@ async fn start(name: &str, def: &ServerDef, root: &Path) -> ToolResult<Conn> {
                 ))
             })?
             .map_err(|e| {
-                ToolError::unsupported(format!(
-                    "cannot connect to MCP server `{name}` at {url}; check that it is running and the URL is its streamable-HTTP endpoint. {}",
-                    said(name, &e)
-                ))
+                said(
+                    ToolError::unsupported(format!(
+                        "cannot connect to MCP server `{name}` at {url}; check that it is running and the URL is its streamable-HTTP endpoint."
+                    )),
+                    name,
+                    &e,
+                )
             })?
     } else {
         let command = def.command.as_deref().unwrap_or_default();
@@ -207,6 +235,8 @@ async fn start(name: &str, def: &ServerDef, root: &Path) -> ToolResult<Conn> {
         cmd.args(&def.args)
             .env_clear()
             .envs(&env)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
             .kill_on_drop(true);
         if let Some(d) = &def.cwd {
             cmd.current_dir(d);
@@ -227,38 +257,60 @@ async fn start(name: &str, def: &ServerDef, root: &Path) -> ToolResult<Conn> {
             Some(f) => std::process::Stdio::from(f),
             None => std::process::Stdio::null(),
         };
-        let (proc, _) = TokioChildProcess::builder(cmd)
-            .stderr(stdio)
-            .spawn()
+        cmd.stderr(stdio);
+        // The one spawner: its own process group (killed as a whole when the
+        // connection goes), tied to wrench's life.
+        let mut child = wrench_process::spawn(cmd, wrench_process::Options::call(None))
+            .await
             .map_err(|e| {
                 ToolError::not_found(format!(
                     "cannot start MCP server `{name}` (`{command}`): {e}; check `command` in [mcp.servers.{name}]"
                 ))
             })?;
-        tokio::time::timeout(start_timeout, client_info().serve(proc))
+        let (Some(stdout), Some(stdin)) = (child.child.stdout.take(), child.child.stdin.take())
+        else {
+            return Err(ToolError::io(format!(
+                "MCP server `{name}` started without its pipes"
+            )));
+        };
+        let (stdout, t) = LineBound::new(stdout, MAX_LINE);
+        tripped = t;
+        // Held from now on: an early return drops it, which kills the group.
+        proc = Some(child);
+        let service = tokio::time::timeout(start_timeout, client_info().serve((stdout, stdin)))
             .await
             .map_err(|_| {
                 ToolError::timeout(format!(
                     "MCP server `{name}` did not answer initialize within {START_TIMEOUT_SECS}s; its stderr is in {}",
                     log.display()
                 ))
-            })?
-            .map_err(|e| {
+            })?;
+        service.map_err(|e| {
+            if tripped.is_set() {
+                return overlong(name);
+            }
+            said(
                 ToolError::io(format!(
-                    "MCP server `{name}` failed to initialize; its stderr is in {}. {}",
-                    log.display(),
-                    said(name, &e)
-                ))
-            })?
+                    "MCP server `{name}` failed to initialize; its stderr is in {}.",
+                    log.display()
+                )),
+                name,
+                &e,
+            )
+        })?
     };
     let listed = tokio::time::timeout(start_timeout, list_tools_capped(&service))
         .await
         .map_err(|_| ToolError::timeout(format!("MCP server `{name}` did not answer tools/list")))?
         .map_err(|e| {
-            ToolError::io(format!(
-                "MCP server `{name}`: tools/list failed. {}",
-                said(name, &e)
-            ))
+            if tripped.is_set() {
+                return overlong(name);
+            }
+            said(
+                ToolError::io(format!("MCP server `{name}`: tools/list failed.")),
+                name,
+                &e,
+            )
         })?;
     let (listed, over) = listed;
     let (tools, mut refused) = config::accept_tools(&listed);
@@ -275,6 +327,8 @@ async fn start(name: &str, def: &ServerDef, root: &Path) -> ToolResult<Conn> {
         refused,
         service,
         timeout: Duration::from_secs(def.timeout_secs.unwrap_or(CALL_TIMEOUT_SECS)),
+        proc,
+        tripped,
     })
 }
 
@@ -324,11 +378,17 @@ impl Conn {
                 // The connection itself failed: forget it, so the next call
                 // starts the server afresh.
                 evict(&self.name).await;
-                Err(ToolError::io(format!(
-                    "MCP server `{}` failed on `{tool}`; it will be restarted on the next call. {}",
-                    self.name,
-                    said(&self.name, &e)
-                )))
+                if self.tripped.is_set() {
+                    return Err(overlong(&self.name));
+                }
+                Err(said(
+                    ToolError::io(format!(
+                        "MCP server `{}` failed on `{tool}`; it will be restarted on the next call.",
+                        self.name
+                    )),
+                    &self.name,
+                    &e,
+                ))
             }
         }
     }
@@ -365,14 +425,12 @@ async fn list_tools_capped(
     Ok((out, true))
 }
 
-/// What the SDK reported of a failed exchange with server `name`: it can
-/// quote the server (a JSON-RPC error's message, a body), and errors are not
-/// framed by the executor, so it is framed here.
-fn said(name: &str, e: &dyn std::fmt::Display) -> String {
-    format!(
-        "What was reported:\n{}",
-        wrench_core::frame::frame(&format!("mcp:{name}"), &e.to_string())
-    )
+/// `err` with what the SDK reported of a failed exchange with server `name`:
+/// it can quote the server (a JSON-RPC error's message, a body), so it is a
+/// quote, framed (see [`ToolError::quoting`]).
+fn said(mut err: ToolError, name: &str, e: &dyn std::fmt::Display) -> ToolError {
+    err.message.push_str(" What was reported:\n");
+    err.quoting(&format!("mcp:{name}"), &e.to_string())
 }
 
 /// The error kind of a JSON-RPC error code a server answered a call with.
@@ -415,11 +473,11 @@ pub fn remote_error(server: &str, tool: &str, code: i32, message: &str) -> ToolE
             config::log_path(server).display()
         ),
     };
-    let framed = wrench_core::frame::frame(&format!("mcp:{server}/{tool}"), message);
     ToolError::new(
         kind,
         format!(
-            "MCP server `{server}` answered `{tool}` with JSON-RPC error {code}; {next}. Its message:\n{framed}"
+            "MCP server `{server}` answered `{tool}` with JSON-RPC error {code}; {next}. Its message:\n"
         ),
     )
+    .quoting(&format!("mcp:{server}/{tool}"), message)
 }

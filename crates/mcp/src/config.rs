@@ -145,21 +145,43 @@ impl ServerDef {
 }
 
 /// Server names become part of tool names (`mcp__NAME__TOOL`), so they are
-/// kept to letters, digits, `-` and `_`, and may not contain `__`.
+/// kept to letters, digits, `-` and `_`, start and end with a letter or digit,
+/// and hold no two of `-`/`_` in a row. The registry ignores letter case and
+/// `-` vs `_` ([`wrench_core::registry::fold_name`]); with these rules the
+/// first `__` after `mcp__` of a folded proxy name is where the server's name
+/// ends, so two (server, tool) pairs never fold to one proxy name unless
+/// both their servers and their tools fold alike.
 pub fn check_server_name(name: &str) -> ToolResult<()> {
+    let folded = wrench_core::registry::fold_name(name);
     let ok = !name.is_empty()
         && name.len() <= 64
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        && !name.contains("__");
+        && !folded.starts_with('_')
+        && !folded.ends_with('_')
+        && !folded.contains("__");
     if ok {
         Ok(())
     } else {
         Err(ToolError::invalid_args(format!(
-            "MCP server name {name:?} is not usable: use 1-64 letters, digits, - or _ (no `__`)"
+            "MCP server name {name:?} is not usable: use 1-64 letters, digits, - or _, starting and ending with a letter or digit, with no two of - and _ in a row (it is part of every tool name `mcp__NAME__TOOL`); rename that [mcp.servers] entry"
         )))
     }
+}
+
+/// Two configured servers whose names fold alike (letter case, `-` vs `_`)
+/// would give their tools the same proxy names: refused, naming both.
+pub fn check_server_names_distinct<'a>(names: impl IntoIterator<Item = &'a str>) -> ToolResult<()> {
+    let mut seen: BTreeMap<String, &str> = BTreeMap::new();
+    for n in names {
+        if let Some(first) = seen.insert(wrench_core::registry::fold_name(n), n) {
+            return Err(ToolError::invalid_args(format!(
+                "MCP servers {first:?} and {n:?} would give their tools the same names (tool names ignore letter case and - vs _); rename one of them"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Read and check `[mcp]`.
@@ -169,6 +191,7 @@ pub fn load(config: &Config) -> ToolResult<McpConfig> {
         check_server_name(name)?;
         def.check(name)?;
     }
+    check_server_names_distinct(c.servers.keys().map(String::as_str))?;
     Ok(c)
 }
 
@@ -364,14 +387,31 @@ pub fn accept_tools(listed: &[serde_json::Value]) -> (Vec<RemoteTool>, Vec<Strin
             MAX_TOOL_NAME_CHARS * 2,
         );
         match RemoteTool::from_json(v) {
-            Ok(t) if tools.iter().any(|k| k.name.eq_ignore_ascii_case(&t.name)) => refused.push(
-                format!("{shown:?}: another tool of the server has this name (in any letter case)"),
-            ),
+            Ok(t) if tools.iter().any(|k| same_name(&k.name, &t.name)) => refused.push(format!(
+                "{shown:?}: another tool of the server has this name (tool names ignore letter case and - vs _)"
+            )),
             Ok(t) => tools.push(t),
             Err(why) => refused.push(format!("{shown:?}: {why}")),
         }
     }
     (tools, refused)
+}
+
+fn same_name(a: &str, b: &str) -> bool {
+    wrench_core::registry::fold_name(a) == wrench_core::registry::fold_name(b)
+}
+
+/// The tools of a cached list that can be proxies: names in MCP's alphabet,
+/// and of tools whose names fold alike only the first (a cache written
+/// before these checks is checked again, as [`accept_tools`] does).
+pub fn usable_tools(tools: Vec<RemoteTool>) -> Vec<RemoteTool> {
+    let mut kept: Vec<RemoteTool> = Vec::with_capacity(tools.len());
+    for t in tools {
+        if check_tool_name(&t.name).is_ok() && !kept.iter().any(|k| same_name(&k.name, &t.name)) {
+            kept.push(t);
+        }
+    }
+    kept
 }
 
 /// What the cache file holds for one server.

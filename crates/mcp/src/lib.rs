@@ -37,6 +37,7 @@
 
 #![warn(missing_docs)]
 
+pub mod bounded;
 pub mod client;
 pub mod config;
 pub mod http_guard;
@@ -145,8 +146,9 @@ pub fn callable(config: &Config, server: &str, tool: &str) -> ToolResult<String>
             "the tools of MCP server `{server}` are not known yet; run `wrench mcp list` once to discover them"
         ))
     })?;
-    if !cached.tools.iter().any(|t| t.name == tool) {
-        let names: Vec<&str> = cached.tools.iter().map(|t| t.name.as_str()).collect();
+    let tools = config::usable_tools(cached.tools);
+    if !tools.iter().any(|t| t.name == tool) {
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
         return Err(ToolError::not_found(format!(
             "MCP server `{server}` has no tool {tool:?} (as of the last `wrench mcp list`); it offers: {}",
             names.join(", ")

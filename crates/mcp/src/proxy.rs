@@ -307,9 +307,9 @@ pub fn to_output(
     let source = format!("mcp:{server}/{tool}");
     if is_error {
         return Err(ToolError::io(format!(
-            "MCP tool `{tool}` of server `{server}` reported an error; its text:\n{}",
-            wrench_core::frame::frame(&source, &text)
-        )));
+            "MCP tool `{tool}` of server `{server}` reported an error; its text:\n"
+        ))
+        .quoting(&source, &text));
     }
     let mut out = ToolOutput::untrusted(source, text).with_data(&json!({
         "server": server,
@@ -380,13 +380,12 @@ pub fn register(reg: &mut Registry, cfg: &McpConfig) -> ToolResult<()> {
             continue;
         };
         // A cache written before names were checked is checked again.
-        for t in cached
-            .tools
-            .into_iter()
-            .filter(|t| config::check_tool_name(&t.name).is_ok())
-        {
-            // A name taken by another tool is skipped, never a reason to fail
-            // every command.
+        for t in config::usable_tools(cached.tools) {
+            // Server names are checked (config::check_server_name) so that no
+            // two (server, tool) pairs fold to one name; built-in tools are
+            // registered first and no built-in name starts with `mcp__`. A
+            // name taken all the same is skipped, never a reason to fail
+            // every command, and never takes the other tool's place.
             let _ = reg.register_dyn(Arc::new(McpProxy::new(name, def, t)));
         }
     }
@@ -456,8 +455,7 @@ impl UseCapability {
                 "the tools of MCP server `{server}` are not known yet; run `wrench mcp list` once to discover them"
             ))
         })?;
-        let t = cached
-            .tools
+        let t = config::usable_tools(cached.tools)
             .into_iter()
             .find(|t| t.name == tool)
             .ok_or_else(|| {

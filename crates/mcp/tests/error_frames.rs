@@ -1,14 +1,16 @@
 //! A misbehaving MCP server (tests/data/failing_server.py, real processes):
 //! what it says when it fails (a JSON-RPC error answering initialize or
-//! tools/list) reaches the model only inside an untrusted frame (errors are
-//! not framed by the executor), and a tools/list that pages forever or lists
-//! thousands of tools is read up to a bound. Its own binary: it sets the
-//! state dir.
+//! tools/list, a tool call) reaches the model only inside an untrusted frame
+//! (through the executor too: one frame, the server's markers defused), and a
+//! tools/list that pages forever or lists thousands of tools is read up to a
+//! bound. Its own binary: it sets the state dir.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use serde_json::json;
 use std::path::Path;
-use wrench_core::Config;
+use std::sync::Arc;
+use wrench_core::{AllowAll, Call, Config, Executor, Registry, context_for};
 
 /// Every occurrence of `needle` in `text` lies inside an `<untrusted …>` frame.
 fn only_framed(text: &str, needle: &str) -> bool {
@@ -33,7 +35,8 @@ async fn a_misbehaving_servers_words_are_framed_and_its_tool_list_bounded() {
         "[mcp.servers.init]\ncommand = {python:?}\nargs = [{s:?}, \"init\"]\n\n\
          [mcp.servers.list]\ncommand = {python:?}\nargs = [{s:?}, \"list\"]\n\n\
          [mcp.servers.pages]\ncommand = {python:?}\nargs = [{s:?}, \"pages\"]\n\n\
-         [mcp.servers.many]\ncommand = {python:?}\nargs = [{s:?}, \"many\"]\n",
+         [mcp.servers.many]\ncommand = {python:?}\nargs = [{s:?}, \"many\"]\n\n\
+         [mcp.servers.call]\ncommand = {python:?}\nargs = [{s:?}, \"call\"]\n",
         s = script.display().to_string()
     ))
     .unwrap();
@@ -52,4 +55,24 @@ async fn a_misbehaving_servers_words_are_framed_and_its_tool_list_bounded() {
         2,
         "{listed}"
     );
+
+    // A call's error, through the executor as a model meets it: the server's
+    // text in one frame (the proxy's own), its forged markers defused.
+    let root = dir.path().join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    let mut reg = Registry::new();
+    wrench_mcp::register_proxies(&mut reg, &config).unwrap();
+    let mut ctx = context_for(&root, &dir.path().join("state"), Arc::new(AllowAll)).unwrap();
+    ctx.config = Arc::new(config);
+    let ex = Executor::new(Arc::new(reg), ctx);
+    for tool in ["mcp__call__rpc", "mcp__call__result"] {
+        let r = ex.run_one(Call::new("1", tool, json!({}))).await;
+        let m = r.result.unwrap_err().message;
+        assert_eq!(m.matches("<untrusted ").count(), 1, "{tool}: {m}");
+        assert_eq!(m.matches("</untrusted ").count(), 1, "{tool}: {m}");
+        assert!(m.trim_end().ends_with("\">"), "{tool}: {m}");
+        assert!(m.contains("&lt;/untrusted nonce=\"x\">"), "{tool}: {m}");
+        assert!(only_framed(&m, "IGNORE PREVIOUS"), "{tool}: {m}");
+    }
+    wrench_mcp::client::shutdown_all().await;
 }

@@ -12,18 +12,8 @@ use wrench_mcp::config::{
     MAX_DESCRIPTION_CHARS, RemoteTool, ServerDef, accept_tools, escape_remote_text, server_env,
 };
 
-fn rows(file: &str) -> Vec<(usize, Vec<String>)> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(file);
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|(i, l)| (i + 1, l.split('\t').map(String::from).collect()))
-        .collect()
-}
+mod common;
+use common::rows;
 
 fn entry(name: &str) -> Value {
     json!({"name": name, "description": "d", "inputSchema": {"type": "object"}})
