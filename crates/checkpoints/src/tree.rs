@@ -506,6 +506,15 @@ fn excluded_name(name: &str) -> bool {
     crate::config::ALWAYS_EXCLUDED.contains(&name)
 }
 
+pub use wrench_core::ignore_files::{
+    IGNORE_FILES, MAX_IGNORE_FILE_BYTES, MAX_IGNORE_PATTERNS, unusable as unusable_ignore_file,
+};
+
+/// What a walk could not honour, for the checkpoint's notes, each with
+/// whether it leaves files out (a directory not entered): shared by the
+/// walker's filter (which runs on the walk's threads) and its caller.
+pub type WalkNotes = Arc<std::sync::Mutex<Vec<(bool, String)>>>;
+
 /// The walker every tree walk uses (and the watcher, for the directories
 /// it watches): ignore files honoured (`.gitignore`, `.ignore`,
 /// `.git/info/exclude`; not git's global config, not files above the
@@ -513,19 +522,42 @@ fn excluded_name(name: &str) -> bool {
 /// directories never entered, symlinks not followed, one file system.
 /// With `scope`, only what it covers is yielded (and the directories on
 /// the way to it, listed so their ignore files apply).
+///
+/// Ignore files are bounded ([`unusable_ignore_file`]): one of the root's
+/// that is not usable switches that kind of ignore file off for the walk (it
+/// then covers what they would hide), a deeper directory holding one is not
+/// entered; either is said in the returned notes.
 pub fn walker(
     root: &Path,
     exclude: &[String],
     skip: &[PathBuf],
     scope: Option<Arc<Scope>>,
-) -> ignore::WalkBuilder {
+) -> (ignore::WalkBuilder, WalkNotes) {
+    let notes: WalkNotes = Arc::default();
+    let at_root = |rel: &str| {
+        let why = unusable_ignore_file(&root.join(rel));
+        if let Some(why) = &why
+            && let Ok(mut n) = notes.lock()
+        {
+            n.push((
+                false,
+                format!("{rel} {why}: not honoured, so the walk also covers what it would hide"),
+            ));
+        }
+        why.is_none()
+    };
+    let (git_ignore, ignore, git_exclude) = (
+        at_root(".gitignore"),
+        at_root(".ignore"),
+        at_root(".git/info/exclude"),
+    );
     let mut wb = ignore::WalkBuilder::new(root);
     wb.hidden(false)
         .parents(false)
-        .ignore(true)
-        .git_ignore(true)
+        .ignore(ignore)
+        .git_ignore(git_ignore)
         .git_global(false)
-        .git_exclude(true)
+        .git_exclude(git_exclude)
         .require_git(false)
         .follow_links(false)
         .same_file_system(true);
@@ -540,6 +572,7 @@ pub fn walker(
     }
     let skip = skip.to_vec();
     let root = root.to_path_buf();
+    let seen = notes.clone();
     wb.filter_entry(move |e| {
         if e.depth() == 0 {
             return true;
@@ -560,11 +593,29 @@ pub fn walker(
             return true;
         }
         let name = e.file_name().to_string_lossy();
-        !(excluded_name(&name)
+        if excluded_name(&name)
             || skip.iter().any(|s| e.path().starts_with(s))
-            || is_cache_dir(e.path()))
+            || is_cache_dir(e.path())
+        {
+            return false;
+        }
+        // Entering the directory reads its ignore files: not an unusable one.
+        let checked = [(ignore, IGNORE_FILES[1]), (git_ignore, IGNORE_FILES[0])];
+        for (_, f) in checked.iter().filter(|(on, _)| *on) {
+            if let Some(why) = unusable_ignore_file(&e.path().join(f)) {
+                let rel = e.path().strip_prefix(&root).unwrap_or(e.path());
+                if let Ok(mut n) = seen.lock() {
+                    n.push((
+                        true,
+                        format!("{}/{f} {why}: the directory is not covered", rel.display()),
+                    ));
+                }
+                return false;
+            }
+        }
+        true
     });
-    wb
+    (wb, notes)
 }
 
 /// The part of the tree a scoped walk visits: these paths and everything
@@ -763,7 +814,7 @@ fn walk_in(
 ) -> Snapshot {
     let root = ws.root().to_path_buf();
     let scoped = scope.is_some();
-    let mut wb = walker(&root, &store.cfg.exclude, skip, scope.clone());
+    let (mut wb, notes) = walker(&root, &store.cfg.exclude, skip, scope.clone());
     // Listing and stat-ing run on WALK_THREADS threads; what must be
     // hashed is collected and hashed here, in order, into the store.
     enum Seen {
@@ -849,7 +900,10 @@ fn walk_in(
         tree.files.insert(rel, rec);
     }
     let over = over_flag.load(std::sync::atomic::Ordering::Relaxed);
-    tree.complete = !over;
+    let mut unhonoured = notes.lock().map(|n| n.clone()).unwrap_or_default();
+    unhonoured.sort();
+    tree.complete = !over && !unhonoured.iter().any(|(left_out, _)| *left_out);
+    partial.extend(unhonoured.into_iter().map(|(_, n)| n));
     if over {
         partial.push(format!(
             "the walk stopped at {} files or {} s; files it did not reach are not covered",

@@ -36,8 +36,7 @@
 //! found only by a full walk (without the daemon, or after any doubt).
 
 use crate::tree::{Scope, walker};
-use notify::event::{AccessKind, AccessMode, ModifyKind, RenameMode};
-use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use notify::{Event, RecommendedWatcher, RecursiveMode, Watcher};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -211,7 +210,8 @@ impl TreeWatch {
     fn watch_dirs(&self, scope: Option<&Scope>) -> Result<(), String> {
         let inner = &self.inner;
         let sc = scope.map(|s| Arc::new(s.clone()));
-        let walk = walker(&inner.root, &[], &inner.skip, sc.clone()).build();
+        // What the walk could not honour is the tree walk's to say.
+        let walk = walker(&inner.root, &[], &inner.skip, sc.clone()).0.build();
         let mut added = 0usize;
         let mut guard = lock(&inner.watcher);
         let Some(w) = guard.as_mut() else {
@@ -386,50 +386,23 @@ fn on_event(weak: &Weak<Inner>, res: notify::Result<Event>) {
     match res {
         Err(_) => st.invalidate(),
         Ok(ev) => {
-            if ev.need_rescan() {
+            let (class, changed) = wrench_core::wait::changed_paths(
+                &ev,
+                &inner.root,
+                &inner.barrier,
+                &mut st.barriers,
+            );
+            if class.rescan {
                 st.invalidate();
             }
-            let close_write = matches!(
-                ev.kind,
-                EventKind::Access(AccessKind::Close(AccessMode::Write))
-            );
-            // Opening or reading changes nothing (the walk itself opens
-            // every directory); a write is also a modify event.
-            let read_only = matches!(ev.kind, EventKind::Access(_)) && !close_write;
-            let appeared = matches!(
-                ev.kind,
-                EventKind::Create(_)
-                    | EventKind::Modify(ModifyKind::Name(
-                        RenameMode::To | RenameMode::Both | RenameMode::Any
-                    ))
-            );
-            for p in &ev.paths {
-                if *p == inner.barrier {
-                    if close_write {
-                        st.barriers += 1;
-                    }
-                    continue;
-                }
-                if read_only {
-                    continue;
-                }
-                let Ok(rel) = p.strip_prefix(&inner.root) else {
-                    continue;
-                };
-                let Some(rel) = rel.to_str() else {
-                    // Names that are not UTF-8 are not in the tree.
-                    continue;
-                };
-                if rel.is_empty() {
-                    continue;
-                }
+            for (p, rel) in changed {
                 if rel == ".git" || (rel.starts_with(".git/") && rel != ".git/info/exclude") {
                     continue;
                 }
                 if is_ignore_file(rel) {
                     st.resync_all = true;
                 }
-                if appeared {
+                if class.appeared {
                     st.fresh.push(p.clone());
                 }
                 let cur = st.cur;
@@ -448,11 +421,11 @@ fn on_event(weak: &Weak<Inner>, res: notify::Result<Event>) {
 /// Write the barrier file and wait for its event: every change made
 /// before has then been delivered. False when it did not come back.
 fn barrier(inner: &Inner) -> bool {
-    let before = lock(&inner.state).barriers;
-    if std::fs::write(&inner.barrier, b"b").is_err() {
-        return false;
-    }
-    wrench_core::wait::wait_until(&inner.state, &inner.seen, BARRIER_WAIT, |st| {
-        st.barriers > before
-    })
+    wrench_core::wait::barrier(
+        &inner.state,
+        &inner.seen,
+        &inner.barrier,
+        BARRIER_WAIT,
+        |st| st.barriers,
+    )
 }

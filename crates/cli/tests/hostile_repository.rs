@@ -327,3 +327,102 @@ fn an_mcp_servers_bare_command_is_never_found_in_the_current_directory() {
         assert!(text.contains("absolute PATH directory"), "{text}");
     }
 }
+
+/// Plants one row of `data/hostile_ignore_files.tsv` in `root`.
+fn plant_ignore_row(root: &Path, kind: &str, path: &str, detail: &str) {
+    let p = root.join(path);
+    std::fs::create_dir_all(root.join("sub/deeper")).unwrap();
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    let _ = std::fs::remove_file(&p);
+    let fifo = |p: &Path| {
+        use std::os::unix::ffi::OsStrExt;
+        let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
+        assert_eq!(
+            unsafe { libc::mkfifo(c.as_ptr(), 0o600) },
+            0,
+            "mkfifo {p:?}"
+        );
+    };
+    match kind {
+        "fifo" => fifo(&p),
+        "devlink" => std::os::unix::fs::symlink(detail, &p).unwrap(),
+        "dir" => std::fs::create_dir_all(&p).unwrap(),
+        "huge" => std::fs::write(&p, vec![b'x'; detail.parse().unwrap()]).unwrap(),
+        "patterns" => {
+            let n: usize = detail.parse().unwrap();
+            let text: String = (0..n).map(|i| format!("pattern-{i}/**/x*\n")).collect();
+            std::fs::write(&p, text).unwrap();
+        }
+        // The root's .git replaced by a link file (as a linked worktree's).
+        "gitlink-fifo-commondir" => {
+            std::fs::remove_dir_all(root.join(".git")).unwrap();
+            std::fs::create_dir_all(root.join("real")).unwrap();
+            std::fs::write(
+                root.join(".git"),
+                format!("gitdir: {}\n", root.join("real").display()),
+            )
+            .unwrap();
+            fifo(&root.join("real/commondir"));
+        }
+        "gitlink-endless" => {
+            std::fs::remove_dir_all(root.join(".git")).unwrap();
+            std::os::unix::fs::symlink("/dev/zero", root.join(".git")).unwrap();
+        }
+        other => panic!("unknown kind {other}"),
+    }
+}
+
+#[test]
+fn a_walk_ends_whatever_ignore_files_the_repository_plants() {
+    let table = include_str!("data/hostile_ignore_files.tsv");
+    let mut failed = Vec::new();
+    for line in table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (kind, path, detail) = (cols[0], cols[1], cols.get(2).copied().unwrap_or(""));
+        let e = repo();
+        std::fs::write(e.root.join("sub/x.txt"), "one\n").ok();
+        plant_ignore_row(&e.root, kind, path, detail);
+        std::fs::write(e.root.join("a.rs"), "fn one() {}\n").unwrap();
+        for (args, expect) in [
+            (&["--no-daemon", "grep", "one"][..], "a.txt"),
+            (&["--no-daemon", "glob", "**/*.txt"][..], "a.txt"),
+            (&["--no-daemon", "read", "."][..], "a.txt"),
+            (&["--no-daemon", "symbol_search", "one"][..], "a.rs"),
+        ] {
+            let mut child = wrench_cmd(&e, args)
+                .current_dir(&e.root)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let started = std::time::Instant::now();
+            let status = loop {
+                if let Some(st) = child.try_wait().unwrap() {
+                    break Some(st);
+                }
+                if started.elapsed() > std::time::Duration::from_secs(60) {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break None;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            };
+            let out = child.wait_with_output().unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            match status {
+                None => failed.push(format!("{kind} {path}: `{}` never ended", args.join(" "))),
+                Some(st) if !st.success() || !text.contains(expect) => failed.push(format!(
+                    "{kind} {path}: `{}` {st}: {text}{}",
+                    args.join(" "),
+                    String::from_utf8_lossy(&out.stderr)
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}

@@ -64,8 +64,8 @@ pub const STDERR_TAIL_BYTES: usize = 4096;
 #[derive(Debug)]
 pub enum LspError {
     /// The server process exited or its connection closed; the message says
-    /// how (exit status, stderr tail).
-    Died(String),
+    /// how (exit status, stderr tail as a quote).
+    Died(ToolError),
     /// Any other failure (timeout, refused request, bad answer), already in
     /// the tool's error shape.
     Tool(ToolError),
@@ -83,9 +83,14 @@ impl LspError {
     pub fn into_tool(self, server: &str) -> ToolError {
         match self {
             LspError::Tool(e) => e,
-            LspError::Died(m) => ToolError::io(format!(
-                "language server {server} stopped: {m}; it was restarted once and stopped again — check that it works on this project (run it by hand) or configure another one in [lsp.servers.NAME]"
-            )),
+            LspError::Died(mut e) => {
+                // Wrapped around the message, its quote stays whole.
+                e.message = format!(
+                    "language server {server} stopped: {}; it was restarted once and stopped again — check that it works on this project (run it by hand) or configure another one in [lsp.servers.NAME]",
+                    e.message
+                );
+                e
+            }
         }
     }
 }
@@ -460,16 +465,18 @@ impl LspClient {
         let init = match init {
             Ok(Ok(r)) => r,
             Ok(Err(e)) => {
-                let tail = client.stderr_tail();
+                // The server's words are quotes: framed, and framed anew by the executor.
+                let err = client.with_stderr(
+                    ToolError::unsupported(format!(
+                        "language server {} ({}) failed to initialize; check the install ({}). It said:\n",
+                        spec.name,
+                        exe.display(),
+                        spec.install,
+                    ))
+                    .quoting("lsp:initialize", &e.to_string()),
+                );
                 client.kill().await;
-                return Err(ToolError::unsupported(format!(
-                    "language server {} ({}) failed to initialize; check the install ({}). It said:\n{}{}",
-                    spec.name,
-                    exe.display(),
-                    spec.install,
-                    wrench_core::frame::frame("lsp:initialize", &e.to_string()),
-                    tail,
-                )));
+                return Err(err);
             }
             Err(_) => {
                 client.kill().await;
@@ -486,34 +493,33 @@ impl LspClient {
             .notify::<Initialized>(InitializedParams {})
             .is_err()
         {
-            let tail = client.stderr_tail();
-            client.kill().await;
-            return Err(ToolError::io(format!(
-                "language server {} stopped right after initialize{tail}",
+            let err = client.with_stderr(ToolError::io(format!(
+                "language server {} stopped right after initialize",
                 spec.name
             )));
+            client.kill().await;
+            return Err(err);
         }
         Ok(client)
     }
 
-    /// The last lines the server wrote to stderr, for messages ("" when
-    /// none), in an untrusted frame: a server quotes the workspace there
-    /// (a manifest's bad line, a config's value), and errors are not framed
-    /// by the executor.
-    pub fn stderr_tail(&self) -> String {
+    /// `err` with the last lines the server wrote to stderr (if any)
+    /// appended as a quote: a server quotes the workspace there (a
+    /// manifest's bad line, a config's value), so they are framed, and the
+    /// executor keeps the frame (see [`ToolError::quoting`]).
+    pub fn with_stderr(&self, mut err: ToolError) -> ToolError {
         let t = lock_vec(&self.stderr_tail);
         let s = String::from_utf8_lossy(&t);
         let s = s.trim();
         if s.is_empty() {
-            String::new()
-        } else {
-            let last: Vec<&str> = s.lines().rev().take(5).collect();
-            let last: Vec<&str> = last.into_iter().rev().collect();
-            format!(
-                " (the server's last stderr lines:\n{})",
-                wrench_core::frame::frame("lsp:stderr", &last.join("\n"))
-            )
+            return err;
         }
+        let last: Vec<&str> = s.lines().rev().take(5).collect();
+        let last: Vec<&str> = last.into_iter().rev().collect();
+        err.message.push_str(" (the server's last stderr lines:\n");
+        let mut err = err.quoting("lsp:stderr", &last.join("\n"));
+        err.message.push(')');
+        err
     }
 
     /// The server's process group id.
@@ -539,7 +545,7 @@ impl LspClient {
     }
 
     fn died(&self, what: &str) -> LspError {
-        LspError::Died(format!("{what}{}", self.stderr_tail()))
+        LspError::Died(self.with_stderr(ToolError::io(what)))
     }
 
     /// Send a request, with the request timeout and ContentModified retries.

@@ -158,7 +158,12 @@ fn states_of(source: &str, a: &ServerAnswer, out: &mut Vec<SourceState>) {
 /// Source files under `dir` (root-relative, "" for all) with a known language.
 fn files_under(root: &Path, dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for e in ignore::WalkBuilder::new(root.join(dir)).build().flatten() {
+    let start = root.join(dir);
+    let mut walk = ignore::WalkBuilder::new(&start);
+    if wrench_core::ignore_files::bound_walker(&mut walk, &[start.as_path()]) {
+        walk.filter_entry(wrench_core::ignore_files::entry_is_walkable);
+    }
+    for e in walk.build().flatten() {
         if out.len() >= DIAGNOSTICS_MAX_FILES {
             break;
         }

@@ -571,7 +571,11 @@ fn kind_name(k: SymbolKind) -> String {
 /// The language with the most files in the workspace that has a server, and one of its files.
 fn main_language(ctx: &Context) -> ToolResult<(ServerSpec, String)> {
     let mut counts: std::collections::BTreeMap<Language, (usize, String)> = Default::default();
-    let walk = ignore::WalkBuilder::new(&ctx.root).build();
+    let mut walk = ignore::WalkBuilder::new(&ctx.root);
+    if wrench_core::ignore_files::bound_walker(&mut walk, &[ctx.root.as_path()]) {
+        walk.filter_entry(wrench_core::ignore_files::entry_is_walkable);
+    }
+    let walk = walk.build();
     for e in walk.flatten().take(LANGUAGE_SCAN_FILES) {
         if !e.file_type().is_some_and(|t| t.is_file()) {
             continue;

@@ -275,14 +275,15 @@ fn a_failing_servers_stderr_is_framed_in_the_error() {
     )));
     let msg = r.result.unwrap_err().message;
     let at = msg.find("IGNORE PREVIOUS").expect("the stderr is shown");
-    // The executor escapes every tag in an error message, a tool's own
-    // frame included (`&lt;untrusted …>`): the frame is still there.
-    let open = msg[..at].rfind("untrusted source=\"lsp:stderr\"");
-    let close = msg[..at].rfind("/untrusted nonce");
+    // The frame is the tool's own, kept by the executor (not escaped).
+    let open = msg[..at].rfind("<untrusted source=\"lsp:stderr\"");
+    let close = msg[..at].rfind("</untrusted nonce");
     assert!(
         open.is_some_and(|o| close.is_none_or(|c| c < o)),
         "outside a frame: {msg}"
     );
+    assert!(msg[at..].contains("</untrusted nonce"), "{msg}");
+    assert!(!msg.contains("&lt;untrusted"), "a flattened frame: {msg}");
 }
 
 /// Every row of `tests/data/server_programs.tsv`: a configured server

@@ -1035,6 +1035,11 @@ fn walk(
         .follow_links(false)
         .max_depth(max_depth)
         .threads(std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // The repository's ignore files are bounded before the walker reads them.
+    let starts: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    if wrench_core::ignore_files::bound_walker(&mut b, &starts) {
+        b.filter_entry(wrench_core::ignore_files::entry_is_walkable);
+    }
     let out = Mutex::new(Walked::default());
     let count = AtomicUsize::new(0);
     let done = AtomicBool::new(false);
@@ -1371,11 +1376,7 @@ mod tests {
         let table = include_str!("../tests/data/minified.tsv");
         let mut failures = Vec::new();
         let mut rows = 0;
-        for row in table
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.is_empty())
-        {
-            let cols: Vec<&str> = row.split('\t').collect();
+        for (row, cols) in crate::table_rows(table) {
             let [name, shape, expected] = cols[..] else {
                 panic!("bad row: {row}");
             };

@@ -62,23 +62,42 @@ pub enum Visibility {
     Everything,
 }
 
-/// A walker over `starts` (at least one) with ripgrep's rules and no symlink following.
+/// A walker over `starts` (at least one) with ripgrep's rules and no symlink
+/// following (`.git` itself skipped when ignored paths are shown).
 pub fn walker(starts: &[Start], vis: Visibility) -> Option<WalkBuilder> {
+    walker_with(starts, vis, vis == Visibility::Everything)
+}
+
+/// [`walker`], skipping `.git` when `skip_git`. With [`Visibility::Standard`]
+/// the repository's ignore files are read as the walk enters each directory,
+/// before any time cap is checked, so they are bounded first
+/// ([`wrench_core::ignore_files`]): a directory holding a FIFO, a device
+/// link or a huge ignore file is not entered, and when one of the starts (or
+/// a directory above it, which the walker reads too) holds one, ignore files
+/// are not honoured for the walk at all (it then shows what they would
+/// hide). Nothing the repository names can block or stall a walk.
+pub fn walker_with(starts: &[Start], vis: Visibility, skip_git: bool) -> Option<WalkBuilder> {
+    use wrench_core::ignore_files::{bound_walker, entry_is_walkable};
     let (first, rest) = starts.split_first()?;
     let mut b = WalkBuilder::new(&first.abs);
     for s in rest {
         b.add(&s.abs);
     }
     b.follow_links(false);
-    match vis {
+    let honours_ignore_files = match vis {
         Visibility::Standard => {
             b.standard_filters(true);
+            let abs: Vec<&Path> = starts.iter().map(|s| s.abs.as_path()).collect();
+            bound_walker(&mut b, &abs)
         }
         Visibility::Everything => {
             b.standard_filters(false);
-            b.filter_entry(|e| e.file_name() != ".git");
+            false
         }
-    }
+    };
+    b.filter_entry(move |e| {
+        !(skip_git && e.file_name() == ".git") && (!honours_ignore_files || entry_is_walkable(e))
+    });
     Some(b)
 }
 

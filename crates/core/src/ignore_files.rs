@@ -1,0 +1,280 @@
+//! The repository's ignore files (`.gitignore`, `.ignore`,
+//! `.git/info/exclude`), bounded before a walk reads them. A walker reads a
+//! directory's ignore files on entering it, before any time cap is checked:
+//! a FIFO there blocks the walk forever, a link to `/dev/zero` never ends,
+//! and a huge file compiles into a glob set for seconds. Every walker of the
+//! workspace (grep, glob, read of a directory, the checkpoint tree, the
+//! symbol index) asks [`unusable`] first.
+
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+/// The largest ignore file a walk honours.
+pub const MAX_IGNORE_FILE_BYTES: u64 = 1 << 20;
+/// The most patterns (lines that are not blank or comments) of one ignore
+/// file a walk honours.
+pub const MAX_IGNORE_PATTERNS: usize = 10_000;
+/// The ignore files a walk reads in every directory.
+pub const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
+/// Below this size a file cannot hold more than [`MAX_IGNORE_PATTERNS`]
+/// patterns (each is at least one byte and a newline): it is only stat'ed.
+const COUNT_ABOVE_BYTES: u64 = 2 * MAX_IGNORE_PATTERNS as u64;
+
+/// Why the ignore file at `path` is not to be honoured; None when it is
+/// usable or absent. Not a regular file (after links), over
+/// [`MAX_IGNORE_FILE_BYTES`], or over [`MAX_IGNORE_PATTERNS`]. An ordinary
+/// ignore file costs one `stat(2)`; only one big enough to hold too many
+/// patterns is read (without blocking, in case it was swapped for a FIFO).
+pub fn unusable(path: &Path) -> Option<String> {
+    // stat(2) follows a link and never blocks; absent is fine.
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() {
+        return Some("is not a regular file".to_string());
+    }
+    let big = |n: u64| format!("is {n} bytes, over {MAX_IGNORE_FILE_BYTES}");
+    if meta.len() > MAX_IGNORE_FILE_BYTES {
+        return Some(big(meta.len()));
+    }
+    if meta.len() <= COUNT_ABOVE_BYTES {
+        return None;
+    }
+    let f = match open_regular(path)? {
+        Ok(f) => f,
+        Err(why) => return Some(why),
+    };
+    let mut text = Vec::new();
+    f.take(MAX_IGNORE_FILE_BYTES + 1)
+        .read_to_end(&mut text)
+        .ok()?;
+    if text.len() as u64 > MAX_IGNORE_FILE_BYTES {
+        return Some(big(text.len() as u64));
+    }
+    let patterns = text
+        .split(|b| *b == b'\n')
+        .filter(|l| {
+            let l = l.trim_ascii();
+            !l.is_empty() && !l.starts_with(b"#")
+        })
+        .count();
+    (patterns > MAX_IGNORE_PATTERNS)
+        .then(|| format!("has {patterns} patterns, over {MAX_IGNORE_PATTERNS}"))
+}
+
+/// The first of `dir`'s ignore files ([`IGNORE_FILES`]) that is not to be
+/// honoured, with why; None when entering `dir` reads nothing unbounded.
+pub fn unusable_in_dir(dir: &Path) -> Option<(&'static str, String)> {
+    IGNORE_FILES
+        .iter()
+        .find_map(|f| unusable(&dir.join(f)).map(|why| (*f, why)))
+}
+
+/// The most bytes of a `.git` file (a worktree's or submodule's `gitdir:`
+/// link) or a `commondir` file a walk follows.
+const MAX_GIT_LINK_BYTES: u64 = 4096;
+
+/// Why the `.git/info/exclude` a walker reads on entering `dir` is not to be
+/// honoured; None when it is usable or absent. A `.git` directory's exclude
+/// file is checked as [`unusable`]; a `.git` file is followed as the walker
+/// follows it (its `gitdir:` line, that dir's `commondir` line), each link
+/// file bounded, to the exclude file it names.
+pub fn unusable_git_exclude(dir: &Path) -> Option<String> {
+    let dot_git = dir.join(".git");
+    let meta = std::fs::symlink_metadata(&dot_git).ok()?;
+    if !meta.is_file() {
+        // A directory, or a link the walker reads through as one (a FIFO
+        // or a link to a file gives ENOTDIR below, never a block).
+        return unusable(&dot_git.join("info/exclude")).map(|w| format!(".git/info/exclude {w}"));
+    }
+    let gitdir = match first_line(&dot_git)? {
+        Ok(line) => line,
+        Err(w) => return Some(format!(".git {w}")),
+    };
+    let real = gitdir.strip_prefix("gitdir: ")?;
+    let real = Path::new(real);
+    let commondir = match first_line(&real.join("commondir"))? {
+        Ok(line) => line,
+        Err(w) => return Some(format!("{} {w}", real.join("commondir").display())),
+    };
+    let common = if commondir.starts_with('.') {
+        real.join(commondir)
+    } else {
+        std::path::PathBuf::from(commondir)
+    };
+    let exclude = common.join("info/exclude");
+    unusable(&exclude).map(|w| format!("{} {w}", exclude.display()))
+}
+
+/// The first line of a small regular file, read without blocking: None when
+/// absent, Err(why) when it is not a regular file or over
+/// [`MAX_GIT_LINK_BYTES`].
+fn first_line(path: &Path) -> Option<Result<String, String>> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() {
+        return Some(Err("is not a regular file".into()));
+    }
+    if meta.len() > MAX_GIT_LINK_BYTES {
+        return Some(Err(format!(
+            "is {} bytes, over {MAX_GIT_LINK_BYTES}",
+            meta.len()
+        )));
+    }
+    let f = match open_regular(path)? {
+        Ok(f) => f,
+        Err(why) => return Some(Err(why)),
+    };
+    let mut text = String::new();
+    f.take(MAX_GIT_LINK_BYTES).read_to_string(&mut text).ok()?;
+    Some(Ok(text.lines().next().unwrap_or("").to_string()))
+}
+
+/// `path` opened for reading without blocking (it may have been swapped for
+/// a FIFO since it was stat'ed): None when it cannot be opened, Err(why)
+/// when what was opened is not a regular file.
+fn open_regular(path: &Path) -> Option<Result<std::fs::File, String>> {
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)
+        .ok()?;
+    if f.metadata().is_ok_and(|m| m.is_file()) {
+        Some(Ok(f))
+    } else {
+        Some(Err("is not a regular file".to_string()))
+    }
+}
+
+/// Whether a walker that honours ignore files may enter `dir`: its
+/// `.gitignore`, `.ignore` and git exclude file are all bounded.
+pub fn dir_is_walkable(dir: &Path) -> bool {
+    unusable_in_dir(dir).is_none() && unusable_git_exclude(dir).is_none()
+}
+
+/// Bounds a walker that honours ignore files, over `starts`: when a start
+/// (or a directory above it, whose ignore files the walker reads too) holds
+/// an unusable one, ignore files are switched off for the walk (it then
+/// shows what they would hide) and false is returned. The caller's
+/// `filter_entry` must also keep [`entry_is_walkable`].
+pub fn bound_walker(b: &mut ignore::WalkBuilder, starts: &[&Path]) -> bool {
+    let bounded = starts.iter().all(|s| {
+        let dir = if s.is_dir() { Some(*s) } else { s.parent() };
+        dir.is_none_or(|d| d.ancestors().all(dir_is_walkable))
+    });
+    if !bounded {
+        b.ignore(false)
+            .git_ignore(false)
+            .git_exclude(false)
+            .git_global(false)
+            .parents(false);
+    }
+    bounded
+}
+
+/// Whether the walk may yield (and so enter) `e`: not a directory below the
+/// start whose `.gitignore` or `.ignore` is unusable ([`unusable_in_dir`]).
+///
+/// Below the starts the git exclude file is not checked: a `.git` inside a
+/// work tree comes from no clone (git refuses any path component named
+/// `.git`), only from git itself (a submodule's, whose files git wrote) or
+/// from someone who can already write the workspace; and the check costs a
+/// system call per directory (on this VM about 1.5 µs each, a twentieth of
+/// a grep's CPU for all three names). At the starts and above them
+/// ([`bound_walker`]) it is checked.
+pub fn entry_is_walkable(e: &ignore::DirEntry) -> bool {
+    e.depth() == 0
+        || !e.file_type().is_some_and(|t| t.is_dir())
+        || unusable_in_dir(e.path()).is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ordinary_or_absent_ignore_file_is_usable() {
+        let d = tempfile::tempdir().unwrap();
+        assert_eq!(unusable(&d.path().join(".gitignore")), None);
+        std::fs::write(d.path().join(".gitignore"), "target/\n*.log\n").unwrap();
+        assert_eq!(unusable(&d.path().join(".gitignore")), None);
+        assert_eq!(unusable_in_dir(d.path()), None);
+    }
+
+    #[test]
+    fn a_fifo_a_device_link_or_a_directory_is_not_read() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join(".gitignore");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert_eq!(unusable(&fifo).as_deref(), Some("is not a regular file"));
+        let link = d.path().join(".ignore");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        assert_eq!(unusable(&link).as_deref(), Some("is not a regular file"));
+        let sub = d.path().join("sub");
+        std::fs::create_dir_all(sub.join(".gitignore")).unwrap();
+        assert!(unusable_in_dir(&sub).is_some());
+        assert_eq!(
+            unusable_in_dir(d.path()).map(|(f, _)| f),
+            Some(".gitignore")
+        );
+    }
+
+    #[test]
+    fn a_git_exclude_reached_through_gitdir_and_commondir_links_is_checked() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        // A plain repository: .git/info/exclude a FIFO.
+        let repo = root.join("plain");
+        std::fs::create_dir_all(repo.join(".git/info")).unwrap();
+        assert_eq!(unusable_git_exclude(&repo), None);
+        assert!(dir_is_walkable(&repo));
+        nix::unistd::mkfifo(
+            &repo.join(".git/info/exclude"),
+            nix::sys::stat::Mode::S_IRWXU,
+        )
+        .unwrap();
+        assert!(unusable_git_exclude(&repo).is_some());
+        assert!(!dir_is_walkable(&repo));
+        // A worktree's .git file -> gitdir -> commondir -> info/exclude.
+        let wt = root.join("wt");
+        let real = root.join("real");
+        let common = root.join("common");
+        std::fs::create_dir_all(&wt).unwrap();
+        std::fs::create_dir_all(&real).unwrap();
+        std::fs::create_dir_all(common.join("info")).unwrap();
+        std::fs::write(wt.join(".git"), format!("gitdir: {}\n", real.display())).unwrap();
+        assert_eq!(
+            unusable_git_exclude(&wt),
+            None,
+            "no commondir: nothing read"
+        );
+        std::fs::write(real.join("commondir"), format!("{}\n", common.display())).unwrap();
+        std::fs::write(common.join("info/exclude"), "x\n").unwrap();
+        assert_eq!(unusable_git_exclude(&wt), None);
+        std::fs::remove_file(common.join("info/exclude")).unwrap();
+        nix::unistd::mkfifo(&common.join("info/exclude"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert!(unusable_git_exclude(&wt).is_some());
+        // The link files themselves: a FIFO commondir, an endless .git file.
+        std::fs::remove_file(real.join("commondir")).unwrap();
+        nix::unistd::mkfifo(&real.join("commondir"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert!(unusable_git_exclude(&wt).is_some());
+        std::fs::write(wt.join(".git"), vec![b'g'; 10_000]).unwrap();
+        assert!(unusable_git_exclude(&wt).is_some());
+    }
+
+    #[test]
+    fn too_many_patterns_or_bytes_are_refused_and_comments_do_not_count() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join(".gitignore");
+        let many: String = (0..=MAX_IGNORE_PATTERNS)
+            .map(|i| format!("f{i}\n"))
+            .collect();
+        std::fs::write(&p, &many).unwrap();
+        assert!(unusable(&p).is_some_and(|w| w.contains("patterns")));
+        let comments: String = (0..3 * MAX_IGNORE_PATTERNS)
+            .map(|i| format!("# c{i}\n"))
+            .collect();
+        std::fs::write(&p, comments).unwrap();
+        assert_eq!(unusable(&p), None);
+        std::fs::write(&p, vec![b'x'; MAX_IGNORE_FILE_BYTES as usize + 1]).unwrap();
+        assert!(unusable(&p).is_some_and(|w| w.contains("bytes")));
+    }
+}
