@@ -53,3 +53,13 @@ pub fn bench_index(root: &std::path::Path, state_dir: &std::path::Path) -> ToolR
 
 mod bench;
 pub use bench::BenchReport;
+
+/// The rows of a tab-separated test table under tests/data (blank lines and
+/// `#` comments left out): each line and its columns.
+#[cfg(test)]
+pub(crate) fn table_rows(table: &str) -> impl Iterator<Item = (&str, Vec<&str>)> {
+    table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| (l, l.split('\t').collect()))
+}

@@ -20,7 +20,6 @@
 //!   `.git/info/exclude`), which make the next query walk the tree again.
 
 use crate::index::{self, Index};
-use notify::event::{AccessKind, AccessMode, ModifyKind};
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -137,39 +136,23 @@ fn on_event(weak: &Weak<Inner>, res: notify::Result<Event>) {
     match res {
         Err(_) => st.rescan = true,
         Ok(ev) => {
-            if ev.need_rescan() {
+            let (class, changed) = wrench_core::wait::changed_paths(
+                &ev,
+                &inner.root,
+                &inner.barrier,
+                &mut st.barriers,
+            );
+            if class.rescan {
                 st.rescan = true;
             }
-            let close_write = matches!(
-                ev.kind,
-                EventKind::Access(AccessKind::Close(AccessMode::Write))
-            );
-            // Opening or reading a file changes nothing (and the walk itself
-            // reads the ignore files); a write is seen as a modify event.
-            let read_only = matches!(ev.kind, EventKind::Access(_)) && !close_write;
-            for p in &ev.paths {
-                if *p == inner.barrier {
-                    if close_write {
-                        st.barriers += 1;
-                    }
-                    continue;
-                }
-                if read_only {
-                    continue;
-                }
-                let Some(rel) = p.strip_prefix(&inner.root).ok().and_then(Path::to_str) else {
-                    continue;
-                };
-                if rel.is_empty() || !relevant(rel) {
+            for (p, rel) in changed {
+                if !relevant(rel) {
                     continue;
                 }
                 if matches!(ev.kind, EventKind::Create(_)) && p.is_dir() {
                     st.resync = true;
                 }
-                if matches!(
-                    ev.kind,
-                    EventKind::Modify(ModifyKind::Name(_)) | EventKind::Remove(_)
-                ) {
+                if class.moved {
                     st.moved.push(rel.to_string());
                     st.resync = true;
                 }
@@ -216,13 +199,13 @@ pub(crate) fn pending(cache_dir: &Path) -> Option<BTreeSet<String>> {
 /// Write the barrier file and wait for its event: every change made
 /// before has then been delivered. False when it did not come back.
 fn barrier(inner: &Inner) -> bool {
-    let before = lock(&inner.state).barriers;
-    if std::fs::write(&inner.barrier, b"b").is_err() {
-        return false;
-    }
-    wrench_core::wait::wait_until(&inner.state, &inner.seen, BARRIER_WAIT, |st| {
-        st.barriers > before
-    })
+    wrench_core::wait::barrier(
+        &inner.state,
+        &inner.seen,
+        &inner.barrier,
+        BARRIER_WAIT,
+        |st| st.barriers,
+    )
 }
 
 /// After a refresh: watch the directories the index now holds (new ones are

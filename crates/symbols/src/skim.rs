@@ -4,8 +4,11 @@
 //!
 //! Only the inside of a function body that holds no definition keyword is
 //! left out (and a few other groups that cannot hold one, see [`braces`] and
-//! [`python_lines`]; in Rust, runs of comment lines become one comment), and
-//! only so that what remains still parses the same way around it: Python
+//! [`python_lines`]; runs of comment lines become one comment, a block
+//! comment keeps its first and last lines; Rust attribute arguments; Python
+//! statements without a definition, see [`plain_runs`] and
+//! [`statement_tail`]), and only so that what remains still parses the same
+//! way around it: Python
 //! keeps a body's last line (so the function still ends where it ends),
 //! brace languages keep the braces. The text without the holes tokenizes as
 //! the file does around them (no grammar here reads columns), and the
@@ -31,6 +34,8 @@ pub(crate) fn opaque(lang: Lang, text: &str) -> Vec<(usize, usize)> {
 struct Line {
     /// Byte where its first physical line starts.
     start: usize,
+    /// Byte after its last physical line (after the line break).
+    end: usize,
     /// Columns of indentation; None when it has tabs or form feeds.
     indent: Option<usize>,
     /// It starts a definition: `def`, `async def`, `class` or a decorator.
@@ -38,6 +43,11 @@ struct Line {
     /// It continues the statement above (`else:`, `elif`, `except`, `finally:`,
     /// and `case` inside `match`; a `case` name only makes skimming keep more).
     clause: bool,
+    /// It starts a compound statement (`if`, `for`, `while`, `try`, `with`,
+    /// `async`, `match`).
+    compound: bool,
+    /// It ends with `:` (it opens a block).
+    opens: bool,
 }
 
 fn is_ident(c: u8) -> bool {
@@ -181,9 +191,15 @@ fn python_lines(b: &[u8]) -> (Vec<Line>, Vec<(usize, usize)>) {
         }
         out.push(Line {
             start,
+            end: i.min(b.len()),
             indent: (!tabs).then_some(col),
             defines,
             clause: matches!(first, b"else" | b"elif" | b"except" | b"finally" | b"case"),
+            compound: matches!(
+                first,
+                b"if" | b"for" | b"while" | b"try" | b"with" | b"async" | b"match"
+            ),
+            opens: prev == b':',
         });
     }
     (out, brackets)
@@ -217,6 +233,13 @@ fn python(b: &[u8]) -> Vec<(usize, usize)> {
                 .iter()
                 .all(|m| !m.defines && m.indent.is_some_and(|n| Some(n) >= level));
         if !opaque {
+            // Only a body whose lines all sit at its level or deeper (a line
+            // between the two is an indentation error a cut could hide).
+            if let Some(level) = level
+                && body.iter().all(|m| m.indent.is_some_and(|n| n >= level))
+            {
+                plain_runs(b, body, level, false, &mut out);
+            }
             k += 1;
             continue;
         }
@@ -241,10 +264,184 @@ fn python(b: &[u8]) -> Vec<(usize, usize)> {
         if keep > 0 {
             out.push((body[0].start, body[keep].start));
         }
+        if keep + 1 == body.len() {
+            out.extend(statement_tail(b, &body[keep]));
+        }
         k = body_end;
     }
+    plain_runs(b, &lines, 0, true, &mut out);
     out.extend(brackets);
     outermost(out)
+}
+
+/// The rest of a one-line simple statement after its first word, when that
+/// word alone still parses as a statement (a name, `return`, `raise`…):
+/// `self.assertEqual(a, b)` parses as `self`, on the same line, so the
+/// body it ends still ends on that line.
+fn statement_tail(b: &[u8], line: &Line) -> Option<(usize, usize)> {
+    let text = b.get(line.start..line.end)?;
+    let text = text.strip_suffix(b"\n").unwrap_or(text);
+    if text.contains(&b'\n') {
+        return None;
+    }
+    let at = line.start + text.iter().position(|c| !c.is_ascii_whitespace())?;
+    let word = word_at(b, at);
+    let alone = matches!(
+        word,
+        b"return" | b"yield" | b"raise" | b"pass" | b"break" | b"continue"
+    ) || (!word.is_empty()
+        && !word[0].is_ascii_digit()
+        && word.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        && !PYTHON_KEYWORDS.contains(&word));
+    let end = line.start + text.len();
+    (alone && at + word.len() < end).then_some((at + word.len(), end))
+}
+
+/// Python's keywords, soft ones included: none of them is a statement alone
+/// (those that are are allowed by name in [`statement_tail`]).
+const PYTHON_KEYWORDS: &[&[u8]] = &[
+    b"False",
+    b"None",
+    b"True",
+    b"and",
+    b"as",
+    b"assert",
+    b"async",
+    b"await",
+    b"break",
+    b"class",
+    b"continue",
+    b"def",
+    b"del",
+    b"elif",
+    b"else",
+    b"except",
+    b"finally",
+    b"for",
+    b"from",
+    b"global",
+    b"if",
+    b"import",
+    b"in",
+    b"is",
+    b"lambda",
+    b"nonlocal",
+    b"not",
+    b"or",
+    b"pass",
+    b"raise",
+    b"return",
+    b"try",
+    b"while",
+    b"with",
+    b"yield",
+    b"match",
+    b"case",
+    b"type",
+    b"print",
+    b"exec",
+];
+
+/// Runs of whole statements at `level` of a block (`lines`: the block's
+/// lines, each indented at least `level`) that hold no definition: a
+/// statement is its first line and the lines below it that are indented
+/// deeper or are its clauses (`else:`…). The block's last statement stays,
+/// so the block is not empty and ends where it ended, and so does the first
+/// of a body (tree-sitter puts comments before a body's first statement
+/// outside the body, where they would no longer document a definition
+/// below); the comments after a run stay. At module level
+/// (`module`) only statements that cannot be a constant are cut: imports,
+/// strings, and compound statements (a constant is an assignment right at
+/// module level).
+fn plain_runs(b: &[u8], lines: &[Line], level: usize, module: bool, out: &mut Vec<(usize, usize)>) {
+    let mut run: Option<(usize, usize)> = None;
+    let mut k = 0;
+    while k < lines.len() {
+        let head = &lines[k];
+        let mut e = k + 1;
+        while e < lines.len()
+            && lines[e]
+                .indent
+                .is_some_and(|n| n > level || (n == level && lines[e].clause))
+        {
+            e += 1;
+        }
+        let plain = e < lines.len()
+            && (module || k > 0)
+            && head.indent == Some(level)
+            && !head.clause
+            && lines[k..e].iter().all(|m| !m.defines)
+            && well_formed(&lines[k..e])
+            && (!module || no_constant(b, head));
+        if plain {
+            let end = lines[e - 1].end;
+            run = Some(run.map_or((head.start, end), |(s, _)| (s, end)));
+        } else if let Some(r) = run.take() {
+            out.push(r);
+        }
+        k = e;
+    }
+    out.extend(run);
+}
+
+/// A statement's lines are indented as Python wants: deeper only after a
+/// line that opens a block, back only to a level it came from, clauses only
+/// after a compound statement's head, no block left without a body. A cut
+/// must not hide an error the full parse would recover from otherwise.
+fn well_formed(stmt: &[Line]) -> bool {
+    let Some(head) = stmt.first() else {
+        return false;
+    };
+    let mut levels: Vec<usize> = head.indent.into_iter().collect();
+    for w in stmt.windows(2) {
+        let (Some(a), Some(n)) = (w[0].indent, w[1].indent) else {
+            return false;
+        };
+        if n > a {
+            if !w[0].opens {
+                return false;
+            }
+            levels.push(n);
+        } else {
+            while levels.last().is_some_and(|&l| l > n) {
+                levels.pop();
+            }
+            if levels.last() != Some(&n) {
+                return false;
+            }
+        }
+        if w[1].clause && !head.compound {
+            return false;
+        }
+    }
+    stmt.last().is_some_and(|l| !l.opens)
+}
+
+/// A module-level Python statement that cannot be a constant: it starts with
+/// a string or one of these keywords.
+fn no_constant(b: &[u8], line: &Line) -> bool {
+    let Some(at) = b[line.start..line.end]
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .map(|n| line.start + n)
+    else {
+        return false;
+    };
+    matches!(b[at], b'"' | b'\'')
+        || matches!(
+            word_at(b, at),
+            b"import"
+                | b"from"
+                | b"if"
+                | b"for"
+                | b"while"
+                | b"try"
+                | b"with"
+                | b"assert"
+                | b"del"
+                | b"pass"
+                | b"raise"
+        )
 }
 
 /// Sorted, keeping only the outermost of nested or overlapping ranges.
@@ -414,13 +611,17 @@ enum Group {
     /// it holds a defining word. Not the group right after the keyword (a
     /// Go receiver names the method's container).
     Params,
+    /// Rust: an attribute `#[…]`, `#![…]`; the arguments of its path
+    /// (`derive(…)`, `cfg_attr(…)`) are a token tree no rule reads: always
+    /// emptied.
+    Attr,
     Other,
 }
 
 /// Brace languages: the inside of every brace group (function bodies,
 /// struct bodies, composite literals, blocks…) that holds none of the
 /// defining words; in Rust also macro token trees and array expressions;
-/// a function's parameter lists.
+/// a function's parameter lists; runs of comment lines ([`CommentRun`]).
 fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     // Open brackets: (kind, byte after it, what it is, saw a defining word).
@@ -449,12 +650,11 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                 while i < b.len() && b[i] != b'\n' {
                     i += 1;
                 }
-                if lang.rust {
-                    docs.line(b, start, i, &mut out);
-                }
+                docs.line(b, start, i, &mut out);
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
+                let open = i;
                 let mut depth = 0usize;
                 while i < b.len() {
                     if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
@@ -469,6 +669,10 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                     } else {
                         i += 1;
                     }
+                }
+                // Not Rust's: an emptied `/** … */` would no longer be a doc.
+                if !lang.rust && i <= b.len() {
+                    out.extend(comment_lines(b, open, i - 2));
                 }
                 continue;
             }
@@ -506,6 +710,17 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                     rules = None;
                     Group::Tokens
                 } else if lang.rust
+                    && c == b'('
+                    && prev == b'a'
+                    && stack.last().is_some_and(|t| t.2 == Group::Attr)
+                {
+                    Group::Tokens
+                } else if lang.rust
+                    && c == b'['
+                    && (prev == b'#' || (prev == b'!' && prev2 == b'#'))
+                {
+                    Group::Attr
+                } else if lang.rust
                     && c == b'['
                     && (prev == b'=' || (prev == b'&' && prev2 == b'='))
                     && alias != Some(depth)
@@ -526,7 +741,7 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                         Group::Body => !dirty && c == b'}',
                         Group::Tokens => true,
                         Group::Array | Group::Params => !dirty,
-                        Group::Other => false,
+                        Group::Attr | Group::Other => false,
                     };
                     if pair && empty_it && i > start {
                         out.push((start, i));
@@ -582,6 +797,7 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
                         alias = Some(stack.len());
                     }
                     if lang.defining.contains(&w)
+                        && defines(lang, b, i + w.len(), w, prev)
                         && let Some(top) = stack.last_mut()
                     {
                         top.3 = true;
@@ -603,8 +819,73 @@ fn braces(b: &[u8], lang: &BraceLang) -> Vec<(usize, usize)> {
     outermost(out)
 }
 
+/// A defining word `w` (ending at `end`, after the token `prev`) may start
+/// a definition. Not where the language allows none, so that the group
+/// around it can still be emptied: a field or method `.union` (the dot right
+/// before it); in Rust a raw identifier `r#type`, a function pointer type
+/// `fn(…)`, a call `union(…)`, a raw pointer `*const T` (the star right
+/// before it), `impl Trait` in a type (after `:`, `(`, `,`, `<`, `&`, `=`,
+/// `->`, a lifetime); in Go a type switch `x.(type)` and the empty interface
+/// `interface{}` (it holds no method). Anything else counts: a wrong "no"
+/// here would lose a symbol without a parse error to catch it.
+fn defines(lang: &BraceLang, b: &[u8], end: usize, w: &[u8], prev: u8) -> bool {
+    let next = |from: usize| {
+        b.get(from..).and_then(|t| {
+            t.iter()
+                .position(|c| !c.is_ascii_whitespace())
+                .map(|n| from + n)
+        })
+    };
+    let next_byte = |from: usize| next(from).and_then(|j| b.get(j).copied());
+    let start = end.saturating_sub(w.len());
+    // `x.union`, and a Rust raw identifier `r#type`.
+    if start > 0 && b[start - 1] == b'.' {
+        return false;
+    }
+    if lang.rust
+        && start >= 2
+        && b[start - 2..start] == *b"r#"
+        && (start == 2 || !is_ident(b[start - 3]))
+    {
+        return false;
+    }
+    if lang.rust {
+        return match w {
+            b"fn" | b"union" => next_byte(end) != Some(b'('),
+            b"const" => !(start > 0 && b[start - 1] == b'*'),
+            b"impl" => !matches!(prev, b':' | b'(' | b',' | b'<' | b'&' | b'=' | b'>' | b'\''),
+            _ => true,
+        };
+    }
+    match w {
+        b"type" => prev != b'(',
+        b"interface" => {
+            !(next_byte(end) == Some(b'{')
+                && next(end).and_then(|j| next_byte(j + 1)) == Some(b'}'))
+        }
+        _ => true,
+    }
+}
+
+/// The inside of a block comment (`/*` at `open`, `*/` at `close`) up to
+/// its last line break: the parse sees `/*`, that line break and the last
+/// line, so the comment starts and ends where it did and still holds a line
+/// break (in Go and JavaScript a comment with one ends a statement as a
+/// line break does).
+/// None when it is one line or not closed.
+fn comment_lines(b: &[u8], open: usize, close: usize) -> Option<(usize, usize)> {
+    let inside = b.get(open + 2..close)?;
+    if b.get(close..close + 2) != Some(b"*/") {
+        return None;
+    }
+    let nl = inside.iter().rposition(|&c| c == b'\n')?;
+    (nl > 0).then_some((open + 2, open + 2 + nl))
+}
+
 /// Consecutive lines that each hold only a `//` comment (Rust doc comments
-/// cost tree-sitter five nodes a line). The parse sees one comment made of
+/// cost tree-sitter five nodes a line, a Go comment one; Go's doc comments
+/// are the better part of what is left of a Go file to parse). The parse
+/// sees one comment made of
 /// the first line's first `/` and the last line from its second: it starts
 /// where the first started and ends where the last ended (a `///` doc
 /// comment ends after its line break, a plain one before it), so docs above
@@ -782,10 +1063,12 @@ fn scripts(b: &[u8]) -> Vec<(usize, usize)> {
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
+                let open = i;
                 i += 2;
                 while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
                     i += 1;
                 }
+                out.extend(comment_lines(b, open, i));
                 i += 2;
                 continue;
             }
@@ -943,22 +1226,40 @@ mod tests {
     #[test]
     fn python_keeps_the_last_line_and_nested_definitions() {
         let src = "def f(x):\n    a = 1\n    b = (2,\n 3)\n    # note\n    c = 3\n    return a\n\ndef g():\n    def h():\n        pass\n    x = 1\n    y = 2\n    return h\n";
+        // In a body with a nested definition, the statements between its
+        // first and its last that hold none; the last line after its first
+        // word.
         assert_eq!(
             holes(Lang::Python, src),
-            ["x", "    a = 1\n    b = (2,\n 3)\n    # note\n    c = 3\n"]
+            [
+                "x",
+                "    a = 1\n    b = (2,\n 3)\n    # note\n    c = 3\n",
+                " a",
+                "    x = 1\n    y = 2\n"
+            ]
         );
         let brackets = "from m import (a, b)\nx = [1, (2)]\ny = x[0]\nprint(f(a), {'k': 1})\n";
-        assert_eq!(holes(Lang::Python, brackets), ["1, (2)", "f(a), {'k': 1}"]);
+        // (and the import, a module-level statement that is not a constant).
+        assert_eq!(
+            holes(Lang::Python, brackets),
+            ["from m import (a, b)\n", "1, (2)", "f(a), {'k': 1}"]
+        );
         let strings =
             "def f():\n    s = \"\"\"\ndef not_a_def():\n\"\"\"\n    t = 1\n    return s\n";
         assert_eq!(
             holes(Lang::Python, strings),
-            ["    s = \"\"\"\ndef not_a_def():\n\"\"\"\n    t = 1\n"]
+            [
+                "    s = \"\"\"\ndef not_a_def():\n\"\"\"\n    t = 1\n",
+                " s"
+            ]
         );
         // The last line at any depth; a clause from its statement's head;
         // with comments after it, the last statement at the body's level.
         let deep = "def f():\n    a = 1\n    for x in y:\n        b()\n";
-        assert_eq!(holes(Lang::Python, deep), ["    a = 1\n    for x in y:\n"]);
+        assert_eq!(
+            holes(Lang::Python, deep),
+            ["    a = 1\n    for x in y:\n", "()"]
+        );
         let clause = "def f():\n    a = 1\n    if a: b()\n    else: c()\n";
         assert_eq!(holes(Lang::Python, clause), ["    a = 1\n"]);
         let comments = "def f():\n    a = 1\n    for x in y:\n        b()\n    # after\n";
@@ -1062,6 +1363,161 @@ mod tests {
         );
     }
 
+    /// tests/data/skim_defining.tsv: where a defining word keeps its group
+    /// parsed, and that no row loses a symbol.
+    #[test]
+    fn defining_words_keep_their_group_by_the_table() {
+        let table = include_str!("../tests/data/skim_defining.tsv");
+        let mut failures = Vec::new();
+        let mut rows = 0;
+        for (row, cols) in crate::table_rows(table) {
+            let [name, lang, expected, src] = cols[..] else {
+                panic!("bad row: {row}");
+            };
+            rows += 1;
+            let lang = match lang {
+                "rust" => Lang::Rust,
+                "go" => Lang::Go,
+                "python" => Lang::Python,
+                "javascript" => Lang::JavaScript,
+                "typescript" => Lang::TypeScript,
+                _ => panic!("bad language in row: {row}"),
+            };
+            let src = src.replace("\\n", "\n").replace("\\t", "\t");
+            let cut = holes(lang, &src).iter().any(|h| h.contains("MARK"));
+            let got = if cut { "cut" } else { "kept" };
+            if got != expected {
+                failures.push(format!("{name}: expected {expected}, got {got}"));
+            }
+            let full = crate::extract::extract(lang, &src).unwrap();
+            let skimmed = crate::extract::extract_skimmed(lang, &src).unwrap();
+            if skimmed != full {
+                failures.push(format!("{name}: skimmed {skimmed:?}, full {full:?}"));
+            }
+        }
+        assert!(rows >= 83);
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    /// Pieces for the property test below, per language: whole items, and
+    /// statements (put in a function body): definitions, what the skim cuts,
+    /// comments, strings and brackets that may span lines.
+    const PYTHON_ITEMS: &[&str] = &[
+        "def f(a):\n    x = 1\n    return x",
+        "class A:\n    \"\"\"doc\"\"\"\n    y = 2\n    def m(self):\n        self.check(a).b",
+        "# c",
+        "import os",
+        "from m import (a,\n  b)",
+        "X = 1",
+        "if x:\n    Y = 1\nelse:\n    def g(): pass",
+        "@dec\ndef d():\n    '''\n    def no():\n    '''\n    return 1",
+        "try:\n    import a\nexcept E:\n    pass",
+        "async def h():\n    await x\n    yield",
+        "z = 2 + \\\n    3",
+    ];
+    const PYTHON_STATEMENTS: &[&str] = &[
+        "x = 1",
+        "def g():\n        pass",
+        "return x",
+        "self.check(a).b",
+        "# note",
+        "assert x",
+        "not x",
+        "if x:\n        y = 1\n    else:\n        z = 2",
+        "@dec\n    def e(): pass",
+        "s = '''\ndef no():\n'''",
+        "for a in b:\n        c()",
+        "y = (1,\n  2)",
+    ];
+    const RUST_ITEMS: &[&str] = &[
+        "#[derive(Debug)]\nstruct S { a: *const u8, b: fn(u8) }",
+        "#![cfg_attr(x, y(z))]",
+        "impl X { fn m(&self) {} }",
+        "/// doc\n// c\nconst K: u8 = 1;",
+        "/* a\n b */\nstatic S: u8 = 1;",
+        "unsafe impl Send for X {}",
+        "trait T { fn m(&self); }",
+        "type A = fn(u8) -> u8;",
+        "macro_rules! m { () => { fn x() {} } }",
+    ];
+    const RUST_STATEMENTS: &[&str] = &[
+        "let p: fn(u8) = g;",
+        "fn g() {}",
+        "let q: *const u8 = r;",
+        "x.union(y);",
+        "let c: &dyn Fn(&u8) = x;",
+        "union U { a: u8 }",
+        "r#type();",
+        "*x = 1; const C: u8 = 2;",
+        "#[inline(always)]\n    fn h() {}",
+        "let f = |x: u8| x;",
+        "impl X {}",
+        "// c\n    // d",
+        "/* e\n f */",
+    ];
+    const GO_ITEMS: &[&str] = &[
+        "// a\n// b\nfunc A() {}",
+        "/* c\n d */\ntype I interface {\n\tM()\n}",
+        "const (\n\tA = iota\n\tB\n)",
+        "var x interface{} = 1",
+        "type S struct {\n\t// f\n\tF int\n}",
+    ];
+    const GO_STATEMENTS: &[&str] = &[
+        "switch v := x.(type) {\n\tcase int:\n\t\t_ = v\n\t}",
+        "type T int",
+        "var y interface{ M() }",
+        "var z interface{} = 1",
+        "_ = func() { type L int }",
+        "// a\n\t// b",
+        "x := 1\n\t_ = x",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            max_global_rejects: 100_000,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+        /// Whatever the pieces, when they parse without an error, skimmed
+        /// extraction finds what full extraction finds.
+        #[test]
+        fn skimmed_extraction_equals_full_on_any_pieces(
+            lang in 0usize..3,
+            picks in proptest::collection::vec((0usize..64, proptest::bool::ANY), 1..12),
+        ) {
+            let (lang, items, statements, head, open, close) = [
+                (Lang::Python, PYTHON_ITEMS, PYTHON_STATEMENTS, "", "def w():\n    ", ""),
+                (Lang::Rust, RUST_ITEMS, RUST_STATEMENTS, "", "fn w() {\n    ", "\n}"),
+                (Lang::Go, GO_ITEMS, GO_STATEMENTS, "package p\n", "func w() {\n\t", "\n}"),
+            ][lang];
+            let mut src = head.to_string();
+            for (i, item) in &picks {
+                if *item {
+                    src.push_str(items[i % items.len()]);
+                } else {
+                    src.push_str(open);
+                    src.push_str(statements[i % statements.len()]);
+                    src.push_str(close);
+                }
+                src.push('\n');
+            }
+            // A syntax error inside a cut group is hidden from the skimmed
+            // parse, and what error recovery makes of it is no definition.
+            let tree = crate::extract::parse(lang, &src).unwrap();
+            proptest::prop_assume!(!tree.root_node().has_error());
+            let full = crate::extract::extract(lang, &src).unwrap();
+            let skimmed = crate::extract::extract_skimmed(lang, &src).unwrap();
+            proptest::prop_assert_eq!(skimmed, full, "{:?}:\n{}", lang, src);
+        }
+    }
+
+    #[test]
+    fn block_comments_keep_a_line_break() {
+        let js = "var a = 1 /* x\n y\n z */ var b = 2\n";
+        assert_eq!(holes(Lang::JavaScript, js), [" x\n y"]);
+        let go = "package p\n/*\n*/\nvar a = 1 /* one line */\n";
+        assert!(holes(Lang::Go, go).is_empty());
+    }
+
     #[test]
     fn brace_groups_without_definitions_are_opaque() {
         let go =
@@ -1076,11 +1532,19 @@ mod tests {
             ["&self", " let c = '}'; \"{\" ", "x: &'a str", " r#\"}\"#; "]
         );
         // A function's parameters and tuple result, unless they hold a
-        // defining word; never a Go receiver or a `fn(…)` pointer type.
+        // defining word (`impl` in a type and a `fn(…)` pointer type are
+        // none); never a Go receiver or the list of a `fn(…)` pointer type.
         let params = "fn f<T>(x: T, y: &[u8]) -> (A, B) where T: Fn(u8) { g() }\nfn h(x: impl I, p: fn(u8)) {}\nextern \"C\" { fn e(p: *mut u8); }\n";
         assert_eq!(
             holes(Lang::Rust, params),
-            ["x: T, y: &[u8]", "A, B", "u8", " g() ", "p: *mut u8"]
+            [
+                "x: T, y: &[u8]",
+                "A, B",
+                "u8",
+                " g() ",
+                "x: impl I, p: fn(u8)",
+                "p: *mut u8"
+            ]
         );
         let go_params = "package p\nfunc (s *S[T]) M(a int, cb func(x int) int) (int, error) { return 0, nil }\nfunc G[T any](t T) {}\nfunc H(i interface{ N() }) {}\nfunc Asm(x int)\ntype V func(v int)\nconst (\n\tA = f(1)\n)\n";
         assert_eq!(
@@ -1110,6 +1574,7 @@ mod tests {
                 "(1, 2), (3, 4)",
                 " () => { fn x() {} } ",
                 " struct S; ",
+                "Debug",
                 " a: [u8; 2] ",
                 " !(x) "
             ]

@@ -3,8 +3,8 @@
 //! up node by node. Kept for the tests as the reference the walk must match.
 
 use super::{
-    Def, Hit, Kind, count_named, count_specs, docs_the_next, finish, normalize_name,
-    python_constant, receiver_type,
+    Def, Hit, Kind, docs_the_next, finish, normalize_name, python_constant, receiver_type,
+    single_named, single_spec,
 };
 use crate::lang::Lang;
 use std::collections::HashMap;
@@ -150,7 +150,7 @@ fn range_node(lang: Lang, node: Node<'_>) -> Node<'_> {
                     decl = decl.and_then(|d| d.parent());
                 }
                 if let Some(d) = decl
-                    && count_specs(d) == 1
+                    && single_spec(d)
                 {
                     n = d;
                 }
@@ -159,7 +159,7 @@ fn range_node(lang: Lang, node: Node<'_>) -> Node<'_> {
         Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
             if n.kind() == "variable_declarator"
                 && let Some(d) = n.parent()
-                && count_named(d, "variable_declarator") == 1
+                && single_named(d, "variable_declarator")
             {
                 n = d;
             }
