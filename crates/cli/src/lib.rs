@@ -5,6 +5,8 @@
 //! the [`Executor`], and offers the three front doors (one-shot tool commands,
 //! `call`/`batch`, `mcp serve`). `main.rs` is the clap glue.
 
+#![warn(missing_docs)]
+
 pub mod color;
 pub mod daemon;
 pub mod explain;
@@ -84,12 +86,23 @@ pub fn invoked_tool(reg: &Registry, args: &[String]) -> Option<String> {
 /// Global options shared by every front door.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
+    /// `--root`: the workspace root; None takes the enclosing git work
+    /// tree's top, else the current directory (see [`root::choose`]).
     pub root: Option<PathBuf>,
+    /// `--session`: the session whose state (read evidence, jobs, approvals)
+    /// calls share; None takes `WRENCH_SESSION`, else the default session.
     pub session: Option<String>,
+    /// `--mode` (`--permission-mode`): the permission mode, parsed by
+    /// [`Mode::parse`]; None keeps the config's.
     pub mode: Option<String>,
+    /// `--allow` rules for this process, on top of the config's.
     pub allow: Vec<String>,
+    /// `--deny` rules for this process, on top of the config's.
     pub deny: Vec<String>,
+    /// `--config`: the config file; None loads [`default_config_path`].
     pub config: Option<PathBuf>,
+    /// `--profile` (`batch`, `mcp serve`): which tools are offered (coding,
+    /// planning, smol, readonly); None is coding.
     pub profile: Option<String>,
     /// Relative paths start at the current directory when it is inside the
     /// root (the one-shot commands people type), not at the root.
@@ -133,9 +146,13 @@ pub fn load_config(opts: &Options) -> ToolResult<Config> {
 
 /// Everything a front door needs to run calls.
 pub struct Engine {
+    /// The executor over the profiled registry, with the call context.
     pub executor: Executor,
+    /// The loaded configuration.
     pub config: Arc<Config>,
+    /// The permission policy the gate applies (mode, rules, hooks).
     pub policy: Arc<Policy>,
+    /// The tool profile the registry was cut to.
     pub profile: Profile,
 }
 
@@ -206,9 +223,13 @@ pub fn engine_over(
 
 /// Exit codes of SPEC §1.
 pub mod exit {
+    /// The call succeeded.
     pub const OK: i32 = 0;
+    /// The tool reported an error.
     pub const TOOL_ERROR: i32 = 1;
+    /// Usage or invalid arguments (a missing path too, as in rg).
     pub const USAGE: i32 = 2;
+    /// Denied by the permission policy.
     pub const DENIED: i32 = 3;
 }
 
@@ -277,6 +298,21 @@ mod tests {
 
     fn words(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
+    }
+
+    /// MCP proxies are registered after the built-in tools and named
+    /// `mcp__SERVER__TOOL`: no built-in name or alias may fold to that
+    /// shape, or a configured server could never be told from wrench's own.
+    #[test]
+    fn no_builtin_tool_name_or_alias_has_the_shape_of_an_mcp_proxy() {
+        let reg = builtin_registry().unwrap();
+        for t in reg.tools() {
+            let spec = t.spec();
+            for n in std::iter::once(&spec.name).chain(&spec.aliases) {
+                let f = wrench_core::registry::fold_name(n);
+                assert!(!f.starts_with("mcp__"), "built-in name {n:?}");
+            }
+        }
     }
 
     #[test]

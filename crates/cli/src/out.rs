@@ -62,6 +62,14 @@ pub fn line(text: impl AsRef<str>) {
     raw_stdout(s.as_bytes());
 }
 
+/// Write text that [`frame::for_terminal`] already made safe for a
+/// terminal, as it is: escaping it again would change nothing (its output
+/// holds nothing it escapes; see the test), so it is not scanned twice.
+pub fn escaped_stdout(text: &str) {
+    debug_assert!(matches!(frame::for_terminal(text), Cow::Borrowed(_)));
+    raw_stdout(text.as_bytes());
+}
+
 /// Write text for a person to standard error (escaped for the terminal).
 pub fn stderr(text: impl AsRef<str>) {
     raw_stderr(frame::for_terminal(text.as_ref()).as_bytes());
@@ -165,6 +173,22 @@ pub fn json_escaped(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// What `for_terminal` writes it leaves alone: text it escaped once
+        /// may be written by [`escaped_stdout`] without a second pass.
+        #[test]
+        fn terminal_escaping_is_idempotent(s in "(?s).{0,64}", raw in proptest::collection::vec(proptest::num::u8::ANY, 0..64)) {
+            let bytes = String::from_utf8_lossy(&raw).into_owned();
+            for text in [s, bytes, "a\r\nb\rc\x1b[2J\u{9b}\u{202e}\u{e0041}\u{7f}⟨U+001B⟩".to_string()] {
+                let once = frame::for_terminal(&text).into_owned();
+                proptest::prop_assert!(
+                    matches!(frame::for_terminal(&once), Cow::Borrowed(_)),
+                    "{:?} -> {:?}", text, once
+                );
+            }
+        }
+    }
 
     #[test]
     fn styled_text_keeps_only_sgr() {

@@ -65,6 +65,42 @@ pub struct ToolError {
     pub kind: ErrorKind,
     /// What went wrong and what to do next, for a model or a person.
     pub message: String,
+    /// The text whose lines the message quotes (a file's closest lines
+    /// after a miss): the executor decides on it which quoted bytes are
+    /// secret (`redact::scrub_error`), as for a partial view.
+    #[serde(skip)]
+    pub lines_of: Option<QuotedSource>,
+    /// Text from outside that `message` quotes in frames ([`ToolError::quoting`]);
+    /// not serialized: an error that passed the executor carries none.
+    #[serde(skip)]
+    pub quotes: Vec<Quote>,
+}
+
+/// A text an error message quotes lines of (its `Debug` shows only its length,
+/// so a logged error does not carry the file).
+#[derive(Clone, PartialEq, Eq)]
+pub struct QuotedSource(pub std::sync::Arc<str>);
+
+impl fmt::Debug for QuotedSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "QuotedSource({} bytes)", self.0.len())
+    }
+}
+
+/// Text from outside quoted by an error (a server's message, a program's
+/// stderr). It stands in the message inside an untrusted frame; the executor,
+/// which escapes an error's message as wrench's own text, frames the quote
+/// anew instead (redacted, one frame, markers defused inside it), so the
+/// frame is kept rather than flattened with the rest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Quote {
+    /// Where the text comes from (the frame's `source`).
+    pub source: String,
+    /// The text as it came.
+    pub text: String,
+    /// The frame as it stands in the message; found there by its nonce, so
+    /// a message wrapped in more text keeps its quote.
+    pub framed: String,
 }
 
 impl ToolError {
@@ -73,7 +109,27 @@ impl ToolError {
         ToolError {
             kind,
             message: message.into(),
+            lines_of: None,
+            quotes: Vec::new(),
         }
+    }
+    /// This error with `source`, the text whose lines its message quotes.
+    pub fn quoting_lines_of(mut self, source: &str) -> Self {
+        self.lines_of = Some(QuotedSource(source.into()));
+        self
+    }
+
+    /// This error with `text` from `source` appended to its message inside an
+    /// untrusted frame (see [`Quote`]).
+    pub fn quoting(mut self, source: &str, text: &str) -> Self {
+        let framed = crate::frame::frame(source, text);
+        self.message.push_str(&framed);
+        self.quotes.push(Quote {
+            source: source.to_string(),
+            text: text.to_string(),
+            framed,
+        });
+        self
     }
     /// [`ErrorKind::InvalidArgs`]: the message should name the argument and a valid value.
     pub fn invalid_args(m: impl Into<String>) -> Self {

@@ -46,6 +46,7 @@ pub mod evidence;
 pub mod executor;
 pub mod frame;
 pub mod gate;
+pub mod ignore_files;
 pub mod output;
 pub mod redact;
 pub mod registry;

@@ -61,6 +61,13 @@ pub struct ToolOutput {
     /// on a line of their own, so they are not inside it.
     #[serde(skip_serializing_if = "String::is_empty", default)]
     pub epilogue: String,
+    /// Where independent sections of `text` start (byte offsets of line
+    /// starts, ascending): the executor's whole-text pass scans each section
+    /// on its own, on the cores, and no finding joins the bytes of two
+    /// sections (a grep's files: one file's lines cannot finish a secret the
+    /// lines of the file before it began). Empty: the text is one section.
+    #[serde(skip)]
+    pub sections: Vec<usize>,
 }
 
 /// A source text and where its pieces appear in a [`ToolOutput`].
@@ -124,6 +131,7 @@ impl ToolOutput {
             notes: Vec::new(),
             sources: Vec::new(),
             epilogue: String::new(),
+            sections: Vec::new(),
         }
     }
     /// A plain-text output.

@@ -100,10 +100,14 @@ pub struct Registry {
     index: HashMap<String, usize>,
 }
 
-/// Fold a tool name for lookup: case and `-` vs `_` do not matter.
-fn fold(name: &str) -> String {
+/// How the registry compares names: surrounding blanks, ASCII letter case and
+/// `-` vs `_` are ignored, so two names that fold alike are one name (a
+/// registry of proxies checks its own names with this).
+pub fn fold_name(name: &str) -> String {
     name.trim().to_ascii_lowercase().replace('-', "_")
 }
+
+use fold_name as fold;
 
 impl Registry {
     /// An empty registry.

@@ -145,6 +145,8 @@ fn run_patch(
     let mut tx = Transaction::new();
     let mut lines: Vec<String> = Vec::new();
     let mut diffs = String::new();
+    // The texts the diffs quote lines of (redaction sources).
+    let mut quoted: Vec<String> = Vec::new();
     let mut paths = Vec::new();
     let mut worst = Tier::Exact;
     let mut checked = Vec::new();
@@ -204,6 +206,7 @@ fn run_patch(
                     .unwrap_or_default();
                 diffs.push_str(&file_diff_kept(&shown, &shown, &old, "", &[]).text);
                 lines.push(format!("D {shown} (-{})", old.lines().count()));
+                quoted.push(old);
                 paths.push(shown);
                 tx.push(Change::Delete {
                     target: t,
@@ -225,7 +228,8 @@ fn run_patch(
                 };
                 let d = text::decode(&cur.bytes, &shown)?;
                 let (new_text, kept) = if chunks.iter().any(|c| !c.lines.is_empty()) {
-                    let r = patch::apply_update(&d.text, chunks, &shown)?;
+                    let r = patch::apply_update(&d.text, chunks, &shown)
+                        .map_err(|e| e.quoting_lines_of(&d.text))?;
                     worst = worst.max(r.tier);
                     adapted.extend(r.adapted.iter().map(|a| format!("{shown}: {a}")));
                     (r.text, Some(r.kept))
@@ -238,6 +242,7 @@ fn run_patch(
                     None => file_diff(&shown, to, &d.text, &new_text),
                 };
                 check_redaction(&d.text, &new_text, &shown)?;
+                quoted.extend([d.text.clone(), new_text.clone()]);
                 let to_name = move_to.as_deref().unwrap_or(path);
                 checked.extend(syntax(to_name, &d.text, &new_text));
                 let bytes = text::try_encode(&new_text, d.encoding, &shown)?;
@@ -336,7 +341,11 @@ fn run_patch(
         },
         &adapted,
     );
-    Ok(finish(out, checked, dry_run))
+    let mut out = finish(out, checked, dry_run);
+    for q in &quoted {
+        wrench_core::redact::declare_quoted_lines(&mut out, q, &["/diff"]);
+    }
+    Ok(out)
 }
 
 #[async_trait::async_trait]

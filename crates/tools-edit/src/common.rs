@@ -251,7 +251,7 @@ pub fn change_known_file(
     let showable = guard.may_show(&target);
     let change = f(&decoded.text, &shown).map_err(|e| {
         if showable {
-            e
+            e.quoting_lines_of(&decoded.text)
         } else {
             withhold_lines(e, &shown)
         }
@@ -310,5 +310,10 @@ pub fn change_known_file(
         },
         &change.adapted,
     );
-    Ok(finish(out, checked.into_iter().collect(), dry_run))
+    let mut out = finish(out, checked.into_iter().collect(), dry_run);
+    if showable {
+        wrench_core::redact::declare_quoted_lines(&mut out, &decoded.text, &["/diff"]);
+        wrench_core::redact::declare_quoted_lines(&mut out, &change.text, &["/diff"]);
+    }
+    Ok(out)
 }

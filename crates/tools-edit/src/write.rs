@@ -159,6 +159,9 @@ impl Tool for Write {
             tier: None,
             noop: false,
         });
-        Ok(finish(out, checked.into_iter().collect(), args.dry_run))
+        let mut out = finish(out, checked.into_iter().collect(), args.dry_run);
+        wrench_core::redact::declare_quoted_lines(&mut out, &old_text, &["/diff"]);
+        wrench_core::redact::declare_quoted_lines(&mut out, &new_text, &["/diff"]);
+        Ok(out)
     }
 }

@@ -484,11 +484,11 @@ pub fn human_size(n: u64) -> String {
 
 fn read_dir(ws: &Workspace, p: &str, depth: u8, reads: &ReadFilter) -> ToolResult<ToolOutput> {
     let start = scope::start(ws, p)?;
-    let Some(mut b) = scope::walker(std::slice::from_ref(&start), Visibility::Standard) else {
+    let Some(mut b) = scope::walker_with(std::slice::from_ref(&start), Visibility::Standard, true)
+    else {
         return Err(ToolError::io("internal: no walk start"));
     };
     b.hidden(false)
-        .filter_entry(|e| e.file_name() != ".git")
         .max_depth(Some(usize::from(depth)))
         .sort_by_file_name(|a, b| a.cmp(b));
     let mut entries = Vec::new();

@@ -380,3 +380,48 @@ async fn grep_content_for_text_only_callers_keeps_the_text_and_drops_the_line_co
         text_only.text
     );
 }
+
+/// Each file's lines are a section of the output that the executor redacts
+/// on its own, the sections split among threads when the output is large:
+/// a key block ending one file's lines, a key in the first line of the next
+/// file, a key in a file's name and a key in a file that is not UTF-8 (no
+/// source to vet it: only the whole-text pass sees it) are all masked among
+/// hundreds of other files' lines, and nothing else changes.
+#[tokio::test]
+async fn grep_content_masks_secrets_at_every_file_edge_of_a_large_output() {
+    let f = repo();
+    let aws = format!("AKIA{}", "QYLPMN5HHHFPZAM2");
+    let filler = "needle and some filler text to make the output large enough\n".repeat(30);
+    for i in 0..200 {
+        f.write(&format!("f{i:03}.txt"), &filler);
+    }
+    let pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAnotarealkeybutlongenoughtolookreal0123456789abcdefghij\n-----END RSA PRIVATE KEY-----\n";
+    f.write("k1.txt", format!("needle\n{pem}"));
+    f.write("k2.txt", format!("aws = {aws} needle\nafter\n"));
+    f.write(&format!("{aws}.txt"), "needle\n");
+    f.write(
+        "k3.bin.txt",
+        [
+            b"\xff\xfe needle\n".as_slice(),
+            format!("key = {aws}\n").as_bytes(),
+        ]
+        .concat(),
+    );
+    let t = f
+        .text(
+            "grep",
+            json!({"pattern": "needle", "mode": "content", "context_lines": 3, "max_chars": 10_000_000, "limit": 100_000}),
+        )
+        .await;
+    assert!(t.len() > 256 * 1024, "{}", t.len());
+    assert!(!t.contains(&aws[4..]), "a key is shown");
+    assert!(!t.contains("MIIEowIBAAKCAQEA"), "the key block is shown");
+    assert!(
+        t.contains("k1.txt-3-[REDACTED:"),
+        "{}",
+        &t[t.find("k1.txt").unwrap()..]
+    );
+    assert!(t.contains("k2.txt:1:aws = [REDACTED:"));
+    assert_eq!(t.matches("f000.txt:").count(), 30);
+    f.assert_no_leak(&t);
+}

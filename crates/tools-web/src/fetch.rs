@@ -414,6 +414,15 @@ fn render(
         text.push_str(&format!("Note: {c}\n"));
     }
     text.push('\n');
+    // The slice is a piece of the page: its secrets are decided on the whole
+    // page (a PEM block whose header is in the previous part).
+    let mut source = wrench_core::RedactionSource::new(p.content.as_str());
+    let from = p
+        .content
+        .char_indices()
+        .nth(offset)
+        .map_or(p.content.len(), |(i, _)| i);
+    source.text_piece(text.len(), from, slice.len());
     text.push_str(&slice);
     if let Some(n) = next {
         text.push_str("\n\n");
@@ -440,5 +449,7 @@ fn render(
         truncated: p.cut.as_deref(),
         cached,
     };
-    Ok(ToolOutput::untrusted(p.final_url.as_str(), text).with_data(&data))
+    Ok(ToolOutput::untrusted(p.final_url.as_str(), text)
+        .with_data(&data)
+        .with_source(source))
 }

@@ -477,18 +477,18 @@ impl Tool for WebSearch {
                 429 => "rate limited: wait and retry",
                 _ => "check the provider's URL and status",
             };
-            // The provider's words (an error page may echo anything) are framed:
-            // errors are not framed by the executor.
+            // The provider's words (an error page may echo anything) are a
+            // quote: framed, and framed anew by the executor.
             let msg = format!(
-                "{} answered {status}: {hint}; its response:\n{}",
-                p.kind.name(),
-                wrench_core::frame::frame(&format!("websearch:{}", p.kind.name()), snippet.trim())
+                "{} answered {status}: {hint}; its response:\n",
+                p.kind.name()
             );
-            return Err(if matches!(status.as_u16(), 401 | 403) {
+            let e = if matches!(status.as_u16(), 401 | 403) {
                 ToolError::denied(msg)
             } else {
                 ToolError::io(msg)
-            });
+            };
+            return Err(e.quoting(&format!("websearch:{}", p.kind.name()), snippet.trim()));
         }
         if let Some(c) = cut {
             return Err(ToolError::too_large(format!(

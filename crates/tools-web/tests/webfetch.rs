@@ -670,3 +670,43 @@ async fn timeouts_default_to_5_s_to_connect_and_15_s_in_all_and_are_configurable
     );
     assert!(text(&call(&ex, "webfetch", json!({"url": s.url("/")})).await).contains("fine"));
 }
+
+/// A page read in parts: a PEM block whose header is in the first part and
+/// whose body lines are in the next is masked in the next part too (the
+/// slice's secrets are decided on the whole page), and so is a token the
+/// cut splits in two.
+#[tokio::test]
+async fn a_later_part_of_a_page_hides_a_secret_begun_in_an_earlier_part() {
+    let pk = concat!("PRIV", "ATE KEY");
+    let line = "Q".repeat(30) + &"w".repeat(34);
+    let body_lines = [line.as_str(); 12].join("\n");
+    let filler = "lorem ipsum dolor sit amet\n".repeat(36);
+    let token = format!("{}{}", concat!("gh", "p_"), "Z".repeat(36));
+    let page = format!(
+        "{filler}-----BEGIN RSA {pk}-----\n{body_lines}\n-----END RSA {pk}-----\n{}{token} end\n",
+        "x".repeat(40)
+    );
+    let header_at = page.find("-----BEGIN").unwrap();
+    let token_at = page.find(&token).unwrap();
+    let p = page.clone();
+    let s = Server::start(move |_| ok("text/plain", p.clone()));
+    let (_d, ex) = fetcher(ALLOW_LOOPBACK);
+    for offset in [header_at + 40, header_at + 300, token_at + 6] {
+        let r = call(
+            &ex,
+            "webfetch",
+            json!({"url": s.url("/"), "max_chars": 1000, "offset": offset}),
+        )
+        .await;
+        let t = text(&r);
+        assert!(
+            !t.contains(&line[..20]),
+            "offset {offset}: PEM body shown:\n{t}"
+        );
+        assert!(
+            !t.contains(&"Z".repeat(20)),
+            "offset {offset}: token shown:\n{t}"
+        );
+        assert!(t.contains("[REDACTED:"), "offset {offset}:\n{t}");
+    }
+}

@@ -230,9 +230,14 @@ async fn a_rejected_api_key_is_a_denial_with_the_status() {
     assert_eq!(err_kind(&r), "denied");
     let msg = err_msg(&r);
     assert!(msg.contains("401"), "{msg}");
-    // The provider's words stand inside a frame (escaped by the executor).
+    // The provider's words stand inside one frame, kept by the executor.
     let at = msg.find("IGNORE PREVIOUS").unwrap();
-    assert!(msg[..at].contains("untrusted source=\"websearch:"), "{msg}");
+    assert!(
+        msg[..at].contains("<untrusted source=\"websearch:"),
+        "{msg}"
+    );
+    assert_eq!(msg.matches("<untrusted ").count(), 1, "{msg}");
+    assert_eq!(msg.matches("</untrusted ").count(), 1, "{msg}");
 }
 
 #[tokio::test]

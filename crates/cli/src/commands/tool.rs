@@ -137,32 +137,42 @@ pub(super) async fn run(mut cx: Ctx, tool: &str, sm: &ArgMatches) -> ExitCode {
             return super::daemon::emit(p);
         }
         let code = ExitCode::from(u8::try_from(p.code).unwrap_or(1));
-        return show(&cx, &spec.name, &args, p.stdout, p.stderr, code);
+        let printed = Shown {
+            text: p.stdout,
+            notes: p.stderr,
+            escaped: false,
+        };
+        return show(&cx, &spec.name, &args, printed, code);
     }
     let r = engine.executor.run_one(call).await;
     if cx.json {
         return print_result(&r, true);
     }
     let (text, notes) = render::human(&r);
-    show(
-        &cx,
-        &spec.name,
-        &args,
+    let printed = Shown {
         text,
         notes,
-        code(human_exit_code(&r)),
-    )
+        escaped: true,
+    };
+    show(&cx, &spec.name, &args, printed, code(human_exit_code(&r)))
+}
+
+/// A person's result as [`show`] prints it.
+struct Shown {
+    text: String,
+    notes: String,
+    /// The text is [`render::human`]'s, made safe for a terminal in this
+    /// process (a daemon's answer is escaped again here).
+    escaped: bool,
 }
 
 /// Print a person's result: `--max-lines`, colour on a terminal.
-fn show(
-    cx: &Ctx,
-    tool: &str,
-    args: &Value,
-    mut text: String,
-    mut notes: String,
-    exit: ExitCode,
-) -> ExitCode {
+fn show(cx: &Ctx, tool: &str, args: &Value, shown: Shown, exit: ExitCode) -> ExitCode {
+    let Shown {
+        mut text,
+        mut notes,
+        escaped,
+    } = shown;
     if let Some(max) = cx.m.get_one::<u64>("max-lines") {
         let (kept, note) = cap_lines(&text, *max);
         text = kept;
@@ -176,8 +186,14 @@ fn show(
             .unwrap_or(color::When::Auto);
     if when.enabled(std::io::stdout().is_terminal()) {
         text = color::paint(tool, args, &text);
+        out::styled_stdout(text);
+    } else if escaped {
+        // Escaping it again would change nothing (`frame::for_terminal`
+        // is idempotent: tested in `out`); a large grep is not read twice.
+        out::escaped_stdout(&text);
+    } else {
+        out::styled_stdout(text);
     }
-    out::styled_stdout(text);
     out::stderr(notes);
     exit
 }

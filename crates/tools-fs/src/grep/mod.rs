@@ -289,7 +289,8 @@ impl Tool for Grep {
     }
 
     async fn run(&self, a: GrepArgs, auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
-        let q = Query::new(&a)?;
+        let mut q = Query::new(&a)?;
+        q.data = ctx.content_in_data;
         let ws = scope::workspace(ctx)?;
         let mut paths = a.path.as_ref().map(OneOrMany::to_vec).unwrap_or_default();
         if paths.is_empty() {
@@ -587,6 +588,53 @@ mod tests {
             .find(|r| r.rel.ends_with("key.txt"))
             .unwrap();
         assert_eq!(source_of(key), Some(pem));
+    }
+
+    /// The lines a worker printed ahead are copied only when the whole file
+    /// fits: at every budget and limit, the output, the view and the
+    /// sources are those of printing every line in the printer.
+    #[test]
+    fn prerendered_files_print_as_line_by_line_at_every_budget() {
+        let (_d, ws, start) = tree(0, 0, false);
+        let root = ws.root().to_path_buf();
+        for i in 0..4 {
+            let body: String = (0..12)
+                .map(|n| format!("line {n} {}\n", if n % 5 == i { "needle" } else { "x" }))
+                .collect();
+            std::fs::write(root.join(format!("src/f{i}.txt")), body).unwrap();
+        }
+        std::fs::write(root.join("src/h.txt"), "needle \u{202e}bidi\n").unwrap();
+        let starts = [start];
+        for (max_chars, limit) in (100..1200)
+            .step_by(7)
+            .map(|m| (m, 1000))
+            .chain((0..8).map(|l| (100_000, l)))
+        {
+            let q = Query::new(
+                &serde_json::from_value(serde_json::json!({
+                    "pattern": "needle", "mode": "content", "context_lines": 1,
+                    "max_chars": max_chars, "limit": limit.max(1),
+                }))
+                .unwrap(),
+            )
+            .unwrap();
+            let pre = first_pass(&ws, &starts[0], &q);
+            assert!(pre.results.iter().all(|r| r.pre.is_some()));
+            let mut plain = first_pass(&ws, &starts[0], &q);
+            plain.results.iter_mut().for_each(|r| r.pre = None);
+            let (a, ra, sa) = render_with_ranges(&q, &starts, pre, Probe::default(), true);
+            let (b, rb, sb) = render_with_ranges(&q, &starts, plain, Probe::default(), true);
+            assert_eq!(a, b, "max_chars {max_chars} limit {limit}");
+            assert_eq!(ra, rb);
+            let pieces = |s: Vec<print::ShownFile>| -> Vec<String> {
+                s.iter().map(|f| format!("{f:?}")).collect()
+            };
+            assert_eq!(
+                pieces(sa),
+                pieces(sb),
+                "max_chars {max_chars} limit {limit}"
+            );
+        }
     }
 
     fn source_of(r: &search::FileResult) -> Option<&str> {

@@ -5,6 +5,7 @@ use super::query::Query;
 use super::search::{BREAK, FileResult, Lines, MATCH, Outcome, format_u64, push_u64};
 use super::{FileHits, GREP_MAX_COLLECT_BYTES, GREP_TIMEOUT, GrepMode, GrepView, LineHit};
 use crate::scope::{self, Start};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use wrench_core::{RedactionSource, ToolOutput};
@@ -14,6 +15,7 @@ use wrench_core::{RedactionSource, ToolOutput};
 pub(super) type Rendered = (ToolOutput, Option<Vec<(u64, u64)>>, Vec<ShownFile>);
 
 /// The lines of one file a content view shows.
+#[derive(Debug)]
 pub(super) struct ShownFile {
     rel: PathBuf,
     pieces: Vec<ShownLine>,
@@ -23,6 +25,7 @@ pub(super) struct ShownFile {
 
 /// One shown line: where its text is in the output text (and, for a match, in
 /// `matches[i].text`), in the kept source and in the file.
+#[derive(Debug)]
 struct ShownLine {
     text_at: usize,
     data_match: Option<usize>,
@@ -75,9 +78,47 @@ pub(super) struct Probe {
     pub(super) cut_ms: Option<u128>,
 }
 
+/// One file's content lines as the worker that searched it printed them,
+/// with no budget; the printer copies them whole when they fit.
+pub(super) struct Pre {
+    /// Printed for a caller that receives the matching lines as data.
+    data: bool,
+    text: Vec<u8>,
+    files: Vec<FileHits>,
+    matches: Vec<LineHit>,
+    shown_matches: u64,
+    ranges: Vec<(u64, u64)>,
+    shown_files: Vec<ShownFile>,
+    suspects: Vec<(usize, u64, Range<usize>)>,
+}
+
+/// Print `r`'s content lines ahead of the printer (on a search worker):
+/// what [`Printer::content_file`] prints of it with no budget and no
+/// separator before it.
+pub(super) fn prerender(q: &Query, r: &FileResult) -> Pre {
+    let mut pr = Printer::new(q, q.data, 0);
+    pr.limit = u64::MAX;
+    pr.max_chars = usize::MAX;
+    pr.content_file(0, r);
+    Pre {
+        data: q.data,
+        text: pr.text,
+        files: pr.files,
+        matches: pr.matches,
+        shown_matches: pr.shown_matches,
+        ranges: pr.ranges,
+        shown_files: pr.shown_files,
+        suspects: pr.suspects,
+    }
+}
+
 /// The text and typed view as they are built, file by file.
 struct Printer<'a> {
     q: &'a Query,
+    /// Most matching lines and characters shown ([`Query::limit`],
+    /// [`Query::max_chars`]).
+    limit: u64,
+    max_chars: usize,
     /// Whether the caller receives the typed view's matching lines (JSON
     /// callers); a person's one-shot call reads the text only.
     data: bool,
@@ -88,11 +129,32 @@ struct Printer<'a> {
     shown_matches: u64,
     ranges: Vec<(u64, u64)>,
     shown_files: Vec<ShownFile>,
-    /// Shown lines with a byte that may start a hidden character: (file, line, text).
-    suspects: Vec<(usize, u64, &'a str)>,
+    /// Shown lines with a byte that may start a hidden character: (file,
+    /// line, where its text is in the file's lines).
+    suspects: Vec<(usize, u64, Range<usize>)>,
+    /// Where each file's lines start in `text` ([`ToolOutput::sections`]).
+    sections: Vec<usize>,
 }
 
 impl<'a> Printer<'a> {
+    fn new(q: &'a Query, data: bool, capacity: usize) -> Self {
+        Printer {
+            q,
+            limit: q.limit as u64,
+            max_chars: q.max_chars,
+            data,
+            text: Vec::with_capacity(capacity),
+            files: Vec::new(),
+            matches: Vec::new(),
+            truncated: false,
+            shown_matches: 0,
+            ranges: Vec::new(),
+            shown_files: Vec::new(),
+            suspects: Vec::new(),
+            sections: Vec::new(),
+        }
+    }
+
     /// `path` (files_with_matches) or `path:count` (count) per file, within
     /// the entry limit and the character budget.
     fn list(&mut self, results: &[FileResult]) {
@@ -119,13 +181,69 @@ impl<'a> Printer<'a> {
 
     /// ripgrep's content lines, file after file, `--` between groups when
     /// there is context; false when the budget or the limit ended the output.
-    fn content(&mut self, results: &'a [FileResult]) {
-        for (i, r) in results.iter().enumerate() {
-            if !r.stored || !self.content_file(i, r) {
+    fn content(&mut self, results: &'a [FileResult], pres: Vec<Option<Box<Pre>>>) {
+        for ((i, r), pre) in results.iter().enumerate().zip(pres) {
+            if !r.stored {
+                self.truncated = true;
+                return;
+            }
+            let copied = pre.is_some_and(|pre| self.copy_file(i, *pre));
+            if !copied && !self.content_file(i, r) {
                 self.truncated = true;
                 return;
             }
         }
+    }
+
+    /// Copy a file's lines a worker printed ([`prerender`]) when all of
+    /// them fit; false (nothing copied) when the file must be printed line
+    /// by line to stop inside it. The same bytes and view as
+    /// [`Printer::content_file`]: its last line's check is
+    /// `before + sep + lines + sep <= max_chars`, and the limit's
+    /// `shown + matches <= limit`.
+    fn copy_file(&mut self, i: usize, pre: Pre) -> bool {
+        if pre.data != self.data {
+            return false;
+        }
+        if pre.text.is_empty() {
+            return true;
+        }
+        let sep: &[u8] = if i > 0 && self.q.before + self.q.after > 0 {
+            b"--\n"
+        } else {
+            b""
+        };
+        if self.text.len() + pre.text.len() + 2 * sep.len() > self.max_chars
+            || self.shown_matches + pre.shown_matches > self.limit
+        {
+            return false;
+        }
+        self.sections.push(self.text.len());
+        self.text.extend_from_slice(sep);
+        let base = self.text.len();
+        self.text.extend_from_slice(&pre.text);
+        let first_match = self.matches.len();
+        for mut f in pre.shown_files {
+            for p in &mut f.pieces {
+                p.text_at += base;
+                if let Some(d) = &mut p.data_match {
+                    *d += first_match;
+                }
+            }
+            self.shown_files.push(f);
+        }
+        self.matches.extend(pre.matches);
+        self.shown_matches += pre.shown_matches;
+        self.suspects
+            .extend(pre.suspects.into_iter().map(|(_, n, at)| (i, n, at)));
+        for (a, b) in pre.ranges {
+            match self.ranges.last_mut() {
+                Some(last) if last.1 + 1 >= a => last.1 = last.1.max(b),
+                _ => self.ranges.push((a, b)),
+            }
+        }
+        self.files.extend(pre.files);
+        true
     }
 
     /// One file's content lines, formatted straight into the output from
@@ -158,13 +276,14 @@ impl<'a> Printer<'a> {
             } else {
                 p.len() + digits.len() + len + 3
             };
-            if (m.kind == MATCH && self.shown_matches >= self.q.limit as u64)
-                || self.text.len() + line_len + sep.len() > self.q.max_chars
+            if (m.kind == MATCH && self.shown_matches >= self.limit)
+                || self.text.len().saturating_add(line_len + sep.len()) > self.max_chars
             {
                 complete = false;
                 break;
             }
             if !wrote_sep {
+                self.sections.push(self.text.len());
                 self.text.extend_from_slice(sep);
                 wrote_sep = true;
             }
@@ -190,9 +309,9 @@ impl<'a> Printer<'a> {
             // named after the output.
             if t.iter()
                 .any(|&b| b >= 0x80 || b == 0x7f || (b < 0x20 && b != b'\t'))
-                && let Ok(t) = std::str::from_utf8(t)
+                && std::str::from_utf8(t).is_ok()
             {
-                self.suspects.push((i, m.line, t));
+                self.suspects.push((i, m.line, at..at + len));
             }
             if m.kind == MATCH {
                 self.shown_matches += 1;
@@ -232,7 +351,11 @@ impl<'a> Printer<'a> {
 
 /// `[hidden characters: …]` notes for the shown lines that hold any, a
 /// bounded number of lines.
-fn hidden_notes(text: &mut String, suspects: &[(usize, u64, &str)], results: &[FileResult]) {
+fn hidden_notes(
+    text: &mut String,
+    suspects: &[(usize, u64, Range<usize>)],
+    results: &[FileResult],
+) {
     let mut noted = 0;
     for group in suspects.chunk_by(|a, b| a.0 == b.0) {
         if noted >= wrench_core::frame::HIDDEN_NOTES_MAX_LINES {
@@ -240,8 +363,13 @@ fn hidden_notes(text: &mut String, suspects: &[(usize, u64, &str)], results: &[F
             break;
         }
         noted += group.len();
-        let p = scope::display_rel(&results[group[0].0].rel);
-        let notes = wrench_core::frame::hidden_char_notes(group.iter().map(|&(_, n, t)| (n, t)));
+        let r = &results[group[0].0];
+        let p = scope::display_rel(&r.rel);
+        let lines = r.lines.as_bytes();
+        let notes = wrench_core::frame::hidden_char_notes(group.iter().filter_map(|(_, n, at)| {
+            let t = std::str::from_utf8(lines.get(at.clone())?).ok()?;
+            Some((*n, t))
+        }));
         for n in notes {
             text.push_str(&format!("[hidden characters: {p}: {n}]\n"));
         }
@@ -325,30 +453,36 @@ pub(super) fn render_with_ranges(
     probe: Probe,
     data: bool,
 ) -> Rendered {
-    let mut pr = Printer {
-        q,
-        data,
-        text: Vec::with_capacity(
-            out.results
-                .iter()
-                .map(|r| r.lines.as_bytes().len() + r.marks.len() * (r.rel.as_os_str().len() + 8))
-                .sum::<usize>()
-                .min(q.max_chars),
-        ),
-        files: Vec::new(),
-        matches: Vec::new(),
-        truncated: false,
-        shown_matches: 0,
-        ranges: Vec::new(),
-        shown_files: Vec::new(),
-        suspects: Vec::new(),
-    };
+    let mut out = out;
+    let pres: Vec<Option<Box<Pre>>> = out.results.iter_mut().map(|r| r.pre.take()).collect();
+    let capacity = out
+        .results
+        .iter()
+        .zip(&pres)
+        .map(|(r, pre)| match pre {
+            Some(pre) => pre.text.len() + 3,
+            None => r.lines.as_bytes().len() + r.marks.len() * (r.rel.as_os_str().len() + 8),
+        })
+        .sum::<usize>()
+        .min(q.max_chars);
+    let mut pr = Printer::new(q, data, capacity);
     match q.mode {
         GrepMode::FilesWithMatches | GrepMode::Count => pr.list(&out.results),
-        GrepMode::Content => pr.content(&out.results),
+        GrepMode::Content => pr.content(&out.results, pres),
     }
-    let mut text = String::from_utf8(pr.text)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    // The notes and trailers are a section of their own: a file's lines are
+    // redacted with the file's, these lines with nothing else. A text made
+    // valid UTF-8 moved its bytes: it is redacted whole.
+    let (mut text, mut sections) = match String::from_utf8(pr.text) {
+        Ok(t) => (t, pr.sections),
+        Err(e) => (
+            String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            Vec::new(),
+        ),
+    };
+    if !sections.is_empty() {
+        sections.push(text.len());
+    }
     hidden_notes(&mut text, &pr.suspects, &out.results);
     trailers(
         &mut text,
@@ -372,11 +506,9 @@ pub(super) fn render_with_ranges(
         ignored_matches: probe.examples,
     };
     let ranges = (q.mode == GrepMode::Content && !pr.truncated).then_some(pr.ranges);
-    (
-        ToolOutput::text(text).with_data(&view),
-        ranges,
-        pr.shown_files,
-    )
+    let mut output = ToolOutput::text(text).with_data(&view);
+    output.sections = sections;
+    (output, ranges, pr.shown_files)
 }
 
 fn plural(n: usize, what: &str) -> String {

@@ -27,6 +27,9 @@ pub(super) struct Query {
     pub(super) globs: Vec<(PathGlob, bool)>,
     pub(super) types: Option<ignore::types::Types>,
     pub(super) type_name: Option<String>,
+    /// Whether the caller receives the typed view's matching lines
+    /// (`Context::content_in_data`).
+    pub(super) data: bool,
 }
 
 impl Query {
@@ -114,6 +117,7 @@ impl Query {
             globs,
             types,
             type_name: a.file_type.clone(),
+            data: true,
         })
     }
 

@@ -23,6 +23,9 @@ pub(super) struct FileResult {
     /// The text the marks point into (content mode).
     pub(super) lines: Lines,
     pub(super) stored: bool,
+    /// The file's content lines printed by the worker that searched it,
+    /// for the printer to copy whole ([`super::print::prerender`]).
+    pub(super) pre: Option<Box<super::print::Pre>>,
 }
 
 /// The text a content result's lines are printed from, kept once per file.
@@ -237,6 +240,7 @@ pub(super) fn search_one(
                 marks: Vec::new(),
                 lines: Lines::Bytes(Vec::new()),
                 stored: true,
+                pre: None,
             })
         }
         GrepMode::Content => {
@@ -289,6 +293,7 @@ fn content_result(
             marks: Vec::new(),
             lines: Lines::Bytes(Vec::new()),
             stored,
+            pre: None,
         };
     }
     let whole = whole.map(std::str::from_utf8);
@@ -319,6 +324,7 @@ fn content_result(
         marks,
         lines,
         stored,
+        pre: None,
     }
 }
 
@@ -514,7 +520,12 @@ pub(super) fn search_tree(
                 } else {
                     search_one(q, &mut searcher, rel, Input::File(&file), budget)
                 };
-                if let Some(r) = found_here {
+                if let Some(mut r) = found_here {
+                    // The file's lines are printed here, on this worker;
+                    // the printer only copies them in path order.
+                    if q.mode == GrepMode::Content && r.stored {
+                        r.pre = Some(Box::new(super::print::prerender(q, &r)));
+                    }
                     w.results.push(r);
                     if let Some(n) = stop_after
                         && found.fetch_add(1, Ordering::Relaxed) + 1 >= n
