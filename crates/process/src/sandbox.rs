@@ -67,6 +67,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use wrench_core::{ToolError, ToolResult};
 
+pub mod planted;
+
 /// The value of `[sandbox] mode` / `[bash] sandbox` that turns the sandbox on.
 pub const SANDBOX_WORKSPACE_WRITE: &str = "workspace-write";
 
@@ -323,6 +325,9 @@ pub struct Prepared {
     mask: Option<crate::sockmask::Mask>,
     /// What the ruleset allows, in words, for messages and `Debug`.
     pub description: String,
+    /// The workspace root, its read-only names and the read-only paths,
+    /// for [`Prepared::watch`].
+    watch: (PathBuf, Vec<String>, Vec<PathBuf>),
 }
 
 impl std::fmt::Debug for Prepared {
@@ -349,6 +354,15 @@ impl Prepared {
             f.install()?;
         }
         Ok(())
+    }
+
+    /// Record the workspace before the sandboxed run, to find the protected
+    /// names the command creates where Landlock cannot refuse them (see
+    /// [`planted`]). Call before spawning; cost: one `open`, `fstat` and
+    /// listing per directory, bounded by [`MAX_WALK_ENTRIES`].
+    pub fn watch(&self) -> planted::Watch {
+        let (root, names, skip) = &self.watch;
+        planted::Watch::take(root, names, skip)
     }
 
     /// Whether the seccomp socket filter is part of this sandbox.
@@ -686,6 +700,11 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
         net_filter,
         mask,
         description,
+        watch: (
+            spec.root.clone(),
+            spec.read_only_names.clone(),
+            spec.read_only.clone(),
+        ),
     })
 }
 
