@@ -47,8 +47,16 @@
 //! every directory a pattern names as a parent (`.github` of
 //! `.github/workflows/`, `.cargo`, `.config`, `.yarn`). A protected name
 //! missing in a deeper directory the command may create files in
-//! (`src/.envrc`) stays creatable; the file tools' gate still asks before
-//! anything of theirs changes it. The shell tools create
+//! (`src/.envrc`, `sub/.cargo/config.toml`, a nested `sub/.git/`) can be
+//! created while the command runs, and is moved aside after it: the
+//! caller records the tree before the run ([`Prepared::watch`]) and sweeps
+//! it after ([`planted::Watch::sweep`]: changed and new directories only,
+//! case-insensitive, the entry itself moved — never deleted — into a
+//! quarantine dir, one line per entry in the tool result; what the bounded
+//! record did not reach is said, not skipped silently). The shell tools do
+//! that for bash, background jobs (on each look at them and at their end),
+//! terminals (on each read and at stop) and the checkers of
+//! `diagnostics`. The shell tools create
 //! the usual build output directory before a sandboxed run where a build
 //! would need it (`target/` beside `Cargo.toml`).
 //!

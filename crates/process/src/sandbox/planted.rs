@@ -344,7 +344,7 @@ impl Watch {
             return false;
         }
         let p = self.root.join(rel_path(rel));
-        self.skip.iter().any(|s| *s == p)
+        self.skip.contains(&p)
     }
 
     fn record(
