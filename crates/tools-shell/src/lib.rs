@@ -29,6 +29,7 @@ pub mod diagnostics;
 pub mod gitguard;
 pub mod holder;
 pub mod jobs;
+pub mod planted;
 pub mod procs;
 pub mod ready;
 pub mod sandbox;
