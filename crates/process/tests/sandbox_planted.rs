@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use wrench_process::sandbox::planted::{Sweep, Watch};
+use wrench_process::sandbox::planted::{RECENT_NS, Sweep, Watch};
 use wrench_process::sandbox::{self, AUTO_RUN_NAMES, Spec};
 use wrench_process::{Options, spawn};
 
@@ -107,6 +107,14 @@ fn skip_reason() -> Option<String> {
     sandbox::unavailable(false)
 }
 
+/// Wait until directories made now are older than the sweep's re-read
+/// window ([`RECENT_NS`]).
+fn age() {
+    std::thread::sleep(std::time::Duration::from_nanos(
+        RECENT_NS as u64 + 200_000_000,
+    ));
+}
+
 fn exists(p: &Path) -> bool {
     std::fs::symlink_metadata(p).is_ok()
 }
@@ -118,18 +126,25 @@ async fn every_planted_name_of_the_table_is_moved_aside_and_the_rest_left() {
         return;
     }
     let table = include_str!("data/sandbox_planted_names.tsv");
-    let mut failures = Vec::new();
-    let mut rows = 0;
-    for line in table
+    let lines: Vec<&str> = table
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-    {
+        .collect();
+    // A fresh workspace per row (rows change files), all made first and
+    // left to age past the window in which the sweep re-reads every
+    // directory: the rows run against the sweep's stat-only path for
+    // unchanged directories, as a real workspace does.
+    let mut fixtures: Vec<Fixture> = lines.iter().map(|_| planted_fixture()).collect();
+    age();
+    let mut failures = Vec::new();
+    let mut rows = 0;
+    for line in lines {
         let cols: Vec<&str> = line.splitn(3, '\t').collect();
         let [expect, path, cmd] = cols[..] else {
             panic!("bad row: {line}");
         };
         rows += 1;
-        let f = planted_fixture();
+        let f = fixtures.remove(0);
         let (_, s, err) = run_and_sweep(&f, cmd).await;
         let p = f.root.join(path);
         let fail = match expect {
@@ -254,7 +269,11 @@ async fn a_second_sweep_finds_nothing_more_and_a_later_plant_is_found() {
     let (w, s, _) = run_and_sweep(&f, "echo x > src/.envrc").await;
     assert_eq!(s.moved.len(), 1);
     let q = f.state.join("quarantine");
-    assert_eq!(w.sweep(&q, "test"), Sweep::default());
+    let again = w.sweep(&q, "test");
+    assert!(
+        again.moved.is_empty() && again.unchecked.is_empty(),
+        "{again:?}"
+    );
     // A record saved and read back sweeps the same (jobs and terminals).
     let saved = f.state.join("w");
     w.save(&saved).unwrap();
@@ -298,4 +317,22 @@ fn a_quarantine_on_another_filesystem_renames_in_place_to_an_inert_name() {
     );
     // The inert name is not taken for a planted one again.
     assert!(w.sweep(q.path(), "t").moved.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_an_old_tree_only_the_changed_directory_is_read_again() {
+    if let Some(why) = skip_reason() {
+        eprintln!("SKIPPED: the sandbox cannot run here: {why}");
+        return;
+    }
+    let f = planted_fixture();
+    age();
+    let (w, s, _) = run_and_sweep(&f, "echo x > deep/a/b/c/.envrc").await;
+    assert_eq!(s.moved.len(), 1, "{s:?}");
+    assert_eq!(s.moved[0].path, Path::new("deep/a/b/c/.envrc"));
+    assert_eq!(s.listed_dirs, 1, "only deep/a/b/c changed: {s:?}");
+    // The move itself changed deep/a/b/c again: listed, nothing found.
+    let again = w.sweep(&f.state.join("quarantine"), "test");
+    assert!(again.moved.is_empty(), "{again:?}");
+    assert_eq!(again.listed_dirs, 1, "{again:?}");
 }
