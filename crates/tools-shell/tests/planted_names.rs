@@ -214,3 +214,29 @@ async fn a_terminal_planting_a_name_is_caught_on_read() {
     )
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sandboxed_checker_planting_a_name_gets_it_moved_and_reported_as_a_finding() {
+    let Some(env) = Env::new() else { return };
+    if wrench_process::which::which_outside("tsc", &env.root).is_some() {
+        eprintln!("SKIPPED: an installed tsc would run instead of the workspace's own");
+        return;
+    }
+    // The workspace's own `tsc` (no installed one): code of the repository,
+    // run sandboxed by `diagnostics`.
+    std::fs::write(env.root.join("tsconfig.json"), "{}\n").unwrap();
+    let bin = env.root.join("node_modules/.bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let tsc = bin.join("tsc");
+    std::fs::write(&tsc, "#!/bin/sh\nmkdir -p src/d && echo x > src/d/.envrc\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&tsc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let t = text_of(&env.process(), "diagnostics", json!({})).await;
+    assert!(
+        t.contains("planted-name") || t.contains("protected name moved aside"),
+        "{t}"
+    );
+    assert!(t.contains("src/d/.envrc"), "{t}");
+    assert!(!env.root.join("src/d/.envrc").exists());
+    assert_eq!(env.quarantined(".envrc").len(), 1);
+}
