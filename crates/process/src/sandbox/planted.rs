@@ -287,6 +287,22 @@ fn lower(name: &[u8]) -> String {
         .replace('\u{17f}', "s")
 }
 
+/// The `HEAD` entry of a directory that is a bare git repository (`HEAD`
+/// with `objects` and `refs`, or with `commondir`): git run in it or below
+/// takes it for the repository and runs what its `config` names
+/// (`core.fsmonitor`), with no `.git` anywhere. Without its `HEAD` git
+/// does not take the directory for one.
+fn bare_head(entries: &[Entry]) -> Option<Vec<u8>> {
+    let has = |n: &str| entries.iter().any(|(e, _)| lower(e) == n);
+    if !(has("objects") && has("refs") || has("commondir")) {
+        return None;
+    }
+    entries
+        .iter()
+        .find(|(e, _)| lower(e) == "head")
+        .map(|(e, _)| e.clone())
+}
+
 fn rel_path(rel: &[u8]) -> PathBuf {
     PathBuf::from(OsStr::from_bytes(rel))
 }
@@ -376,10 +392,11 @@ impl Watch {
             self.cut = true;
         }
         let parent = self.parent_lower(&rel);
+        let bare = bare_head(&entries);
         let mut protected = Vec::new();
         let mut subdirs = Vec::new();
         for (name, t) in entries {
-            if self.is_protected(names, &parent, &name) {
+            if self.is_protected(names, &parent, &name) || bare.as_ref() == Some(&name) {
                 protected.push(name);
                 continue;
             }
@@ -677,8 +694,10 @@ impl Sweeper<'_> {
             self.over_budget = true;
         }
         let parent = self.w.parent_lower(&rel);
+        let bare = bare_head(&entries);
         for (name, t) in entries {
-            if self.w.is_protected(&self.names, &parent, &name) {
+            let is_bare_head = bare.as_ref() == Some(&name);
+            if is_bare_head || self.w.is_protected(&self.names, &parent, &name) {
                 // A record cut inside this directory cannot tell old from new.
                 let known = match rec {
                     Some(r) if r.complete => r.protected.contains(&name),
@@ -689,7 +708,7 @@ impl Sweeper<'_> {
                     None => false,
                 };
                 if !known {
-                    self.move_aside(&fd, &rel, &name);
+                    self.move_aside(&fd, &rel, &name, is_bare_head);
                 }
                 continue;
             }
@@ -798,12 +817,17 @@ impl Sweeper<'_> {
     }
 
     /// Move the entry `name` of the directory `fd` (at `rel`) aside.
-    fn move_aside(&mut self, fd: &OwnedFd, rel: &[u8], name: &[u8]) {
+    /// `bare_head`: the `HEAD` of a new bare git repository.
+    fn move_aside(&mut self, fd: &OwnedFd, rel: &[u8], name: &[u8], bare_head: bool) {
         let path = rel_path(&join(rel, name));
         let Ok(c) = CString::new(name.to_vec()) else {
             return;
         };
-        let kind = self.kind(fd, &c);
+        let kind = if bare_head {
+            "the HEAD of a new bare git repository"
+        } else {
+            self.kind(fd, &c)
+        };
         let first = self.dest().and_then(|d| {
             let parent = d.join(rel_path(rel));
             std::fs::create_dir_all(&parent)?;
