@@ -148,7 +148,7 @@ async fn a_background_job_planting_while_it_runs_is_caught_by_the_next_look() {
     .await;
     assert!(t.contains("bg-1"), "{t}");
     let t = poll_until(&env, "bash_output", json!({"id": "bg-1"}), "src/j/.npmrc").await;
-    assert!(t.contains("protected name moved aside: bg-1"), "{t}");
+    assert!(t.contains("while bg-1 ran sandboxed"), "{t}");
     assert!(t.contains("running"), "the job still runs: {t}");
     assert!(!env.root.join("src/j/.npmrc").exists());
     assert_eq!(env.quarantined(".npmrc").len(), 1);
@@ -175,7 +175,7 @@ async fn a_job_that_planted_and_ended_is_swept_before_the_next_command_runs() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let t = text_of(&env.process(), "bash", json!({"command": "ls -a src/k"})).await;
-    assert!(t.contains("protected name moved aside: bg-1"), "{t}");
+    assert!(t.contains("while bg-1 ran sandboxed"), "{t}");
     assert!(t.contains("(symlink)"), "{t}");
     assert!(std::fs::symlink_metadata(env.root.join("src/k/.envrc")).is_err());
     let moved = env.quarantined(".envrc");
@@ -205,7 +205,7 @@ async fn a_terminal_planting_a_name_is_caught_on_read() {
         "src/p/.pre-commit-config.yaml",
     )
     .await;
-    assert!(t.contains("protected name moved aside: pty-1"), "{t}");
+    assert!(t.contains("while pty-1 ran sandboxed"), "{t}");
     assert!(!env.root.join("src/p/.pre-commit-config.yaml").exists());
     text_of(
         &env.process(),

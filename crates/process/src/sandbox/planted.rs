@@ -122,7 +122,7 @@ impl Sweep {
         for m in &self.moved {
             let back = root.join(&m.path);
             v.push(format!(
-                "protected name moved aside: {who} (sandboxed) created {} ({}), a name other programs run code or take settings from; moved to {} so nothing runs it. If it was meant, create it with the edit tools (they ask), or the user can move it back: mv {} {}",
+                "protected name moved aside: {} ({}) appeared while {who} ran sandboxed; other programs run code or take settings from that name, so it was moved to {}. If it was meant, create it with the edit tools (they ask), or the user can move it back: mv {} {}",
                 shown(&m.path),
                 m.kind,
                 shown(&m.to),
@@ -132,7 +132,7 @@ impl Sweep {
         }
         for (p, why) in &self.failed {
             v.push(format!(
-                "PROTECTED NAME LEFT IN PLACE: {who} (sandboxed) created {}, a name other programs run code or take settings from, and it could not be moved aside ({why}); check or remove it before running anything in that directory outside the sandbox",
+                "PROTECTED NAME LEFT IN PLACE: {} appeared while {who} ran sandboxed; other programs run code or take settings from that name, and it could not be moved aside ({why}): check or remove it before running anything in that directory outside the sandbox",
                 shown(p)
             ));
         }
