@@ -33,9 +33,13 @@
 //! [`Sweep::unchecked`].
 //!
 //! Cost: the record is one `open`+`fstat`+`getdents` per directory; the
-//! sweep of an unchanged tree one `open`+`fstat` per directory (about 4 ms
-//! and 3 ms for 4,300 directories, 18,700 entries on this project's test
-//! machine).
+//! sweep of an unchanged tree one `open`+`fstat` per directory, plus a
+//! listing of each changed one. Measured on a copy of the project's test
+//! corpus (4,355 directories, 18,719 entries; syscall-bound, debug and
+//! release builds alike): record 80–90 ms (the Landlock walk of
+//! [`super::prepare`] takes 70–85 ms on the same tree), sweep 19–27 ms
+//! unchanged or with one changed directory; a kept record (jobs,
+//! terminals) is 570 KB, written in 5–20 ms and read in 3–8 ms.
 
 use super::{MAX_WALK_ENTRIES, Pattern, open_abs_nofollow};
 use std::collections::BTreeMap;
