@@ -24,7 +24,8 @@ fn base() -> PathBuf {
 }
 
 /// A workspace with ordinary directories to plant in, a pre-existing
-/// `pkg/.npmrc` and a nested repository `vendor/lib/.git`.
+/// `pkg/.npmrc`, a nested repository `vendor/lib/.git` and a link
+/// `lib/.yarn` to a directory outside.
 fn planted_fixture() -> Fixture {
     let dir = tempfile::tempdir_in(base()).unwrap();
     let top = std::fs::canonicalize(dir.path()).unwrap();
@@ -59,6 +60,8 @@ fn planted_fixture() -> Fixture {
         std::fs::write(root.join(f), t).unwrap();
     }
     std::fs::write(outside.join("payload"), "outside\n").unwrap();
+    // A link named like a protected parent that was there before the run.
+    std::os::unix::fs::symlink(&outside, root.join("lib/.yarn")).unwrap();
     Fixture {
         _dir: dir,
         root,

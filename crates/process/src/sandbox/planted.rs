@@ -367,6 +367,35 @@ impl Watch {
         names.iter().any(|p| p.matches(parent, &l))
     }
 
+    /// Whether the entry `name` (of type `d_type`) of `dirfd` is a symlink
+    /// named like a directory a pattern names as a parent (`.cargo` of
+    /// `.cargo/config.toml`, `.github`, `.config`, `.yarn`): through it,
+    /// what the link points at (a temp dir the command fills) acts as that
+    /// directory.
+    fn is_parent_link(
+        &self,
+        names: &[Pattern],
+        dirfd: libc::c_int,
+        name: &[u8],
+        d_type: u8,
+    ) -> bool {
+        let link = match d_type {
+            libc::DT_LNK => true,
+            libc::DT_UNKNOWN => CString::new(name.to_vec())
+                .ok()
+                .and_then(|c| lstat_at(dirfd, &c))
+                .is_some_and(|s| s.st_mode & libc::S_IFMT == libc::S_IFLNK),
+            _ => false,
+        };
+        if !link {
+            return false;
+        }
+        let l = lower(name);
+        names
+            .iter()
+            .any(|p| matches!(p, Pattern::Inside(d, _) if *d == l))
+    }
+
     fn skipped(&self, rel: &[u8]) -> bool {
         if self.skip.is_empty() {
             return false;
@@ -400,7 +429,10 @@ impl Watch {
         let mut protected = Vec::new();
         let mut subdirs = Vec::new();
         for (name, t) in entries {
-            if self.is_protected(names, &parent, &name) || bare.as_ref() == Some(&name) {
+            if self.is_protected(names, &parent, &name)
+                || bare.as_ref() == Some(&name)
+                || self.is_parent_link(names, fd.as_raw_fd(), &name, t)
+            {
                 protected.push(name);
                 continue;
             }
@@ -701,7 +733,10 @@ impl Sweeper<'_> {
         let bare = bare_head(&entries);
         for (name, t) in entries {
             let is_bare_head = bare.as_ref() == Some(&name);
-            if is_bare_head || self.w.is_protected(&self.names, &parent, &name) {
+            if is_bare_head
+                || self.w.is_protected(&self.names, &parent, &name)
+                || self.w.is_parent_link(&self.names, fd.as_raw_fd(), &name, t)
+            {
                 // A record cut inside this directory cannot tell old from new.
                 let known = match rec {
                     Some(r) if r.complete => r.protected.contains(&name),
