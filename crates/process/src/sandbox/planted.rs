@@ -18,8 +18,12 @@
 //!   with every entry created, renamed or removed in it, and a command
 //!   cannot set it back); a changed one is listed, and a new one (also a
 //!   replaced or moved one) is listed whole. A protected name (the same
-//!   case-insensitive matcher as the sandbox's read-only names) found there
-//!   that was not there before is moved — never deleted — into a quarantine
+//!   case-insensitive matcher as the sandbox's read-only names), a symlink
+//!   named like a protected parent (`sub/.cargo -> $TMPDIR/c`: through it
+//!   a temp dir acts as `.cargo`) or the `HEAD` of a directory that became
+//!   a bare git repository (git in it runs its `config`'s `core.fsmonitor`
+//!   with no `.git` anywhere) found there that was not there before is
+//!   moved — never deleted — into a quarantine
 //!   directory, with `renameat2(RENAME_NOREPLACE)` from the directory's own
 //!   descriptor: a symlink or hard link is moved as itself, and a racing
 //!   process that moves a directory cannot redirect the move. When the
