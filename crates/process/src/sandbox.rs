@@ -333,9 +333,9 @@ pub struct Prepared {
     mask: Option<crate::sockmask::Mask>,
     /// What the ruleset allows, in words, for messages and `Debug`.
     pub description: String,
-    /// The workspace root, its read-only names and the read-only paths,
-    /// for [`Prepared::watch`].
-    watch: (PathBuf, Vec<String>, Vec<PathBuf>),
+    /// The workspace root, its read-only names, the read-only paths and
+    /// the writable dirs outside it, for [`Prepared::watch`].
+    watch: (PathBuf, Vec<String>, Vec<PathBuf>, Vec<PathBuf>),
 }
 
 impl std::fmt::Debug for Prepared {
@@ -369,8 +369,8 @@ impl Prepared {
     /// [`planted`]). Call before spawning; cost: one `open`, `fstat` and
     /// listing per directory, bounded by [`MAX_WALK_ENTRIES`].
     pub fn watch(&self) -> planted::Watch {
-        let (root, names, skip) = &self.watch;
-        planted::Watch::take(root, names, skip)
+        let (root, names, skip, writable) = &self.watch;
+        planted::Watch::take(root, names, skip, writable)
     }
 
     /// Whether the seccomp socket filter is part of this sandbox.
@@ -712,6 +712,7 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
             spec.root.clone(),
             spec.read_only_names.clone(),
             spec.read_only.clone(),
+            spec.writable.clone(),
         ),
     })
 }

@@ -24,8 +24,9 @@ fn base() -> PathBuf {
 }
 
 /// A workspace with ordinary directories to plant in, a pre-existing
-/// `pkg/.npmrc`, a nested repository `vendor/lib/.git` and a link
-/// `lib/.yarn` to a directory outside.
+/// `pkg/.npmrc`, a nested repository `vendor/lib/.git`, a link
+/// `lib/.yarn` to a directory outside and a link `lib/cache` into the
+/// sandbox's temp dir.
 fn planted_fixture() -> Fixture {
     let dir = tempfile::tempdir_in(base()).unwrap();
     let top = std::fs::canonicalize(dir.path()).unwrap();
@@ -62,6 +63,8 @@ fn planted_fixture() -> Fixture {
     std::fs::write(outside.join("payload"), "outside\n").unwrap();
     // A link named like a protected parent that was there before the run.
     std::os::unix::fs::symlink(&outside, root.join("lib/.yarn")).unwrap();
+    // And a link into a directory the sandbox may write, there before too.
+    std::os::unix::fs::symlink(state.join("tmp"), root.join("lib/cache")).unwrap();
     Fixture {
         _dir: dir,
         root,
@@ -306,7 +309,7 @@ fn a_quarantine_on_another_filesystem_renames_in_place_to_an_inert_name() {
     }
     std::fs::create_dir_all(root.join("a")).unwrap();
     let names: Vec<String> = AUTO_RUN_NAMES.iter().map(|s| s.to_string()).collect();
-    let w = Watch::take(&root, &names, &[]);
+    let w = Watch::take(&root, &names, &[], &[]);
     std::fs::write(root.join("a/x.code-workspace"), "{}").unwrap();
     let s = w.sweep(q.path(), "t");
     assert_eq!(s.moved.len(), 1, "{s:?}");

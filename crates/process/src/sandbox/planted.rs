@@ -20,7 +20,10 @@
 //!   replaced or moved one) is listed whole. A protected name (the same
 //!   case-insensitive matcher as the sandbox's read-only names), a symlink
 //!   named like a protected parent (`sub/.cargo -> $TMPDIR/c`: through it
-//!   a temp dir acts as `.cargo`) or the `HEAD` of a directory that became
+//!   a temp dir acts as `.cargo`), a symlink to a directory outside the
+//!   workspace that sandboxed commands may write (`src/proj -> /tmp/x`:
+//!   whatever lands there later acts as if in the workspace for git,
+//!   direnv and the like) or the `HEAD` of a directory that became
 //!   a bare git repository (git in it runs its `config`'s `core.fsmonitor`
 //!   with no `.git` anywhere) found there that was not there before is
 //!   moved — never deleted — into a quarantine
@@ -84,6 +87,8 @@ pub struct Watch {
     root: PathBuf,
     patterns: Vec<String>,
     skip: Vec<PathBuf>,
+    /// Directories outside the workspace the sandbox may write.
+    writable: Vec<PathBuf>,
     taken_ns: i128,
     cut: bool,
     /// Keyed by the path relative to the root (`b""` for the root).
@@ -319,14 +324,17 @@ impl Watch {
     /// Record the workspace `root` (canonical) before a run; `patterns` are
     /// the sandbox's read-only names ([`super::Spec::read_only_names`]),
     /// `skip` paths not entered (the state dir when it is inside the
-    /// workspace). wrench's own temp files (`.wrench-tmp-*`) are not
+    /// workspace), `writable` the directories outside the workspace the
+    /// sandbox may write (canonical): a new symlink into one of them is
+    /// taken as planted. wrench's own temp files (`.wrench-tmp-*`) are not
     /// watched: nothing reads them as code or settings, and the edit tools
     /// create them while a job may run.
-    pub fn take(root: &Path, patterns: &[String], skip: &[PathBuf]) -> Watch {
+    pub fn take(root: &Path, patterns: &[String], skip: &[PathBuf], writable: &[PathBuf]) -> Watch {
         let mut w = Watch {
             root: root.to_path_buf(),
             patterns: patterns.to_vec(),
             skip: skip.to_vec(),
+            writable: writable.to_vec(),
             taken_ns: now_ns(),
             cut: false,
             dirs: BTreeMap::new(),
@@ -400,6 +408,38 @@ impl Watch {
             .any(|p| matches!(p, Pattern::Inside(d, _) if *d == l))
     }
 
+    /// Whether the entry `name` of the directory at `rel` is a symlink to
+    /// a directory outside the workspace that sandboxed commands may write
+    /// (`src/proj -> $TMPDIR/evil`): whatever is put there later (an
+    /// `.envrc`, a `.git` with hooks) acts as if in the workspace, where
+    /// git, direnv and the like follow the link. Cost: one path resolution
+    /// per symlink.
+    fn is_link_out(&self, dirfd: libc::c_int, rel: &[u8], name: &[u8], d_type: u8) -> bool {
+        if self.writable.is_empty() {
+            return false;
+        }
+        let link = match d_type {
+            libc::DT_LNK => true,
+            libc::DT_UNKNOWN => CString::new(name.to_vec())
+                .ok()
+                .and_then(|c| lstat_at(dirfd, &c))
+                .is_some_and(|s| s.st_mode & libc::S_IFMT == libc::S_IFLNK),
+            _ => false,
+        };
+        if !link {
+            return false;
+        }
+        let p = self.root.join(rel_path(&join(rel, name)));
+        match std::fs::canonicalize(&p) {
+            Ok(t) => {
+                t.is_dir()
+                    && !t.starts_with(&self.root)
+                    && self.writable.iter().any(|w| t.starts_with(w))
+            }
+            Err(_) => false,
+        }
+    }
+
     fn skipped(&self, rel: &[u8]) -> bool {
         if self.skip.is_empty() {
             return false;
@@ -436,6 +476,7 @@ impl Watch {
             if self.is_protected(names, &parent, &name)
                 || bare.as_ref() == Some(&name)
                 || self.is_parent_link(names, fd.as_raw_fd(), &name, t)
+                || self.is_link_out(fd.as_raw_fd(), &rel, &name, t)
             {
                 protected.push(name);
                 continue;
@@ -554,6 +595,9 @@ impl Watch {
         for p in &self.skip {
             t.push_str(&format!("skip {}\n", esc(p.as_os_str().as_bytes())));
         }
+        for p in &self.writable {
+            t.push_str(&format!("writable {}\n", esc(p.as_os_str().as_bytes())));
+        }
         for (rel, r) in &self.dirs {
             let list = |v: &[Vec<u8>]| {
                 if v.is_empty() {
@@ -603,6 +647,7 @@ fn parse(text: &str) -> Option<Watch> {
         root: PathBuf::new(),
         patterns: Vec::new(),
         skip: Vec::new(),
+        writable: Vec::new(),
         taken_ns: 0,
         cut: false,
         dirs: BTreeMap::new(),
@@ -622,6 +667,7 @@ fn parse(text: &str) -> Option<Watch> {
             "cut" => w.cut = v == "1",
             "pattern" => w.patterns.push(String::from_utf8(unesc(v)?).ok()?),
             "skip" => w.skip.push(bytes_path(v)?),
+            "writable" => w.writable.push(bytes_path(v)?),
             "dir" => {
                 let f: Vec<&str> = v.split(' ').collect();
                 let [rel, dev, ino, cs, cn, ms, mn, complete, recent, p, s] = f[..] else {
@@ -737,7 +783,9 @@ impl Sweeper<'_> {
         let bare = bare_head(&entries);
         for (name, t) in entries {
             let is_bare_head = bare.as_ref() == Some(&name);
+            let link_out = self.w.is_link_out(fd.as_raw_fd(), &rel, &name, t);
             if is_bare_head
+                || link_out
                 || self.w.is_protected(&self.names, &parent, &name)
                 || self.w.is_parent_link(&self.names, fd.as_raw_fd(), &name, t)
             {
@@ -751,7 +799,14 @@ impl Sweeper<'_> {
                     None => false,
                 };
                 if !known {
-                    self.move_aside(&fd, &rel, &name, is_bare_head);
+                    let why = if is_bare_head {
+                        Some("the HEAD of a new bare git repository")
+                    } else if link_out {
+                        Some("a symlink to a directory sandboxed commands can write")
+                    } else {
+                        None
+                    };
+                    self.move_aside(&fd, &rel, &name, why);
                 }
                 continue;
             }
@@ -860,16 +915,16 @@ impl Sweeper<'_> {
     }
 
     /// Move the entry `name` of the directory `fd` (at `rel`) aside.
-    /// `bare_head`: the `HEAD` of a new bare git repository.
-    fn move_aside(&mut self, fd: &OwnedFd, rel: &[u8], name: &[u8], bare_head: bool) {
+    /// `why`: what the entry is when not just a protected name (shown
+    /// instead of its file type).
+    fn move_aside(&mut self, fd: &OwnedFd, rel: &[u8], name: &[u8], why: Option<&'static str>) {
         let path = rel_path(&join(rel, name));
         let Ok(c) = CString::new(name.to_vec()) else {
             return;
         };
-        let kind = if bare_head {
-            "the HEAD of a new bare git repository"
-        } else {
-            self.kind(fd, &c)
+        let kind = match why {
+            Some(w) => w,
+            None => self.kind(fd, &c),
         };
         let first = self.dest().and_then(|d| {
             let parent = d.join(rel_path(rel));
@@ -955,7 +1010,12 @@ mod tests {
         std::fs::create_dir_all(root.join("a b/c,d/%e")).unwrap();
         std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
         std::fs::write(root.join("a b/.envrc"), "x").unwrap();
-        let w = Watch::take(&root, &names(), &[root.join("skipme")]);
+        let w = Watch::take(
+            &root,
+            &names(),
+            &[root.join("skipme")],
+            &[d.path().join("w d")],
+        );
         assert!(!w.cut());
         assert_eq!(w.dirs(), 4);
         let f = d.path().join("w");
@@ -979,7 +1039,7 @@ mod tests {
         let root = top.join("ws");
         std::fs::create_dir_all(root.join("src/deep")).unwrap();
         std::fs::write(root.join("src/.npmrc"), "old").unwrap();
-        let w = Watch::take(&root, &names(), &[]);
+        let w = Watch::take(&root, &names(), &[], &[]);
         let q = top.join("q");
         assert!(w.sweep(&q, "t").moved.is_empty());
         std::fs::write(root.join("src/deep/.EnvRc"), "new").unwrap();
