@@ -313,13 +313,15 @@ fn lower(name: &[u8]) -> String {
 /// (`core.fsmonitor`), with no `.git` anywhere. Without its `HEAD` git
 /// does not take the directory for one.
 fn bare_head(entries: &[Entry]) -> Option<Vec<u8>> {
-    let has = |n: &str| entries.iter().any(|(e, _)| lower(e) == n);
-    if !(has("objects") && has("refs") || has("commondir")) {
+    // ASCII case only: git's own names, compared without allocating per
+    // entry of every listed directory.
+    let has = |n: &[u8]| entries.iter().any(|(e, _)| e.eq_ignore_ascii_case(n));
+    if !(has(b"objects") && has(b"refs") || has(b"commondir")) {
         return None;
     }
     entries
         .iter()
-        .find(|(e, _)| lower(e) == "head")
+        .find(|(e, _)| e.eq_ignore_ascii_case(b"head"))
         .map(|(e, _)| e.clone())
 }
 
