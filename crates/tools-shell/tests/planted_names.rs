@@ -186,6 +186,16 @@ async fn a_job_that_planted_and_ended_is_swept_before_the_next_command_runs() {
             .file_type()
             .is_symlink()
     );
+    // Once a sweep finds the job ended, its record is dropped, and later
+    // calls say nothing more of it.
+    let end = Instant::now() + Duration::from_secs(30);
+    while !env.quarantined("bg-1.watch").is_empty() && Instant::now() < end {
+        text_of(&env.process(), "tasks", json!({"action": "list"})).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(env.quarantined("bg-1.watch").is_empty());
+    let t = text_of(&env.process(), "bash", json!({"command": "true"})).await;
+    assert!(!t.contains("bg-1"), "{t}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
