@@ -465,6 +465,8 @@ async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput
     notes.extend(prep.notes.iter().cloned());
     if let Some(w) = &watch {
         notes.extend(crate::planted::sweep(ctx, w, "this command", "bash"));
+    } else if args.escape_sandbox {
+        notes.extend(crate::planted::renew_pending(ctx));
     }
     let mut cwd_reset = false;
     let captured = std::fs::read(&state_file).ok().map(|b| parse_captured(&b));

@@ -122,6 +122,41 @@ pub fn sweep_pending(ctx: &Context) -> Vec<String> {
     lines
 }
 
+/// After an approved run outside the sandbox (`escape_sandbox`): renew the
+/// kept records of the jobs and terminals still running, so what that run
+/// created (an `.envrc` it was allowed to write) is not moved aside as
+/// theirs by a later sweep. Their earlier plants were swept before the run
+/// ([`sweep_pending`]); what they plant while it runs is taken as approved
+/// with it. A line for the result when any record was renewed.
+pub fn renew_pending(ctx: &Context) -> Option<String> {
+    let dir = ctx.session.subdir(WATCH_DIR).ok()?;
+    let mut renewed = Vec::new();
+    for e in std::fs::read_dir(&dir).ok()?.flatten() {
+        let f = e.path();
+        if f.extension().is_none_or(|x| x != "watch") {
+            continue;
+        }
+        let Some(id) = f.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        if ended(ctx, &id) {
+            continue;
+        }
+        if let Ok(w) = Watch::load(&f)
+            && w.retake().save(&f).is_ok()
+        {
+            renewed.push(id);
+        }
+    }
+    renewed.sort();
+    (!renewed.is_empty()).then(|| {
+        format!(
+            "what this unconfined command created is taken as approved: the planted-name records of {} were renewed after it",
+            renewed.join(", ")
+        )
+    })
+}
+
 /// Append `lines` to `out` as wrench's own notes (after any frame).
 pub fn attach(mut out: ToolOutput, lines: Vec<String>) -> ToolOutput {
     for l in lines {

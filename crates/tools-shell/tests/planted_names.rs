@@ -250,3 +250,26 @@ async fn a_sandboxed_checker_planting_a_name_gets_it_moved_and_reported_as_a_fin
     assert!(!env.root.join("src/d/.envrc").exists());
     assert_eq!(env.in_state_dir(".envrc").len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn what_an_approved_unconfined_command_creates_is_not_taken_for_a_running_jobs() {
+    let Some(env) = Env::new() else { return };
+    let t = text_of(
+        &env.process(),
+        "bash",
+        json!({"command": "sleep 60", "run_in_background": true}),
+    )
+    .await;
+    assert!(t.contains("bg-1"), "{t}");
+    let t = text_of(
+        &env.process(),
+        "bash",
+        json!({"command": "mkdir -p src/ok && echo x > src/ok/.envrc", "escape_sandbox": true}),
+    )
+    .await;
+    assert!(t.contains("renewed"), "{t}");
+    let t = text_of(&env.process(), "bash_output", json!({"id": "bg-1"})).await;
+    assert!(!t.contains("protected name moved aside"), "{t}");
+    assert!(env.root.join("src/ok/.envrc").exists());
+    text_of(&env.process(), "kill_shell", json!({"id": "bg-1"})).await;
+}

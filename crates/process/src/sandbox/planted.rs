@@ -533,6 +533,13 @@ impl Watch {
         }
     }
 
+    /// A new record of the same workspace with the same names, taken now
+    /// (after a run outside the sandbox that was approved, so what it
+    /// created is not taken for a sandboxed run's).
+    pub fn retake(&self) -> Watch {
+        Watch::take(&self.root, &self.patterns, &self.skip, &self.writable)
+    }
+
     /// True when the record did not reach the whole workspace (over
     /// [`MAX_WALK_ENTRIES`] entries, deeper than [`MAX_DEPTH`], or an
     /// unreadable directory).
