@@ -12,6 +12,9 @@
 //!   kept record whenever wrench looks at jobs or terminals (`bash_output`,
 //!   `wait`, `tasks`, `kill_shell`, `terminal`) and before each new shell
 //!   run; a record is dropped after the sweep that follows its run's end.
+//!   After an approved `escape_sandbox` run the records of the runs still
+//!   going are renewed ([`renew_pending`]): what it created is approved,
+//!   not theirs.
 //!
 //! What is found is moved into the session's [`QUARANTINE_DIR`]; the tool
 //! result gets one line per entry. Cost: one `open`+`fstat` per directory
