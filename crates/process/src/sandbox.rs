@@ -47,8 +47,16 @@
 //! every directory a pattern names as a parent (`.github` of
 //! `.github/workflows/`, `.cargo`, `.config`, `.yarn`). A protected name
 //! missing in a deeper directory the command may create files in
-//! (`src/.envrc`) stays creatable; the file tools' gate still asks before
-//! anything of theirs changes it. The shell tools create
+//! (`src/.envrc`, `sub/.cargo/config.toml`, a nested `sub/.git/`) can be
+//! created while the command runs, and is moved aside after it: the
+//! caller records the tree before the run ([`Prepared::watch`]) and sweeps
+//! it after ([`planted::Watch::sweep`]: changed and new directories only,
+//! case-insensitive, the entry itself moved — never deleted — into a
+//! quarantine dir, one line per entry in the tool result; what the bounded
+//! record did not reach is said, not skipped silently). The shell tools do
+//! that for bash, background jobs (on each look at them and at their end),
+//! terminals (on each read and at stop) and the checkers of
+//! `diagnostics`. The shell tools create
 //! the usual build output directory before a sandboxed run where a build
 //! would need it (`target/` beside `Cargo.toml`).
 //!
@@ -66,6 +74,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use wrench_core::{ToolError, ToolResult};
+
+pub mod planted;
 
 /// The value of `[sandbox] mode` / `[bash] sandbox` that turns the sandbox on.
 pub const SANDBOX_WORKSPACE_WRITE: &str = "workspace-write";
@@ -323,6 +333,9 @@ pub struct Prepared {
     mask: Option<crate::sockmask::Mask>,
     /// What the ruleset allows, in words, for messages and `Debug`.
     pub description: String,
+    /// The workspace root, its read-only names, the read-only paths and
+    /// the writable dirs outside it, for [`Prepared::watch`].
+    watch: (PathBuf, Vec<String>, Vec<PathBuf>, Vec<PathBuf>),
 }
 
 impl std::fmt::Debug for Prepared {
@@ -349,6 +362,15 @@ impl Prepared {
             f.install()?;
         }
         Ok(())
+    }
+
+    /// Record the workspace before the sandboxed run, to find the protected
+    /// names the command creates where Landlock cannot refuse them (see
+    /// [`planted`]). Call before spawning; cost: one `open`, `fstat` and
+    /// listing per directory, bounded by [`MAX_WALK_ENTRIES`].
+    pub fn watch(&self) -> planted::Watch {
+        let (root, names, skip, writable) = &self.watch;
+        planted::Watch::take(root, names, skip, writable)
     }
 
     /// Whether the seccomp socket filter is part of this sandbox.
@@ -686,6 +708,12 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
         net_filter,
         mask,
         description,
+        watch: (
+            spec.root.clone(),
+            spec.read_only_names.clone(),
+            spec.read_only.clone(),
+            spec.writable.clone(),
+        ),
     })
 }
 

@@ -376,6 +376,9 @@ impl Tool for BashTool {
 
 async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
     let timeout = timeout_of(args.timeout)?;
+    // What a job or terminal planted is moved aside before this command
+    // (possibly unconfined, with escape_sandbox) can run it.
+    let pending = crate::planted::sweep_pending(ctx);
     let shell_dir = ctx.session.subdir("shell")?;
     let spool_dir = ctx.session.subdir("spool")?;
     prune_spools(&spool_dir);
@@ -411,6 +414,8 @@ async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    // Recorded before the spawn, swept after the process ends (see `planted`).
+    let watch = crate::planted::take(prep.sandbox.as_ref());
     let started = Instant::now();
     let wrench_process::GroupChild {
         mut child,
@@ -456,7 +461,13 @@ async fn run_foreground(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput
     let signal = status.and_then(|s| s.signal());
 
     // Persistent state.
-    let mut notes = prep.notes.clone();
+    let mut notes = pending;
+    notes.extend(prep.notes.iter().cloned());
+    if let Some(w) = &watch {
+        notes.extend(crate::planted::sweep(ctx, w, "this command", "bash"));
+    } else if args.escape_sandbox {
+        notes.extend(crate::planted::renew_pending(ctx));
+    }
     let mut cwd_reset = false;
     let captured = std::fs::read(&state_file).ok().map(|b| parse_captured(&b));
     let _ = std::fs::remove_file(&state_file);

@@ -162,8 +162,9 @@ pub fn detect(root: &Path) -> Vec<Checker> {
     v
 }
 
-/// Run a checker; returns (stdout, stderr).
-async fn run_checker(ctx: &Context, c: &Checker) -> ToolResult<(String, String)> {
+/// Run a checker; returns (stdout, stderr, findings of the planted-name
+/// check after a sandboxed run: see [`crate::planted`]).
+async fn run_checker(ctx: &Context, c: &Checker) -> ToolResult<(String, String, Vec<Diagnostic>)> {
     let mut cmd = tokio::process::Command::new(&c.program);
     cmd.args(&c.args)
         .current_dir(&ctx.root)
@@ -182,6 +183,8 @@ async fn run_checker(ctx: &Context, c: &Checker) -> ToolResult<(String, String)>
         crate::sandbox::precreate_build_dirs(ctx);
         cmd.env("TMPDIR", ctx.session.subdir("tmp")?);
     }
+    // Recorded before the spawn, swept after the checker ends.
+    let watch = crate::planted::take(sandbox.as_ref());
     let wrench_process::GroupChild {
         mut child,
         mut group,
@@ -216,15 +219,43 @@ async fn run_checker(ctx: &Context, c: &Checker) -> ToolResult<(String, String)>
         _ = ctx.cancel.cancelled() => None,
     };
     group.kill(KILL_GRACE).await;
+    let planted = match &watch {
+        Some(w) => crate::planted::sweep(ctx, w, c.name, c.name),
+        None => Vec::new(),
+    };
     match res {
         Some((o, e, _)) => Ok((
             String::from_utf8_lossy(&o).into_owned(),
             String::from_utf8_lossy(&e).into_owned(),
+            planted
+                .into_iter()
+                .map(|l| planted_finding(c.name, l))
+                .collect(),
         )),
         None => Err(ToolError::timeout(format!(
-            "{} did not finish within {CHECKER_TIMEOUT_SECS}s (or was cancelled); its process group was killed",
-            c.name
+            "{} did not finish within {CHECKER_TIMEOUT_SECS}s (or was cancelled); its process group was killed{}",
+            c.name,
+            planted
+                .iter()
+                .map(|l| format!("\n[note: {l}]"))
+                .collect::<String>()
         ))),
+    }
+}
+
+/// A line of the planted-name check as a finding at the workspace root
+/// (the `diagnostics` result has no other place for wrench's own lines).
+fn planted_finding(checker: &str, line: String) -> Diagnostic {
+    Diagnostic {
+        path: PathBuf::from("."),
+        line: 1,
+        column: 1,
+        end_line: 1,
+        end_column: 1,
+        severity: Severity::Warning,
+        code: Some("planted-name".into()),
+        message: line,
+        source: format!("wrench sandbox ({checker})"),
     }
 }
 
@@ -393,7 +424,8 @@ impl DiagnosticsSource for CheckersSource {
     ) -> ToolResult<Vec<Diagnostic>> {
         let mut all = Vec::new();
         for c in detect(&ctx.root) {
-            let (out, err) = run_checker(ctx, &c).await?;
+            let (out, err, mut planted) = run_checker(ctx, &c).await?;
+            all.append(&mut planted);
             let mut d = match c.name {
                 "cargo" => parse_cargo(&ctx.root, &out),
                 "tsc" => parse_tsc(&ctx.root, &out),

@@ -282,6 +282,7 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
     std::fs::create_dir_all(&dir).map_err(|e| ToolError::from_io(dir.display(), &e))?;
     // The job writes its output and exit record into its own directory
     // (and nowhere else in the state dir).
+    let mut planted_lines = crate::planted::sweep_pending(ctx);
     let prep = prepare(
         ctx,
         args.workdir.as_deref(),
@@ -289,6 +290,11 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
         false,
         std::slice::from_ref(&dir),
     )?;
+    // Recorded before the spawn and kept in the state dir: every later look
+    // at the session's jobs sweeps it (see `planted`).
+    if let Some(w) = crate::planted::take(prep.sandbox.as_ref()) {
+        planted_lines.extend(crate::planted::keep(ctx, &id, &w));
+    }
 
     let mut cmd = tokio::process::Command::new(&prep.bash);
     cmd.arg("--noprofile")
@@ -359,7 +365,7 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
         prep.cwd.display(),
         args.command,
     );
-    for n in &prep.notes {
+    for n in prep.notes.iter().chain(&planted_lines) {
         text.push_str(&format!("[note: {n}]\n"));
     }
     if !prep.withheld.is_empty() {
@@ -713,6 +719,7 @@ impl Tool for BashOutputTool {
             return terminal::read_for_output(ctx, &a.id).await;
         }
         let o = read_new(ctx, &a.id)?;
+        let planted = crate::planted::sweep_pending(ctx);
         let view = stream_view(&o.context, &o.output);
         // The job's output is framed as untrusted command data by the executor;
         // these lines of wrench's own follow the frame.
@@ -733,7 +740,7 @@ impl Tool for BashOutputTool {
         ));
         let mut out = ToolOutput::command(job_source(&a.id), o.output.clone(), text).with_data(&o);
         view.attach(&mut out, Some(0), Some("/output"));
-        Ok(out)
+        Ok(crate::planted::attach(out, planted))
     }
 }
 
@@ -764,11 +771,15 @@ impl Tool for KillShellTool {
     }
     async fn run(&self, a: IdArgs, _auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
         if a.id.starts_with("pty-") {
-            return terminal::stop(ctx, &a.id).await;
+            return terminal::stop_and_sweep(ctx, &a.id).await;
         }
         let st = kill_job(ctx, &a.id).await?;
         let text = describe(&st);
-        Ok(ToolOutput::new(OutputKind::Command, text).with_data(&st))
+        let out = ToolOutput::new(OutputKind::Command, text).with_data(&st);
+        Ok(crate::planted::attach(
+            out,
+            crate::planted::sweep_pending(ctx),
+        ))
     }
 }
 
@@ -812,7 +823,8 @@ impl Tool for WaitTool {
             )));
         }
         let st = wait_jobs(ctx, &a.ids, Duration::from_secs(secs)).await?;
-        let mut out = render_waited(ctx, &st)?;
+        let mut out =
+            crate::planted::attach(render_waited(ctx, &st)?, crate::planted::sweep_pending(ctx));
         let running = st.iter().filter(|s| s.status == JobState::Running).count();
         if running > 0 {
             out.epilogue
@@ -879,6 +891,16 @@ impl Tool for TasksTool {
         })
     }
     async fn run(&self, a: TasksArgs, _auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {
+        let out = self.act(&a, ctx).await?;
+        Ok(crate::planted::attach(
+            out,
+            crate::planted::sweep_pending(ctx),
+        ))
+    }
+}
+
+impl TasksTool {
+    async fn act(&self, a: &TasksArgs, ctx: &Context) -> ToolResult<ToolOutput> {
         let need_id = || {
             a.id.clone().ok_or_else(|| {
                 ToolError::invalid_args(

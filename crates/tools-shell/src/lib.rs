@@ -13,6 +13,10 @@
 //!   per terminal, driven over a unix socket.
 //! - [`diagnostics`]: checkers in check mode, merged with other
 //!   [`wrench_core::DiagnosticsSource`]s.
+//! - [`planted`]: after a sandboxed run (bash, jobs, terminals, checkers),
+//!   the protected names it created deeper in the tree, where Landlock
+//!   cannot refuse them, are moved aside into the session's quarantine and
+//!   named in the result.
 //!
 //! Command risk for the gate comes from [`wrench_permissions::risk::classify`].
 //!
@@ -29,6 +33,7 @@ pub mod diagnostics;
 pub mod gitguard;
 pub mod holder;
 pub mod jobs;
+pub mod planted;
 pub mod procs;
 pub mod ready;
 pub mod sandbox;

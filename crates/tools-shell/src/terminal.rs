@@ -294,6 +294,7 @@ fn status_line(id: &str, r: &Response) -> String {
 
 /// Start a terminal for `bash` with `interactive: true`.
 pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
+    let mut planted_lines = crate::planted::sweep_pending(ctx);
     let prep = prepare(ctx, args.workdir.as_deref(), None, false, &[])?;
     let (prog, lead) = holder_program(ctx)?;
     let n = ctx
@@ -316,6 +317,11 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
         ],
     )?;
     let _ = std::fs::remove_file(&socket);
+    // Recorded before the holder starts the program, kept in the state dir:
+    // every later look at the terminal sweeps it (see `planted`).
+    if let Some(w) = crate::planted::take(prep.sandbox.as_ref()) {
+        planted_lines.extend(crate::planted::keep(ctx, &id, &w));
+    }
     let mut cmd = tokio::process::Command::new(&prog);
     cmd.args(&lead)
         .arg("--socket")
@@ -396,11 +402,21 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
         args.command,
         status_line(&id, &resp)
     );
-    Ok(screen_output(&id, out.to_string(), epilogue)
+    let out_ = screen_output(&id, out.to_string(), epilogue)
         .with_data(&serde_json::json!({
             "id": id, "output": out, "alive": resp.alive, "exit_code": resp.exit_code,
         }))
-        .with_source(out.source(Some(0), Some("/output"))))
+        .with_source(out.source(Some(0), Some("/output")));
+    Ok(crate::planted::attach(out_, planted_lines))
+}
+
+/// Whether the holder of the terminal `id` of this session still runs
+/// (false for an unknown id).
+pub fn holder_alive(ctx: &Context, id: &str) -> bool {
+    load(ctx)
+        .ok()
+        .and_then(|d| d.terms.into_iter().find(|t| t.id == id))
+        .is_some_and(|t| alive_as(t.holder_pid, t.holder_start_ticks))
 }
 
 /// What a terminal's program printed, framed by the executor as untrusted
@@ -437,10 +453,15 @@ pub fn list(ctx: &Context) -> ToolResult<Vec<TerminalInfo>> {
 pub async fn read_for_output(ctx: &Context, id: &str) -> ToolResult<ToolOutput> {
     let t = find(ctx, id)?;
     let (out, r) = read_settled(ctx, &t, Duration::ZERO).await?;
-    Ok(screen_output(id, out.to_string(), status_line(id, &r)).with_data(
-        &serde_json::json!({"id": id, "output": out, "alive": r.alive, "exit_code": r.exit_code}),
-    )
-    .with_source(out.source(Some(0), Some("/output"))))
+    let o = screen_output(id, out.to_string(), status_line(id, &r))
+        .with_data(
+            &serde_json::json!({"id": id, "output": out, "alive": r.alive, "exit_code": r.exit_code}),
+        )
+        .with_source(out.source(Some(0), Some("/output")));
+    Ok(crate::planted::attach(
+        o,
+        crate::planted::sweep_pending(ctx),
+    ))
 }
 
 /// The last scrollback of a terminal, without moving the offset.
@@ -456,6 +477,15 @@ pub async fn tail(ctx: &Context, id: &str) -> ToolResult<ToolOutput> {
     };
     let epilogue = status_line(id, &r);
     Ok(screen_output(id, r.data, epilogue).with_source(shown.source(Some(0), None)))
+}
+
+/// [`stop`], then the planted-name sweep (see `planted`).
+pub async fn stop_and_sweep(ctx: &Context, id: &str) -> ToolResult<ToolOutput> {
+    let out = stop(ctx, id).await?;
+    Ok(crate::planted::attach(
+        out,
+        crate::planted::sweep_pending(ctx),
+    ))
 }
 
 /// Stop a terminal: kill its program's group and end the holder.
@@ -570,6 +600,17 @@ impl Tool for TerminalTool {
         _auth: Authorized,
         ctx: &Context,
     ) -> ToolResult<ToolOutput> {
+        let out = act(a, ctx).await?;
+        Ok(crate::planted::attach(
+            out,
+            crate::planted::sweep_pending(ctx),
+        ))
+    }
+}
+
+/// One `terminal` action, before the planted-name sweep.
+async fn act(a: TerminalArgs, ctx: &Context) -> ToolResult<ToolOutput> {
+    {
         if a.action == TerminalAction::List {
             let l = list(ctx)?;
             let mut text = String::new();
