@@ -205,6 +205,15 @@ impl Rule {
             .collect()
     }
 
+    /// The path glob of a `read(GLOB)` (`fam` Read) or `edit(GLOB)` (Change)
+    /// rule: what a command meets while it runs ([`Policy::command_paths`]).
+    fn family_pattern(&self, fam: Family) -> Option<&PathPattern> {
+        match (&self.spec, self.family) {
+            (Spec::PathGlob(p), Some(f)) if f == fam => Some(p),
+            _ => None,
+        }
+    }
+
     /// The path glob of a deny or ask rule that covers reads by `tool`.
     fn read_pattern(&self, tool: &str) -> Option<&PathPattern> {
         match (&self.spec, self.family) {
@@ -991,8 +1000,45 @@ impl Gate for Policy {
         rules.map(|r| r as Arc<dyn wrench_core::ReadCheck>)
     }
 
+    fn command_paths(&self) -> Option<Arc<dyn wrench_core::CommandPaths>> {
+        let of = |fam: Family| {
+            ReadRules::new(
+                &self.root,
+                self.deny
+                    .iter()
+                    .chain(&self.ask)
+                    .filter_map(|r| r.family_pattern(fam)),
+            )
+        };
+        let (hide, freeze) = (of(Family::Read), of(Family::Change));
+        if hide.is_none() && freeze.is_none() {
+            return None;
+        }
+        Some(Arc::new(CommandRules { hide, freeze }))
+    }
+
     fn after_call(&self, plan: &ActionPlan, result: &Result<wrench_core::ToolOutput, ToolError>) {
         self.hooks.post(plan, result);
+    }
+}
+
+/// The `read(GLOB)` and `edit(GLOB)` deny and ask rules, as a sandboxed
+/// command meets them: an ask rule cannot ask in the middle of a run, so it
+/// holds there as a deny does (fails closed).
+struct CommandRules {
+    hide: Option<Arc<ReadRules>>,
+    freeze: Option<Arc<ReadRules>>,
+}
+
+impl wrench_core::CommandPaths for CommandRules {
+    fn hides(&self, abs: &Path) -> bool {
+        use wrench_core::ReadCheck as _;
+        self.hide.as_ref().is_some_and(|r| r.refuses(abs))
+    }
+
+    fn freezes(&self, abs: &Path) -> bool {
+        use wrench_core::ReadCheck as _;
+        self.freeze.as_ref().is_some_and(|r| r.refuses(abs))
     }
 }
 

@@ -63,15 +63,17 @@ pub fn decide(ctx: &Context) -> ToolResult<Decision> {
 
 /// The sandbox spec of this call: the workspace around the protected
 /// names, the session temp dir, temp and cache dirs; the state dir and the
-/// socket dir read-only.
+/// socket dir read-only; what the `read(GLOB)`/`edit(GLOB)` deny and ask
+/// rules cover, hidden or read-only ([`crate::covers`]).
 pub fn spec(ctx: &Context, network: bool) -> ToolResult<Spec> {
     let tmp = ctx.session.subdir("tmp")?;
-    Ok(spec_from(
-        &ctx.root,
-        ctx.session.workspace_dir(),
-        &tmp,
-        network,
-    ))
+    let mut s = spec_from(&ctx.root, ctx.session.workspace_dir(), &tmp, network);
+    // The read/edit rules on the files the command never names.
+    if let Some(rules) = ctx.gate().command_paths() {
+        // The root as the rules know it (they match paths under it).
+        s.covers = crate::covers::plan(&ctx.root, &*rules, crate::covers::MAX_COVER_WALK);
+    }
+    Ok(s)
 }
 
 /// [`spec`] from its parts (also used by the PTY holder, which sandboxes
