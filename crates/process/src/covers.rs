@@ -86,8 +86,21 @@ impl Covers {
     }
 }
 
-/// Walk `root` (canonical) and find what `rules` cover; `limit` entries at most.
+/// Walk `root` and find what `rules` cover; `limit` entries at most.
 pub fn plan(root: &Path, rules: &dyn CommandPaths, limit: usize) -> Covers {
+    plan_except(root, rules, limit, &[])
+}
+
+/// [`plan`], leaving out the paths the authorized call names (absolute):
+/// a deny rule on one of them refused the call already, so what is left is
+/// an ask rule the person approved for it. A directory holding a named
+/// path is not covered whole; its other entries are, one by one.
+pub fn plan_except(
+    root: &Path,
+    rules: &dyn CommandPaths,
+    limit: usize,
+    named: &[PathBuf],
+) -> Covers {
     let mut c = Covers::default();
     // Covered files with other names: (dev, ino) -> hidden (else frozen).
     let mut linked: HashMap<(u64, u64), bool> = HashMap::new();
@@ -113,8 +126,10 @@ pub fn plan(root: &Path, rules: &dyn CommandPaths, limit: usize) -> Covers {
             }
             let p = e.path();
             if t.is_dir() {
+                let holds_named = named.iter().any(|n| n.starts_with(&p));
                 let next = match held {
                     Held::Hidden => Held::Hidden,
+                    _ if holds_named => Held::Open,
                     _ if rules.hides(&p) || rules.hides(&p.join(PROBE)) => {
                         c.hide_dirs.push(p.clone());
                         Held::Hidden
@@ -127,6 +142,9 @@ pub fn plan(root: &Path, rules: &dyn CommandPaths, limit: usize) -> Covers {
                     Held::Open => Held::Open,
                 };
                 queue.push_back((p, next));
+                continue;
+            }
+            if named.contains(&p) {
                 continue;
             }
             let hide = held == Held::Hidden || rules.hides(&p);

@@ -66,12 +66,20 @@ pub fn decide(ctx: &Context) -> ToolResult<Decision> {
 /// socket dir read-only; what the `read(GLOB)`/`edit(GLOB)` deny and ask
 /// rules cover, hidden or read-only ([`crate::covers`]).
 pub fn spec(ctx: &Context, network: bool) -> ToolResult<Spec> {
+    spec_named(ctx, network, &[])
+}
+
+/// [`spec`] for a command that names `named` (absolute paths its
+/// authorized plan reads or writes): those are left uncovered
+/// ([`crate::covers::plan_except`]).
+pub fn spec_named(ctx: &Context, network: bool, named: &[PathBuf]) -> ToolResult<Spec> {
     let tmp = ctx.session.subdir("tmp")?;
     let mut s = spec_from(&ctx.root, ctx.session.workspace_dir(), &tmp, network);
     // The read/edit rules on the files the command never names.
     if let Some(rules) = ctx.gate().command_paths() {
         // The root as the rules know it (they match paths under it).
-        s.covers = crate::covers::plan(&ctx.root, &*rules, crate::covers::MAX_COVER_WALK);
+        s.covers =
+            crate::covers::plan_except(&ctx.root, &*rules, crate::covers::MAX_COVER_WALK, named);
     }
     Ok(s)
 }
@@ -112,6 +120,16 @@ pub fn for_call_with(
     ctx: &Context,
     extra_writable: &[PathBuf],
 ) -> ToolResult<(Option<Prepared>, Option<String>)> {
+    for_call_named(ctx, extra_writable, &[])
+}
+
+/// [`for_call_with`] for a command whose authorized plan names `named`
+/// (see [`spec_named`]).
+pub fn for_call_named(
+    ctx: &Context,
+    extra_writable: &[PathBuf],
+    named: &[PathBuf],
+) -> ToolResult<(Option<Prepared>, Option<String>)> {
     let d = decide(ctx)?;
     if !d.on {
         return Ok((None, None));
@@ -126,7 +144,7 @@ pub fn for_call_with(
             )),
         ));
     }
-    let mut s = spec(ctx, d.network)?;
+    let mut s = spec_named(ctx, d.network, named)?;
     s.writable.extend(
         extra_writable
             .iter()

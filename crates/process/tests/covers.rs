@@ -130,3 +130,22 @@ fn no_rule_covers_nothing() {
     let c = run(d.path(), vec![], vec![], 1000);
     assert!(c.is_empty() && !c.cut);
 }
+
+#[test]
+fn a_path_the_call_names_stays_visible_and_its_directory_is_covered_entry_by_entry() {
+    let d = tree(&["private/p", "private/q", "private/sub/r", "src/main.rs"]);
+    let r = d.path();
+    let rules = Rules {
+        root: r.to_path_buf(),
+        hide: vec!["private/"],
+        freeze: vec![],
+    };
+    let c = wrench_process::covers::plan_except(r, &rules, 1000, &[r.join("private/p")]);
+    assert!(
+        c.hide_dirs
+            .iter()
+            .all(|h| !r.join("private/p").starts_with(h))
+    );
+    assert_eq!(rels(r, &c.hide_files), ["private/q"]);
+    assert_eq!(rels(r, &c.hide_dirs), ["private/sub"]);
+}
