@@ -88,19 +88,27 @@ impl Covers {
 
 /// Walk `root` and find what `rules` cover; `limit` entries at most.
 pub fn plan(root: &Path, rules: &dyn CommandPaths, limit: usize) -> Covers {
-    plan_except(root, rules, limit, &[])
+    plan_except(root, rules, limit, &Named::default())
 }
 
-/// [`plan`], leaving out the paths the authorized call names (absolute):
-/// a deny rule on one of them refused the call already, so what is left is
-/// an ask rule the person approved for it. A directory holding a named
-/// path is not covered whole; its other entries are, one by one.
-pub fn plan_except(
-    root: &Path,
-    rules: &dyn CommandPaths,
-    limit: usize,
-    named: &[PathBuf],
-) -> Covers {
+/// The paths an authorized call names (absolute), as its plan has them.
+#[derive(Debug, Clone, Default)]
+pub struct Named {
+    /// Read paths.
+    pub reads: Vec<PathBuf>,
+    /// Written or deleted paths.
+    pub writes: Vec<PathBuf>,
+}
+
+/// [`plan`], leaving out what the authorized call names *and* a rule
+/// covers: a deny rule on it refused the call already, so such a path is
+/// one an ask rule asked about and the person approved. A directory
+/// holding one is not covered whole; its other entries are, one by one.
+/// A named path no rule covers changes nothing (a word the planner took
+/// for a path, `find -name conf`, must not open `conf/`).
+pub fn plan_except(root: &Path, rules: &dyn CommandPaths, limit: usize, named: &Named) -> Covers {
+    let reads: Vec<&PathBuf> = named.reads.iter().filter(|r| rules.hides(r)).collect();
+    let writes: Vec<&PathBuf> = named.writes.iter().filter(|w| rules.freezes(w)).collect();
     let mut c = Covers::default();
     // Covered files with other names: (dev, ino) -> hidden (else frozen).
     let mut linked: HashMap<(u64, u64), bool> = HashMap::new();
@@ -126,16 +134,18 @@ pub fn plan_except(
             }
             let p = e.path();
             if t.is_dir() {
-                let holds_named = named.iter().any(|n| n.starts_with(&p));
+                let read_in = reads.iter().any(|n| n.starts_with(&p));
+                let write_in = writes.iter().any(|n| n.starts_with(&p));
                 let next = match held {
                     Held::Hidden => Held::Hidden,
-                    _ if holds_named => Held::Open,
-                    _ if rules.hides(&p) || rules.hides(&p.join(PROBE)) => {
+                    _ if !read_in && (rules.hides(&p) || rules.hides(&p.join(PROBE))) => {
                         c.hide_dirs.push(p.clone());
                         Held::Hidden
                     }
                     Held::Frozen => Held::Frozen,
-                    Held::Open if rules.freezes(&p) || rules.freezes(&p.join(PROBE)) => {
+                    Held::Open
+                        if !write_in && (rules.freezes(&p) || rules.freezes(&p.join(PROBE))) =>
+                    {
                         c.freeze.push(p.clone());
                         Held::Frozen
                     }
@@ -144,11 +154,8 @@ pub fn plan_except(
                 queue.push_back((p, next));
                 continue;
             }
-            if named.contains(&p) {
-                continue;
-            }
-            let hide = held == Held::Hidden || rules.hides(&p);
-            let freeze = held == Held::Open && !hide && rules.freezes(&p);
+            let hide = (held == Held::Hidden || rules.hides(&p)) && !reads.contains(&&p);
+            let freeze = held == Held::Open && !hide && rules.freezes(&p) && !writes.contains(&&p);
             // A covered file (itself or by its directory) may have other
             // names: one lstat for each covered file, none for the rest.
             if (hide || freeze || held == Held::Frozen)

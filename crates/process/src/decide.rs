@@ -66,13 +66,13 @@ pub fn decide(ctx: &Context) -> ToolResult<Decision> {
 /// socket dir read-only; what the `read(GLOB)`/`edit(GLOB)` deny and ask
 /// rules cover, hidden or read-only ([`crate::covers`]).
 pub fn spec(ctx: &Context, network: bool) -> ToolResult<Spec> {
-    spec_named(ctx, network, &[])
+    spec_named(ctx, network, &crate::covers::Named::default())
 }
 
 /// [`spec`] for a command that names `named` (absolute paths its
 /// authorized plan reads or writes): those are left uncovered
 /// ([`crate::covers::plan_except`]).
-pub fn spec_named(ctx: &Context, network: bool, named: &[PathBuf]) -> ToolResult<Spec> {
+pub fn spec_named(ctx: &Context, network: bool, named: &crate::covers::Named) -> ToolResult<Spec> {
     let tmp = ctx.session.subdir("tmp")?;
     let mut s = spec_from(&ctx.root, ctx.session.workspace_dir(), &tmp, network);
     // The read/edit rules on the files the command never names.
@@ -120,7 +120,7 @@ pub fn for_call_with(
     ctx: &Context,
     extra_writable: &[PathBuf],
 ) -> ToolResult<(Option<Prepared>, Option<String>)> {
-    for_call_named(ctx, extra_writable, &[])
+    for_call_named(ctx, extra_writable, &crate::covers::Named::default())
 }
 
 /// [`for_call_with`] for a command whose authorized plan names `named`
@@ -128,7 +128,7 @@ pub fn for_call_with(
 pub fn for_call_named(
     ctx: &Context,
     extra_writable: &[PathBuf],
-    named: &[PathBuf],
+    named: &crate::covers::Named,
 ) -> ToolResult<(Option<Prepared>, Option<String>)> {
     let d = decide(ctx)?;
     if !d.on {

@@ -140,7 +140,11 @@ fn a_path_the_call_names_stays_visible_and_its_directory_is_covered_entry_by_ent
         hide: vec!["private/"],
         freeze: vec![],
     };
-    let c = wrench_process::covers::plan_except(r, &rules, 1000, &[r.join("private/p")]);
+    let named = wrench_process::covers::Named {
+        reads: vec![r.join("private/p"), r.join("src")],
+        writes: vec![],
+    };
+    let c = wrench_process::covers::plan_except(r, &rules, 1000, &named);
     assert!(
         c.hide_dirs
             .iter()
@@ -148,4 +152,23 @@ fn a_path_the_call_names_stays_visible_and_its_directory_is_covered_entry_by_ent
     );
     assert_eq!(rels(r, &c.hide_files), ["private/q"]);
     assert_eq!(rels(r, &c.hide_dirs), ["private/sub"]);
+}
+
+#[test]
+fn a_named_path_no_rule_covers_opens_nothing() {
+    // `find . -name conf` names `conf` as a read: no read rule covers it,
+    // so the edit rule's read-only `conf` stays.
+    let d = tree(&["conf/a", "src/main.rs"]);
+    let r = d.path();
+    let rules = Rules {
+        root: r.to_path_buf(),
+        hide: vec![],
+        freeze: vec!["conf/"],
+    };
+    let named = wrench_process::covers::Named {
+        reads: vec![r.join("conf"), r.join("conf/a")],
+        writes: vec![r.join("src/new")],
+    };
+    let c = wrench_process::covers::plan_except(r, &rules, 1000, &named);
+    assert_eq!(rels(r, &c.freeze), ["conf"]);
 }

@@ -211,17 +211,18 @@ pub fn prepare(
     } else {
         // What the command names and its plan authorized (an ask rule
         // approved) stays visible under the rules' covers.
-        let named: Vec<PathBuf> = command
+        let mut named = wrench_process::covers::Named::default();
+        for a in command
             .and_then(|c| spawn_actions(c, &cwd, &ctx.root).ok())
             .into_iter()
             .flatten()
-            .filter_map(|a| match a {
-                Action::Read { path } | Action::Write { path, .. } | Action::Delete { path } => {
-                    Some(path)
-                }
-                _ => None,
-            })
-            .collect();
+        {
+            match a {
+                Action::Read { path } => named.reads.push(path),
+                Action::Write { path, .. } | Action::Delete { path } => named.writes.push(path),
+                _ => {}
+            }
+        }
         sandbox::for_call_named(ctx, writes, &named)?
     };
     if sandbox.is_some() {
