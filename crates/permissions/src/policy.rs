@@ -544,6 +544,8 @@ pub struct Policy {
     ask: Vec<Rule>,
     hooks: Hooks,
     read_rules: ReadRulesCache,
+    /// wrench's own configuration and state ([`Policy::with_own_paths`]).
+    own: Vec<PathBuf>,
 }
 
 /// The run-time read rules per tool, built on first use (a clone starts empty:
@@ -568,7 +570,18 @@ impl Policy {
             ask: vec![],
             hooks: Hooks::default(),
             read_rules: ReadRulesCache::default(),
+            own: Vec::new(),
         }
+    }
+
+    /// wrench's own configuration and state (absolute paths, see
+    /// `wrench_core::Config::own_paths`): a file tool never changes them,
+    /// and a command that names one to write is asked in every mode. A
+    /// change there would change what the next call may do (`mode =
+    /// "yolo"`), wherever the workspace is (a home directory as the root).
+    pub fn with_own_paths(mut self, own: Vec<PathBuf>) -> Self {
+        self.own = own;
+        self
     }
 
     /// Attach pre- and post-tool hooks (see [`crate::hooks`]).
@@ -812,7 +825,37 @@ impl Policy {
             let (Action::Write { path, .. } | Action::Delete { path }) = a else {
                 continue;
             };
+            if let Some(own) = self.own.iter().find(|o| path.starts_with(o)) {
+                let why = format!(
+                    "{} is wrench's own configuration or state ({}): a change there changes what later calls may do",
+                    path.display(),
+                    own.display()
+                );
+                if !has_spawn(plan) {
+                    return Some(Decision::Deny(format!(
+                        "{what}: {why}; edit it outside wrench"
+                    )));
+                }
+                return Some(Decision::Ask(format!(
+                    "{what}: {why}, so it is asked in every mode"
+                )));
+            }
             let rel = path.strip_prefix(&self.root).unwrap_or(path);
+            if let Some(g) = protected::git_dir_holding(&self.root, path) {
+                let why = format!(
+                    "{} is in the git directory {} (a HEAD beside objects/ and refs/: git runs its hooks and config like .git's)",
+                    rel.display(),
+                    g.strip_prefix(&self.root).unwrap_or(&g).display()
+                );
+                if !has_spawn(plan) {
+                    return Some(Decision::Deny(format!(
+                        "{what}: {why}; use git itself to change it"
+                    )));
+                }
+                return Some(Decision::Ask(format!(
+                    "{what}: {why}, so it is asked in every mode"
+                )));
+            }
             let Some(e) = protected::protected(rel) else {
                 continue;
             };

@@ -81,7 +81,38 @@ pub fn spec_named(ctx: &Context, network: bool, named: &crate::covers::Named) ->
         s.covers =
             crate::covers::plan_except(&ctx.root, &*rules, crate::covers::MAX_COVER_WALK, named);
     }
+    // wrench's own configuration (a workspace that holds it: a home
+    // directory, a `WRENCH_CONFIG` in the tree) stays read-only.
+    for p in ctx.config.own_paths() {
+        if let Ok(real) = std::fs::canonicalize(&p)
+            && !s.read_only.contains(&real)
+        {
+            s.read_only.push(real);
+        }
+    }
+    // A `.git` file (`gitdir: gd`) makes `gd` this work tree's git
+    // directory: read-only as `.git/` is (its hooks and config run).
+    if let Some(g) = git_dir_named_by_git_file(&ctx.root)
+        && !s.covers.freeze.iter().any(|f| g.starts_with(f))
+    {
+        s.covers.freeze.push(g);
+    }
     Ok(s)
+}
+
+/// The git directory a `.git` file at `root` names (`gitdir: X`), when it
+/// is inside the root (canonical).
+fn git_dir_named_by_git_file(root: &Path) -> Option<PathBuf> {
+    let f = root.join(".git");
+    let m = std::fs::symlink_metadata(&f).ok()?;
+    if !m.is_file() || m.len() > 4096 {
+        return None;
+    }
+    let text = std::fs::read_to_string(&f).ok()?;
+    let target = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+    let real = std::fs::canonicalize(root.join(target)).ok()?;
+    let root = std::fs::canonicalize(root).ok()?;
+    (real.starts_with(&root) && real != root).then_some(real)
 }
 
 /// [`spec`] from its parts (also used by the PTY holder, which sandboxes
