@@ -195,7 +195,9 @@ pub fn engine_over(
     let mode = opts.mode.as_deref().map(Mode::parse).transpose()?;
     let hooks = Policy::hooks_from_config(&config, &root, &session_name)?;
     let policy = Arc::new(
-        Policy::from_config(&pcfg, &root, mode, &opts.allow, &opts.deny)?.with_hooks(hooks),
+        Policy::from_config(&pcfg, &root, mode, &opts.allow, &opts.deny)?
+            .with_hooks(hooks)
+            .with_own_paths(config.own_paths()),
     );
     let profile = match &opts.profile {
         Some(p) => Profile::parse(p)?,

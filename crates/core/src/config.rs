@@ -9,12 +9,14 @@
 
 use crate::error::{ToolError, ToolResult};
 use serde::de::DeserializeOwned;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The parsed config file (empty when none).
 #[derive(Debug, Clone, Default)]
 pub struct Config {
     table: toml::Table,
+    /// The file it was loaded from.
+    source: Option<PathBuf>,
 }
 
 impl Config {
@@ -31,15 +33,55 @@ impl Config {
             .parse()
             .map_err(|e| ToolError::invalid_args(format!("config is not valid TOML: {e}")))?;
         check_known(&table)?;
-        Ok(Config { table })
+        Ok(Config {
+            table,
+            source: None,
+        })
     }
     /// Read and parse the file at `path`; a read failure is the I/O error's
     /// kind, a bad file `invalid_args` prefixed with the path.
     pub fn load(path: &Path) -> ToolResult<Self> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ToolError::from_io(format!("config {}", path.display()), &e))?;
-        Self::from_str(&text)
-            .map_err(|e| ToolError::invalid_args(format!("{}: {}", path.display(), e.message)))
+        let mut c = Self::from_str(&text)
+            .map_err(|e| ToolError::invalid_args(format!("{}: {}", path.display(), e.message)))?;
+        c.source = Some(path.to_path_buf());
+        Ok(c)
+    }
+    /// The file this config was loaded from (None for an empty or inline one).
+    pub fn source(&self) -> Option<&Path> {
+        self.source.as_deref()
+    }
+    /// The paths of wrench's own configuration and state, which no tool call
+    /// may change without a person: the file this config came from,
+    /// `$WRENCH_CONFIG`, the default config directory
+    /// (`$XDG_CONFIG_HOME/wrench`, `~/.config/wrench`) and the state base.
+    /// A change there would change what the next call is allowed to do.
+    pub fn own_paths(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = self.source.iter().cloned().collect();
+        if let Some(p) = std::env::var_os("WRENCH_CONFIG").filter(|p| !p.is_empty()) {
+            v.push(PathBuf::from(p));
+        }
+        let base = std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")));
+        if let Some(b) = base {
+            v.push(b.join("wrench"));
+        }
+        v.push(crate::session::state_base());
+        // Both as given and real (a link to the config is the config).
+        let real: Vec<PathBuf> = v
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .collect();
+        for r in real {
+            if !v.contains(&r) {
+                v.push(r);
+            }
+        }
+        v.retain(|p| p.is_absolute());
+        v
     }
     /// Deserialize section `name` (e.g. "webfetch"); missing → `T::default()`.
     pub fn section<T: DeserializeOwned + Default>(&self, name: &str) -> ToolResult<T> {

@@ -198,6 +198,12 @@ pub trait Gate: Send + Sync {
     fn read_check(&self, _tool: &str) -> Option<std::sync::Arc<dyn ReadCheck>> {
         None
     }
+    /// The `read(GLOB)` and `edit(GLOB)` deny and ask rules as a command
+    /// must meet them while it runs (see [`CommandPaths`]); None when there
+    /// are none.
+    fn command_paths(&self) -> Option<std::sync::Arc<dyn CommandPaths>> {
+        None
+    }
     /// Called after an authorized call ran (post-tool hooks).
     fn after_call(
         &self,
@@ -222,6 +228,19 @@ pub trait ReadCheck: Send + Sync {
     /// True when a deny or ask rule covers reading `abs` (an absolute,
     /// normalized path inside the workspace).
     fn refuses(&self, abs: &std::path::Path) -> bool;
+}
+
+/// The path rules a spawned command must meet on the files it never names
+/// (`grep -r x .`, `cat $(ls secrets)/*`, a script's own `open()`): a plan
+/// cannot see those before the run, so the sandbox enforces them in the
+/// command's private mount namespace (a covered file reads as empty, a
+/// covered directory as an empty one, a frozen one refuses changes).
+pub trait CommandPaths: Send + Sync {
+    /// True when a deny or ask rule covers reading `abs` (absolute,
+    /// normalized, inside the workspace).
+    fn hides(&self, abs: &std::path::Path) -> bool;
+    /// True when a deny or ask rule covers changing `abs`.
+    fn freezes(&self, abs: &std::path::Path) -> bool;
 }
 
 /// Proof that a plan passed the gate. Only this crate can construct one, through

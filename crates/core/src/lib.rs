@@ -69,7 +69,8 @@ pub use error::{ErrorKind, ToolError, ToolResult};
 pub use evidence::ReadEvidence;
 pub use executor::{Call, CallResult, Executor};
 pub use gate::{
-    Action, ActionPlan, AllowAll, Asker, Authorized, Decision, Gate, Invocation, ReadCheck, Risk,
+    Action, ActionPlan, AllowAll, Asker, Authorized, CommandPaths, Decision, Gate, Invocation,
+    ReadCheck, Risk,
 };
 pub use output::{Image, OutputKind, RedactionSource, Segment, ToolOutput, trailer};
 pub use redact::Redactor;

@@ -205,6 +205,15 @@ impl Rule {
             .collect()
     }
 
+    /// The path glob of a `read(GLOB)` (`fam` Read) or `edit(GLOB)` (Change)
+    /// rule: what a command meets while it runs ([`Policy::command_paths`]).
+    fn family_pattern(&self, fam: Family) -> Option<&PathPattern> {
+        match (&self.spec, self.family) {
+            (Spec::PathGlob(p), Some(f)) if f == fam => Some(p),
+            _ => None,
+        }
+    }
+
     /// The path glob of a deny or ask rule that covers reads by `tool`.
     fn read_pattern(&self, tool: &str) -> Option<&PathPattern> {
         match (&self.spec, self.family) {
@@ -535,6 +544,8 @@ pub struct Policy {
     ask: Vec<Rule>,
     hooks: Hooks,
     read_rules: ReadRulesCache,
+    /// wrench's own configuration and state ([`Policy::with_own_paths`]).
+    own: Vec<PathBuf>,
 }
 
 /// The run-time read rules per tool, built on first use (a clone starts empty:
@@ -559,7 +570,18 @@ impl Policy {
             ask: vec![],
             hooks: Hooks::default(),
             read_rules: ReadRulesCache::default(),
+            own: Vec::new(),
         }
+    }
+
+    /// wrench's own configuration and state (absolute paths, see
+    /// `wrench_core::Config::own_paths`): a file tool never changes them,
+    /// and a command that names one to write is asked in every mode. A
+    /// change there would change what the next call may do (`mode =
+    /// "yolo"`), wherever the workspace is (a home directory as the root).
+    pub fn with_own_paths(mut self, own: Vec<PathBuf>) -> Self {
+        self.own = own;
+        self
     }
 
     /// Attach pre- and post-tool hooks (see [`crate::hooks`]).
@@ -803,7 +825,37 @@ impl Policy {
             let (Action::Write { path, .. } | Action::Delete { path }) = a else {
                 continue;
             };
+            if let Some(own) = self.own.iter().find(|o| path.starts_with(o)) {
+                let why = format!(
+                    "{} is wrench's own configuration or state ({}): a change there changes what later calls may do",
+                    path.display(),
+                    own.display()
+                );
+                if !has_spawn(plan) {
+                    return Some(Decision::Deny(format!(
+                        "{what}: {why}; edit it outside wrench"
+                    )));
+                }
+                return Some(Decision::Ask(format!(
+                    "{what}: {why}, so it is asked in every mode"
+                )));
+            }
             let rel = path.strip_prefix(&self.root).unwrap_or(path);
+            if let Some(g) = protected::git_dir_holding(&self.root, path) {
+                let why = format!(
+                    "{} is in the git directory {} (a HEAD beside objects/ and refs/: git runs its hooks and config like .git's)",
+                    rel.display(),
+                    g.strip_prefix(&self.root).unwrap_or(&g).display()
+                );
+                if !has_spawn(plan) {
+                    return Some(Decision::Deny(format!(
+                        "{what}: {why}; use git itself to change it"
+                    )));
+                }
+                return Some(Decision::Ask(format!(
+                    "{what}: {why}, so it is asked in every mode"
+                )));
+            }
             let Some(e) = protected::protected(rel) else {
                 continue;
             };
@@ -991,8 +1043,45 @@ impl Gate for Policy {
         rules.map(|r| r as Arc<dyn wrench_core::ReadCheck>)
     }
 
+    fn command_paths(&self) -> Option<Arc<dyn wrench_core::CommandPaths>> {
+        let of = |fam: Family| {
+            ReadRules::new(
+                &self.root,
+                self.deny
+                    .iter()
+                    .chain(&self.ask)
+                    .filter_map(|r| r.family_pattern(fam)),
+            )
+        };
+        let (hide, freeze) = (of(Family::Read), of(Family::Change));
+        if hide.is_none() && freeze.is_none() {
+            return None;
+        }
+        Some(Arc::new(CommandRules { hide, freeze }))
+    }
+
     fn after_call(&self, plan: &ActionPlan, result: &Result<wrench_core::ToolOutput, ToolError>) {
         self.hooks.post(plan, result);
+    }
+}
+
+/// The `read(GLOB)` and `edit(GLOB)` deny and ask rules, as a sandboxed
+/// command meets them: an ask rule cannot ask in the middle of a run, so it
+/// holds there as a deny does (fails closed).
+struct CommandRules {
+    hide: Option<Arc<ReadRules>>,
+    freeze: Option<Arc<ReadRules>>,
+}
+
+impl wrench_core::CommandPaths for CommandRules {
+    fn hides(&self, abs: &Path) -> bool {
+        use wrench_core::ReadCheck as _;
+        self.hide.as_ref().is_some_and(|r| r.refuses(abs))
+    }
+
+    fn freezes(&self, abs: &Path) -> bool {
+        use wrench_core::ReadCheck as _;
+        self.freeze.as_ref().is_some_and(|r| r.refuses(abs))
     }
 }
 

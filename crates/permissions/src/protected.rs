@@ -345,6 +345,93 @@ pub const PROTECTED: &[Protected] = &[
         Guard::Ask,
         "Emacs variables (and eval forms) applied on open",
     ),
+    // A workspace that is (or holds) a home directory: what runs in the
+    // person's next shell, git or login, outside any sandbox.
+    p(
+        Shape::SubDir(".config", "wrench"),
+        Guard::Refuse,
+        "wrench's own configuration (permissions, hooks, MCP servers); edit it outside wrench",
+    ),
+    p(
+        Shape::File(".bashrc"),
+        Guard::Ask,
+        "commands every interactive bash runs",
+    ),
+    p(
+        Shape::File(".bash_profile"),
+        Guard::Ask,
+        "commands every login bash runs",
+    ),
+    p(
+        Shape::File(".bash_login"),
+        Guard::Ask,
+        "commands every login bash runs",
+    ),
+    p(
+        Shape::File(".bash_logout"),
+        Guard::Ask,
+        "commands bash runs on logout",
+    ),
+    p(
+        Shape::File(".profile"),
+        Guard::Ask,
+        "commands every login shell runs",
+    ),
+    p(
+        Shape::File(".zshrc"),
+        Guard::Ask,
+        "commands every interactive zsh runs",
+    ),
+    p(
+        Shape::File(".zshenv"),
+        Guard::Ask,
+        "commands every zsh runs, scripts included",
+    ),
+    p(
+        Shape::File(".zprofile"),
+        Guard::Ask,
+        "commands every login zsh runs",
+    ),
+    p(
+        Shape::File(".zlogin"),
+        Guard::Ask,
+        "commands every login zsh runs",
+    ),
+    p(
+        Shape::SubDir(".config", "fish"),
+        Guard::Ask,
+        "commands every fish shell runs",
+    ),
+    p(
+        Shape::File(".gitconfig"),
+        Guard::Ask,
+        "git's user configuration (hooks path, fsmonitor, aliases, credential helpers)",
+    ),
+    p(
+        Shape::SubDir(".config", "git"),
+        Guard::Ask,
+        "git's user configuration (hooks path, fsmonitor, aliases, credential helpers)",
+    ),
+    p(
+        Shape::Dir(".ssh"),
+        Guard::Ask,
+        "ssh keys, authorized_keys and the ssh config (ProxyCommand runs programs)",
+    ),
+    p(
+        Shape::SubDir(".local", "bin"),
+        Guard::Ask,
+        "programs found on PATH before the system's",
+    ),
+    p(
+        Shape::SubDir(".config", "autostart"),
+        Guard::Ask,
+        "programs the desktop session starts on login",
+    ),
+    p(
+        Shape::SubDir(".config", "systemd"),
+        Guard::Ask,
+        "user services systemd starts",
+    ),
 ];
 
 impl Protected {
@@ -395,6 +482,37 @@ pub fn protected(rel: &Path) -> Option<&'static Protected> {
     PROTECTED.iter().find(|e| e.matches(&comps))
 }
 
+/// The git directory (by its shape, as git itself finds one: a `HEAD`
+/// file beside `objects/` and `refs/` directories) that holds `abs`, when
+/// one does below or at `root` and is not named `.git` (those are
+/// protected by name). A `.git` *file* (`gitdir: gd`) makes `gd` the
+/// repository's git directory; a bare repository committed in the tree is
+/// one for any git run inside it. Either way its `hooks/` and `config` run
+/// programs, so it is protected as `.git/` is. A few `lstat`s per ancestor.
+pub fn git_dir_holding(root: &Path, abs: &Path) -> Option<std::path::PathBuf> {
+    let is_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    let mut cur = abs;
+    loop {
+        if !cur.starts_with(root) {
+            return None;
+        }
+        let named_git = cur
+            .file_name()
+            .is_some_and(|n| n.eq_ignore_ascii_case(".git"));
+        if !named_git
+            && std::fs::symlink_metadata(cur.join("HEAD")).is_ok_and(|m| m.is_file())
+            && is_dir(&cur.join("objects"))
+            && is_dir(&cur.join("refs"))
+        {
+            return Some(cur.to_path_buf());
+        }
+        if cur == root {
+            return None;
+        }
+        cur = cur.parent()?;
+    }
+}
+
 /// A sentence saying why `rel` is protected.
 pub fn describe(rel: &Path, e: &Protected) -> String {
     format!(
@@ -429,6 +547,17 @@ mod tests {
             ".claude/settings.json",
             "app.code-workspace",
             ".husky/pre-commit",
+            ".bashrc",
+            ".ZSHRC",
+            ".profile",
+            ".gitconfig",
+            ".config/git/config",
+            ".ssh/authorized_keys",
+            ".ssh/config",
+            ".local/bin/git",
+            ".config/systemd/user/x.service",
+            ".config/autostart/x.desktop",
+            ".config/fish/config.fish",
         ] {
             assert_eq!(guard(p), Some(Guard::Ask), "{p}");
         }
@@ -442,6 +571,9 @@ mod tests {
             "a/.git/HEAD",
             ".wrench/x",
             "a/.wrench-tmp-1",
+            ".config/wrench/config.toml",
+            ".Config/Wrench/new.toml",
+            ".config/wrench",
         ] {
             assert_eq!(guard(p), Some(Guard::Refuse), "{p}");
         }
@@ -461,6 +593,12 @@ mod tests {
             ".code-workspace",
             "docs/.gitignore",
             ".gitignore",
+            ".config/other/x",
+            "bin/tool",
+            "local/bin/x",
+            "bashrc",
+            ".bashrc.example",
+            "ssh/config",
         ] {
             assert_eq!(guard(p), None, "{p}");
         }

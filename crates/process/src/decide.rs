@@ -63,15 +63,56 @@ pub fn decide(ctx: &Context) -> ToolResult<Decision> {
 
 /// The sandbox spec of this call: the workspace around the protected
 /// names, the session temp dir, temp and cache dirs; the state dir and the
-/// socket dir read-only.
+/// socket dir read-only; what the `read(GLOB)`/`edit(GLOB)` deny and ask
+/// rules cover, hidden or read-only ([`crate::covers`]).
 pub fn spec(ctx: &Context, network: bool) -> ToolResult<Spec> {
+    spec_named(ctx, network, &crate::covers::Named::default())
+}
+
+/// [`spec`] for a command that names `named` (absolute paths its
+/// authorized plan reads or writes): those are left uncovered
+/// ([`crate::covers::plan_except`]).
+pub fn spec_named(ctx: &Context, network: bool, named: &crate::covers::Named) -> ToolResult<Spec> {
     let tmp = ctx.session.subdir("tmp")?;
-    Ok(spec_from(
-        &ctx.root,
-        ctx.session.workspace_dir(),
-        &tmp,
-        network,
-    ))
+    let mut s = spec_from(&ctx.root, ctx.session.workspace_dir(), &tmp, network);
+    // The read/edit rules on the files the command never names.
+    if let Some(rules) = ctx.gate().command_paths() {
+        // The root as the rules know it (they match paths under it).
+        s.covers =
+            crate::covers::plan_except(&ctx.root, &*rules, crate::covers::MAX_COVER_WALK, named);
+    }
+    // wrench's own configuration (a workspace that holds it: a home
+    // directory, a `WRENCH_CONFIG` in the tree) stays read-only.
+    for p in ctx.config.own_paths() {
+        if let Ok(real) = std::fs::canonicalize(&p)
+            && !s.read_only.contains(&real)
+        {
+            s.read_only.push(real);
+        }
+    }
+    // A `.git` file (`gitdir: gd`) makes `gd` this work tree's git
+    // directory: read-only as `.git/` is (its hooks and config run).
+    if let Some(g) = git_dir_named_by_git_file(&ctx.root)
+        && !s.covers.freeze.iter().any(|f| g.starts_with(f))
+    {
+        s.covers.freeze.push(g);
+    }
+    Ok(s)
+}
+
+/// The git directory a `.git` file at `root` names (`gitdir: X`), when it
+/// is inside the root (canonical).
+fn git_dir_named_by_git_file(root: &Path) -> Option<PathBuf> {
+    let f = root.join(".git");
+    let m = std::fs::symlink_metadata(&f).ok()?;
+    if !m.is_file() || m.len() > 4096 {
+        return None;
+    }
+    let text = std::fs::read_to_string(&f).ok()?;
+    let target = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+    let real = std::fs::canonicalize(root.join(target)).ok()?;
+    let root = std::fs::canonicalize(root).ok()?;
+    (real.starts_with(&root) && real != root).then_some(real)
 }
 
 /// [`spec`] from its parts (also used by the PTY holder, which sandboxes
@@ -110,6 +151,16 @@ pub fn for_call_with(
     ctx: &Context,
     extra_writable: &[PathBuf],
 ) -> ToolResult<(Option<Prepared>, Option<String>)> {
+    for_call_named(ctx, extra_writable, &crate::covers::Named::default())
+}
+
+/// [`for_call_with`] for a command whose authorized plan names `named`
+/// (see [`spec_named`]).
+pub fn for_call_named(
+    ctx: &Context,
+    extra_writable: &[PathBuf],
+    named: &crate::covers::Named,
+) -> ToolResult<(Option<Prepared>, Option<String>)> {
     let d = decide(ctx)?;
     if !d.on {
         return Ok((None, None));
@@ -124,7 +175,7 @@ pub fn for_call_with(
             )),
         ));
     }
-    let mut s = spec(ctx, d.network)?;
+    let mut s = spec_named(ctx, d.network, named)?;
     s.writable.extend(
         extra_writable
             .iter()

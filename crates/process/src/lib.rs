@@ -17,6 +17,8 @@
 //! - [`proc`]: reading `/proc`.
 //! - [`sockmask`]: the unix sockets by path a sandboxed command must not
 //!   reach, covered in a private mount namespace.
+//! - [`covers`]: the `read(GLOB)`/`edit(GLOB)` rules held in that
+//!   namespace on the files a command never names.
 //! - [`sockdir`]: the short private directory for unix sockets, and the
 //!   peer check (uid, `no_new_privs`) on each connection.
 //! - [`which`]: a program wrench starts, found on the absolute `PATH`
@@ -33,6 +35,7 @@
 #![warn(missing_docs)]
 
 pub mod cgroup;
+pub mod covers;
 pub mod decide;
 pub mod group;
 pub mod netfilter;

@@ -129,6 +129,23 @@ pub const AUTO_RUN_NAMES: &[&str] = &[
     "mise.local.toml",
     ".mise.local.toml",
     ".config/mise/",
+    ".config/wrench/",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".config/fish/",
+    ".gitconfig",
+    ".config/git/",
+    ".ssh/",
+    ".local/bin/",
+    ".config/autostart/",
+    ".config/systemd/",
     ".tool-versions",
     ".cargo/config.toml/",
     ".cargo/config/",
@@ -256,6 +273,9 @@ pub struct Spec {
     /// stay reachable (see [`crate::sockmask`]); every other socket file
     /// is covered with network off.
     pub own_tmp: Vec<PathBuf>,
+    /// What the `read(GLOB)`/`edit(GLOB)` rules cover in the workspace,
+    /// held in the command's mount namespace ([`crate::covers`]).
+    pub covers: crate::covers::Covers,
 }
 
 impl Spec {
@@ -295,6 +315,7 @@ impl Spec {
             read_only,
             network,
             own_tmp,
+            covers: crate::covers::Covers::default(),
         }
     }
 }
@@ -688,6 +709,7 @@ pub fn prepare(spec: &Spec) -> ToolResult<Prepared> {
     }
     let (net_filter, network) = network_rules(spec.network);
     let (mask, sockets) = socket_mask(spec, abi_v)?;
+    let (mask, sockets) = with_covers(spec, mask, sockets)?;
     let mut description = format!(
         "landlock ABI {abi_v}: read everywhere; write in the workspace except {} protected names ({} ...: those of docs/TOOLS.md), and no new entry directly in its root, the session temp dir, the temp dirs and package caches; the state dir read-only; {network}; {sockets}",
         spec.read_only_names.len(),
@@ -754,6 +776,35 @@ fn socket_mask(spec: &Spec, abi_v: i64) -> ToolResult<(Option<crate::sockmask::M
             "the sandbox (workspace-write, network off) is on, but {n} unix sockets outside it (ssh-agent, docker.sock, D-Bus...) would stay reachable: {why}; refusing to run the command. Allow user namespaces, or set [sandbox] mode = \"off\" to run without the sandbox"
         ))),
     }
+}
+
+/// `mask` with the mounts of the rules' covers ([`crate::covers`]), and the
+/// note. Covers need a private mount namespace: without one, refuses (kind
+/// `unsupported`) rather than run a command the rules cannot hold.
+fn with_covers(
+    spec: &Spec,
+    mask: Option<crate::sockmask::Mask>,
+    note: String,
+) -> ToolResult<(Option<crate::sockmask::Mask>, String)> {
+    let c = &spec.covers;
+    if c.is_empty() {
+        let note = if c.cut {
+            format!("{note}; {}", c.describe())
+        } else {
+            note
+        };
+        return Ok((mask, note));
+    }
+    let mode = crate::sockmask::namespaces().map_err(|why| {
+        ToolError::unsupported(format!(
+            "read/edit rules cover files in the workspace that a command could reach without naming them, and the sandbox holds them in a private mount namespace, but {why}; refusing to run the command. Allow user namespaces, or remove the read(...)/edit(...) deny and ask rules"
+        ))
+    })?;
+    let mask = mask
+        .unwrap_or_else(|| crate::sockmask::Mask::new(Vec::new(), mode, Vec::new()))
+        .in_mode(mode)
+        .with_covers(c);
+    Ok((Some(mask), format!("{note}; {}", c.describe())))
 }
 
 /// The socket filter for `network` (None when allowed or unavailable) and

@@ -30,6 +30,7 @@ fn workspace() -> (tempfile::TempDir, Spec) {
         read_only: vec![],
         network: false,
         own_tmp: vec![],
+        covers: Default::default(),
     };
     (dir, spec)
 }

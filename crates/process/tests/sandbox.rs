@@ -83,6 +83,7 @@ fn spec(f: &Fixture) -> Spec {
         read_only: vec![f.state.clone(), f.home.join(".cargo/bin")],
         network: false,
         own_tmp: vec![],
+        covers: Default::default(),
     }
 }
 

@@ -209,7 +209,21 @@ pub fn prepare(
             Some("sandbox: none (escape_sandbox, approved for this call only)".to_string()),
         )
     } else {
-        sandbox::for_call_with(ctx, writes)?
+        // What the command names and its plan authorized (an ask rule
+        // approved) stays visible under the rules' covers.
+        let mut named = wrench_process::covers::Named::default();
+        for a in command
+            .and_then(|c| spawn_actions(c, &cwd, &ctx.root).ok())
+            .into_iter()
+            .flatten()
+        {
+            match a {
+                Action::Read { path } => named.reads.push(path),
+                Action::Write { path, .. } | Action::Delete { path } => named.writes.push(path),
+                _ => {}
+            }
+        }
+        sandbox::for_call_named(ctx, writes, &named)?
     };
     if sandbox.is_some() {
         let tmp = ctx.session.subdir("tmp")?;

@@ -94,6 +94,8 @@ struct Args {
     cwd: PathBuf,
     /// Sandbox the program: (root, state dir, temp dir, network).
     sandbox: Option<(PathBuf, PathBuf, PathBuf, bool)>,
+    /// What the read/edit rules cover (planned by the terminal tool).
+    covers: wrench_process::covers::Covers,
     program: Vec<String>,
 }
 
@@ -103,6 +105,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
     let mut cols = 80u16;
     let mut cwd = None;
     let mut sandbox = None;
+    let mut covers = wrench_process::covers::Covers::default();
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
@@ -116,6 +119,14 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             "--rows" => rows = val()?.parse().map_err(|_| "bad --rows".to_string())?,
             "--cols" => cols = val()?.parse().map_err(|_| "bad --cols".to_string())?,
             "--cwd" => cwd = Some(PathBuf::from(val()?)),
+            "--hide-file" => covers.hide_files.push(PathBuf::from(val()?)),
+            "--hide-dir" => covers.hide_dirs.push(PathBuf::from(val()?)),
+            "--freeze" => covers.freeze.push(PathBuf::from(val()?)),
+            "--covers-cut" => {
+                covers.cut = true;
+                i += 1;
+                continue;
+            }
             "--sandbox" => {
                 let part = |k: usize| {
                     args.get(i + k)
@@ -137,6 +148,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
                     cols,
                     cwd: cwd.ok_or("--cwd is required")?,
                     sandbox,
+                    covers,
                     program: args[i + 1..].to_vec(),
                 });
             }
@@ -315,9 +327,11 @@ fn run(args: &[String]) -> Result<(), String> {
     }
     let mut sb = match &a.sandbox {
         Some((root, state, tmp, network)) => Some(
-            wrench_process::sandbox::prepare(&crate::sandbox::spec_from(
-                root, state, tmp, *network,
-            ))
+            wrench_process::sandbox::prepare(&{
+                let mut s = crate::sandbox::spec_from(root, state, tmp, *network);
+                s.covers = a.covers.clone();
+                s
+            })
             .map_err(|e| e.message)?,
         ),
         None => None,

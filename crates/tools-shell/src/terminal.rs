@@ -341,6 +341,34 @@ pub async fn start(args: &BashArgs, ctx: &Context) -> ToolResult<ToolOutput> {
             .arg(ctx.session.workspace_dir())
             .arg(ctx.session.subdir("tmp")?)
             .arg(if d.network { "1" } else { "0" });
+        // The read/edit rules' covers, made again in the holder's child.
+        if let Some(rules) = ctx.gate().command_paths() {
+            let c = wrench_process::covers::plan(
+                &ctx.root,
+                &*rules,
+                wrench_process::covers::MAX_COVER_WALK,
+            );
+            for (flag, list) in [
+                ("--hide-file", &c.hide_files),
+                ("--hide-dir", &c.hide_dirs),
+                ("--freeze", &c.freeze),
+            ] {
+                for p in list {
+                    // The holder's arguments are UTF-8: a covered path that
+                    // is not cannot be passed, so the terminal does not start.
+                    let p = p.to_str().ok_or_else(|| {
+                        ToolError::unsupported(format!(
+                            "a read/edit rule covers {}, whose name is not UTF-8, and a sandboxed terminal cannot be told to hide it; rename it or run the command with bash",
+                            p.display()
+                        ))
+                    })?;
+                    cmd.arg(flag).arg(p);
+                }
+            }
+            if c.cut {
+                cmd.arg("--covers-cut");
+            }
+        }
     }
     cmd.arg("--")
         .arg(&prep.bash)

@@ -85,6 +85,8 @@ pub struct Mask {
     /// Also a new network namespace (abstract sockets are per network
     /// namespace): for network off where Landlock cannot scope them.
     new_net: bool,
+    /// The mounts that make the read and edit rules hold ([`crate::covers`]).
+    covers: Vec<crate::covers::Op>,
 }
 
 impl Mask {
@@ -103,7 +105,21 @@ impl Mask {
             gid_map: format!("{gid} {gid} 1\n").into_bytes(),
             env,
             new_net: false,
+            covers: Vec::new(),
         }
+    }
+
+    /// The same mask in namespace `mode` (the one [`namespaces`] found).
+    pub fn in_mode(mut self, mode: NsMode) -> Mask {
+        self.mode = mode;
+        self
+    }
+
+    /// Also make the mounts of `covers` (see [`crate::covers`]), before the
+    /// socket covers.
+    pub fn with_covers(mut self, covers: &crate::covers::Covers) -> Mask {
+        self.covers = crate::covers::ops(covers);
+        self
     }
 
     /// Also unshare the network namespace: the host's abstract unix
@@ -135,7 +151,7 @@ impl Mask {
     /// reach it either) is skipped; any other failure is an error, and the
     /// command does not run.
     pub fn apply(&self) -> std::io::Result<()> {
-        if self.targets.is_empty() && !self.new_net {
+        if self.targets.is_empty() && !self.new_net && self.covers.is_empty() {
             return Ok(());
         }
         let last = std::io::Error::last_os_error;
@@ -170,6 +186,9 @@ impl Mask {
         if r != 0 {
             return Err(last());
         }
+        // The rules' covers first: a read-only bind of a directory is
+        // recursive, so the socket covers made after it stay on top.
+        crate::covers::apply(&self.covers)?;
         for t in &self.targets {
             // SAFETY: mount(2) with NUL-terminated strings made before the fork.
             let r = unsafe {
