@@ -83,6 +83,7 @@ fn spec(f: &Fixture) -> Spec {
         read_only: vec![f.state.clone()],
         network: false,
         own_tmp: vec![],
+        covers: Default::default(),
     }
 }
 
