@@ -649,7 +649,8 @@ fn paths_of(e: &Env, id: &str) -> Vec<String> {
 fn undo_restores_symlinks_as_links_and_directories_with_their_modes() {
     let e = Env::new();
     start(&e);
-    let outside = e.state.join("victim.txt");
+    // Outside the root, and outside wrench's state (which no command may name).
+    let outside = e.root.parent().unwrap().join("victim.txt");
     fs::write(&outside, "outside\n").unwrap();
     let victim_before = fs::metadata(&outside).unwrap();
     fs::create_dir_all(e.root.join("keep/inner")).unwrap();
@@ -722,7 +723,8 @@ fn undo_restores_symlinks_as_links_and_directories_with_their_modes() {
 fn a_file_a_command_swapped_for_a_symlink_out_of_the_root_comes_back_without_writing_through_it() {
     let e = Env::new();
     start(&e);
-    let outside = e.state.join("victim.txt");
+    // Outside the root, and outside wrench's state (which no command may name).
+    let outside = e.root.parent().unwrap().join("victim.txt");
     fs::write(&outside, "outside\n").unwrap();
     ok(
         &e,
