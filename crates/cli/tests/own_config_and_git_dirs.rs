@@ -103,7 +103,7 @@ fn own_config_home_dotfiles_and_git_dirs_by_shape_are_never_changed_without_a_pe
 }
 
 #[test]
-fn a_sandboxed_command_cannot_change_the_git_dir_a_git_file_names_nor_the_config() {
+fn a_sandboxed_command_cannot_change_a_git_dir_found_by_its_shape_nor_the_config() {
     if let Some(why) = wrench_process::sandbox::unavailable(false)
         .or_else(|| wrench_process::sockmask::namespaces().err())
     {
@@ -114,6 +114,9 @@ fn a_sandboxed_command_cannot_change_the_git_dir_a_git_file_names_nor_the_config
     // The root is a work tree whose `.git` is a file naming `gd`.
     git(&e.root, &["init", "-q", "--bare", "gd"]);
     std::fs::write(e.root.join(".git"), "gitdir: gd\n").unwrap();
+    // And a bare repository committed deeper in the tree.
+    std::fs::create_dir_all(e.root.join("vendor")).unwrap();
+    git(&e.root.join("vendor"), &["init", "-q", "--bare", "bare"]);
     std::fs::create_dir_all(e.root.join("conf")).unwrap();
     let cfg = e.root.join("conf/wcfg.toml");
     std::fs::write(&cfg, "[sandbox]\nmode = \"workspace-write\"\n").unwrap();
@@ -126,7 +129,7 @@ fn a_sandboxed_command_cannot_change_the_git_dir_a_git_file_names_nor_the_config
             "--mode",
             "yolo",
             "bash",
-            "for d in g*; do echo x > $d/hooks/post-checkout; echo x >> $d/config; done; python3 -c \"open('conf/wcfg'+'.toml','a').write('x')\"; echo ran",
+            "for d in g* vendor/b*; do echo x > $d/hooks/post-checkout; echo x >> $d/config; done; python3 -c \"open('conf/wcfg'+'.toml','a').write('x')\"; echo ran",
         ],
     )
     .env("WRENCH_CONFIG", &cfg)
@@ -138,9 +141,10 @@ fn a_sandboxed_command_cannot_change_the_git_dir_a_git_file_names_nor_the_config
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(out.contains("ran"), "{out}");
-    let gd = e.root.join("gd");
-    assert!(!gd.join("hooks/post-checkout").exists(), "{out}");
-    let config = std::fs::read_to_string(gd.join("config")).unwrap();
-    assert!(!config.ends_with("x\n"), "{config}");
+    for gd in [e.root.join("gd"), e.root.join("vendor/bare")] {
+        assert!(!gd.join("hooks/post-checkout").exists(), "{out}");
+        let config = std::fs::read_to_string(gd.join("config")).unwrap();
+        assert!(!config.ends_with("x\n"), "{config}");
+    }
     assert_eq!(std::fs::read(&cfg).unwrap(), before, "{out}");
 }

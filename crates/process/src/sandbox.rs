@@ -543,6 +543,7 @@ impl Walk<'_> {
             let Ok(rd) = std::fs::read_dir(&d) else {
                 continue;
             };
+            let mut shape = GitDirShape::default();
             for e in rd.flatten() {
                 if self.budget == 0 {
                     self.cut = true;
@@ -553,12 +554,17 @@ impl Walk<'_> {
                     return true;
                 }
                 // file_type() does not follow symlinks.
-                if e.file_type().is_ok_and(|t| t.is_dir()) {
+                let t = e.file_type().ok();
+                shape.see(&e.file_name(), t);
+                if t.is_some_and(|t| t.is_dir()) {
                     if self.is_ro_parent(&e.path()) {
                         return true;
                     }
                     stack.push(e.path());
                 }
+            }
+            if shape.is_git_dir() {
+                return true;
             }
         }
         false
@@ -587,7 +593,20 @@ impl Walk<'_> {
         let Ok(rd) = std::fs::read_dir(path) else {
             return;
         };
-        let mut entries: Vec<_> = rd.flatten().map(|e| e.file_name()).collect();
+        let mut shape = GitDirShape::default();
+        let mut entries: Vec<_> = rd
+            .flatten()
+            .map(|e| {
+                shape.see(&e.file_name(), e.file_type().ok());
+                e.file_name()
+            })
+            .collect();
+        // A git directory by its shape (a bare repository in the tree, the
+        // target of a `.git` file): its hooks and config run, so nothing in
+        // it is granted, as `.git/` is not.
+        if shape.is_git_dir() {
+            return;
+        }
         entries.sort();
         for name in entries {
             if self.is_ro_name(path, &name) {
@@ -600,6 +619,34 @@ impl Walk<'_> {
                 self.grant(cfd, cmode, &path.join(&name), false);
             }
         }
+    }
+}
+
+/// What a directory's entries say about it being a git directory, as git
+/// finds one: a `HEAD` file beside `objects/` and `refs/` directories.
+/// Learned from the entries a walk reads anyway (no system call).
+#[derive(Debug, Default)]
+struct GitDirShape {
+    head: bool,
+    objects: bool,
+    refs: bool,
+}
+
+impl GitDirShape {
+    fn see(&mut self, name: &std::ffi::OsStr, t: Option<std::fs::FileType>) {
+        let Some(t) = t else {
+            return;
+        };
+        match name.as_bytes() {
+            b"HEAD" => self.head |= t.is_file(),
+            b"objects" => self.objects |= t.is_dir(),
+            b"refs" => self.refs |= t.is_dir(),
+            _ => {}
+        }
+    }
+
+    fn is_git_dir(&self) -> bool {
+        self.head && self.objects && self.refs
     }
 }
 
