@@ -60,6 +60,11 @@
 //! the usual build output directory before a sandboxed run where a build
 //! would need it (`target/` beside `Cargo.toml`).
 //!
+//! A directory that is a git directory by its shape (a `HEAD` file beside
+//! `objects/` and `refs/`, as git finds one: a bare repository committed in
+//! the tree, the target of a `.git` file) is read-only as `.git/` is: git
+//! run inside it takes its hooks and `core.fsmonitor` from it.
+//!
 //! When the kernel lacks Landlock (or, when network is off, the network
 //! rules of ABI 4 or a mount namespace to cover the unix sockets in),
 //! [`prepare`] refuses with kind `unsupported`: a requested sandbox never
