@@ -530,6 +530,11 @@ pub fn apply_chunks<'t>(
     what: &str,
 ) -> ToolResult<UpdateResult> {
     let lines = split_lines(text);
+    // Hunks are located on the file as `read` shows it (secrets masked, the
+    // same lines): no answer depends on a secret's text, and a hunk whose
+    // lines touch one is refused.
+    let masked = crate::engine::Masked::of(text);
+    let seen = split_lines(masked.view());
     let dominant = dominant_eol(&lines);
     let final_nl = text.is_empty() || text.ends_with('\n');
     let mut out: Vec<Out> = Vec::with_capacity(lines.len() + 16);
@@ -548,8 +553,8 @@ pub fn apply_chunks<'t>(
             ]
             .iter()
             .find_map(|&t| {
-                (from..lines.len())
-                    .find(|&i| line_eq(t, lines[i].text, a))
+                (from..seen.len())
+                    .find(|&i| line_eq(t, seen[i].text, a))
                     .map(|i| (i, t))
             });
             match hit {
@@ -592,13 +597,13 @@ pub fn apply_chunks<'t>(
             };
             (p, IndentMap::Same)
         } else {
-            let mut found = locate(&lines, &old, from, c.eof, units);
+            let mut found = locate(&seen, &old, from, c.eof, units);
             // A trailing empty context line stands for the final newline.
             if found.is_none() && matches!(hunk.last(), Some(HunkLine::Context(s)) if s.is_empty())
             {
                 hunk = &hunk[..hunk.len() - 1];
                 old = old_of(hunk);
-                found = locate(&lines, &old, from, c.eof, units);
+                found = locate(&seen, &old, from, c.eof, units);
             }
             // A unified diff says where its hunk was: among several places,
             // the one at that line, else the unique nearest (as git apply).
@@ -613,6 +618,14 @@ pub fn apply_chunks<'t>(
                 }
             }
             match found {
+                Some((places, _))
+                    if places.iter().any(|&(p, _)| {
+                        let (a, z) = (seen[p].start, seen[p + old.len() - 1]);
+                        masked.overlaps(&(a..z.start + z.text.len()))
+                    }) =>
+                {
+                    return Err(crate::engine::secret_refused(what));
+                }
                 Some((places, t)) if places.len() == 1 => {
                     worst = worst.max(t);
                     let mut places = places;
@@ -622,9 +635,11 @@ pub fn apply_chunks<'t>(
                     return Err(hunk_ambiguous(&places, t, n, c, what, from));
                 }
                 None => {
-                    return Err(ToolError::no_match(hunk_miss(
-                        &lines, &old, n, c, what, from,
-                    )));
+                    let mut m = hunk_miss(&seen, &old, n, c, what, from);
+                    if masked.any() {
+                        m.push_str(&format!(" Note: {what} holds secrets wrench redacts; hunks are matched against the file as `read` shows it, so text inside a secret never matches."));
+                    }
+                    return Err(ToolError::no_match(m));
                 }
             }
         };

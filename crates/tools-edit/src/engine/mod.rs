@@ -64,10 +64,12 @@ impl Tier {
 
 mod indent;
 mod lines;
+mod mask;
 mod render;
 
 pub use indent::{IndentMap, Unit};
 pub use lines::{Line, decode_unicode_escapes, dominant_eol, fold, fold_char, split_lines, split3};
+pub use mask::{Masked, secret_refused};
 pub use render::{Adapter, Drift, Step, diff_steps, drift};
 
 /// Whether file line `f` matches pattern line `p` at a whole-line tier, with
@@ -293,12 +295,16 @@ const LADDER: [Tier; 5] = [
 ];
 
 fn replace_ladder(
-    text: &str,
+    real: &str,
     old: &str,
     new: &str,
     replace_all: bool,
     what: &str,
 ) -> ToolResult<Applied> {
+    // Matching, hints and closest lines see the file as `read` shows it:
+    // secrets masked (see `mask`).
+    let masked = Masked::of(real);
+    let text = masked.view();
     let lines = split_lines(text);
     let dominant = dominant_eol(&lines);
     let new_lf = new.replace("\r\n", "\n");
@@ -324,9 +330,25 @@ fn replace_ladder(
         if cands.is_empty() {
             continue;
         }
+        if cands.iter().any(|c| masked.overlaps(&(c.start..c.end))) {
+            return Err(secret_refused(what));
+        }
         if cands.len() > 1 && !replace_all {
             return Err(ambiguous(&cands, tier, what));
         }
+        let cands: Vec<Candidate> = cands
+            .into_iter()
+            .map(|c| {
+                let start = masked.to_real(c.start);
+                Candidate {
+                    start,
+                    end: masked.to_real(c.end).max(start),
+                    line: c.line,
+                    map: c.map,
+                }
+            })
+            .collect();
+        let text = real;
         let mut out = String::with_capacity(text.len() + new.len());
         let mut at = 0;
         let mut notes = Notes::default();
@@ -357,9 +379,13 @@ fn replace_ladder(
             adapted,
         });
     }
-    Err(ToolError::no_match(no_match_message(
-        text, &lines, &old_lf, &new_lf, what,
-    )))
+    let mut m = no_match_message(text, &lines, &old_lf, &new_lf, what);
+    if masked.any() {
+        m.push_str(&format!(
+            " Note: {what} holds secrets wrench redacts; old_string is matched against the file as `read` shows it, so text inside a secret never matches."
+        ));
+    }
+    Err(ToolError::no_match(m))
 }
 
 fn ambiguous(cands: &[Candidate], tier: Tier, what: &str) -> ToolError {
