@@ -261,8 +261,10 @@ fn run_patch(
                         let diff = diff_to(&to_shown);
                         diffs.push_str(&diff.text);
                         lines.push(format!(
-                            "R {shown} -> {to_shown} (+{} -{})",
-                            diff.added, diff.removed
+                            "R {shown} -> {to_shown} (+{} -{}){}",
+                            diff.added,
+                            diff.removed,
+                            coarse_note(&diff)
                         ));
                         paths.push(shown);
                         paths.push(to_shown);
@@ -296,7 +298,7 @@ fn run_patch(
                         } else {
                             format!(", {}", d.encoding.name())
                         };
-                        lines.push(format!("M {shown} (+{a} -{r}{enc})"));
+                        lines.push(format!("M {shown} (+{a} -{r}{enc}){}", coarse_note(&diff)));
                         paths.push(shown);
                         tx.push(Change::Write {
                             target: t,
@@ -415,5 +417,14 @@ impl Tool for ApplyPatch {
         let p = parse(&args)?;
         let expected = Expected::of(&args, &p, ctx)?;
         run_patch(ctx, &auth, &p, &expected, args.dry_run)
+    }
+}
+
+/// "; the diff was cut ..." after a file's line when its diff was coarse.
+fn coarse_note(d: &crate::diff::FileDiff) -> String {
+    if d.coarse {
+        format!("; {}", crate::diff::COARSE_NOTE)
+    } else {
+        String::new()
     }
 }

@@ -284,6 +284,9 @@ pub fn change_known_file(
         "Edited {shown}: {} (+{} -{})",
         change.detail, diff.added, diff.removed
     );
+    if diff.coarse {
+        summary.push_str(&format!("; {}", crate::diff::COARSE_NOTE));
+    }
     if let Some(t) = change.tier.filter(|t| *t != Tier::Exact) {
         summary.push_str(&format!("; {}", t.describe()));
     }

@@ -25,8 +25,7 @@
 //! to the file as `edit` adapts them (the copied-lines rule of the engine).
 
 use crate::engine::{
-    Adapter, IndentMap, Line, Step, Tier, Units, dominant_eol, drift, nearest, split_lines,
-    window_map,
+    Adapter, IndentMap, Line, Step, Tier, Units, dominant_eol, drift, split_lines, window_map,
 };
 use std::borrow::Cow;
 
@@ -784,7 +783,12 @@ fn hunk_miss(
     for p in pat.iter().take(crate::engine::NEAREST_SHOW_LINES) {
         m.push_str(&format!("  {p}\n"));
     }
-    if let Some((start, len)) = nearest(lines, pat) {
+    let (near, cut) = crate::engine::nearest_bounded(lines, pat);
+    if cut {
+        m.push_str(crate::engine::nearest_cut_note().trim_start());
+        m.push('\n');
+    }
+    if let Some((start, len)) = near {
         let shown = len.min(crate::engine::NEAREST_SHOW_LINES);
         m.push_str(&format!(
             "The closest lines in the file are {}-{}:\n",

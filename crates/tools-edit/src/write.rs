@@ -141,7 +141,7 @@ impl Tool for Write {
         let checked = syntax(&shown, &old_text, &new_text);
         let diff = crate::diff::file_diff(&shown, &shown, &old_text, &new_text);
         let (a, r) = (diff.added, diff.removed);
-        let summary = match &cur {
+        let mut summary = match &cur {
             None => {
                 let n = new_text.lines().count();
                 format!(
@@ -152,6 +152,9 @@ impl Tool for Write {
             Some(_) if new_text.is_empty() => format!("Emptied {shown} (-{r} lines)"),
             Some(_) => format!("Overwrote {shown} (+{a} -{r})"),
         };
+        if diff.coarse {
+            summary.push_str(&format!("; {}", crate::diff::COARSE_NOTE));
+        }
         let out = edit_output(EditData {
             summary,
             diff: diff.text,
