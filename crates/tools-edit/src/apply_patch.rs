@@ -126,7 +126,15 @@ fn plan_ops(p: &patch::Patch<'_>, mut base: ActionPlan, ctx: &Context) -> ToolRe
                     ws.resolve_for_write(m)?
                         .plan_write(&ws, &mut base, Risk::Low);
                 }
-                None => t.plan_write(&ws, &mut base, Risk::Low),
+                None => {
+                    let Op::Update { chunks, .. } = op else {
+                        continue;
+                    };
+                    let risk = crate::common::planned_risk(ctx, op.path(), |old| {
+                        patch::apply_update(old, chunks, op.path()).map(|r| r.text)
+                    });
+                    t.plan_write(&ws, &mut base, risk)
+                }
             },
         }
     }

@@ -7,7 +7,7 @@ use crate::engine::{Masked, Tier, fold_char, secret_refused, split_lines};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wrench_core::{
-    Access, ActionPlan, Authorized, Context, Effect, Risk, Tool, ToolError, ToolOutput, ToolResult,
+    Access, ActionPlan, Authorized, Context, Effect, Tool, ToolError, ToolOutput, ToolResult,
     ToolSpec,
 };
 
@@ -155,7 +155,10 @@ impl Tool for DeleteRange {
         base: ActionPlan,
         ctx: &Context,
     ) -> ToolResult<ActionPlan> {
-        plan_write(base, ctx, &args.path, Risk::Low)
+        let risk = crate::common::planned_risk(ctx, &args.path, |t| {
+            delete_range(t, &args.start_anchor, &args.end_anchor, &args.path).map(|c| c.text)
+        });
+        plan_write(base, ctx, &args.path, risk)
     }
 
     async fn run(

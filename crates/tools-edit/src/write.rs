@@ -76,17 +76,21 @@ impl Tool for Write {
         ctx: &Context,
     ) -> ToolResult<ActionPlan> {
         expected_sha256(args.expected_sha256.as_deref(), "")?;
-        let emptying = args.content.is_empty()
-            && workspace(ctx)
-                .and_then(|ws| ws.metadata(&args.path))
-                .map(|(m, _)| m.len() > 0)
-                .unwrap_or(false);
-        plan_write(
-            base,
-            ctx,
-            &args.path,
-            if emptying { Risk::High } else { Risk::Low },
-        )
+        // Emptying or nearly emptying a file is High, as for every change
+        // tool (common::change_risk); a file planning cannot decode counts
+        // by its size.
+        let risk = match crate::common::plan_text(ctx, &args.path) {
+            Some(old) => crate::common::change_risk(&old, &args.content),
+            None => {
+                let emptying = args.content.is_empty()
+                    && workspace(ctx)
+                        .and_then(|ws| ws.metadata(&args.path))
+                        .map(|(m, _)| m.len() > 0)
+                        .unwrap_or(false);
+                if emptying { Risk::High } else { Risk::Low }
+            }
+        };
+        plan_write(base, ctx, &args.path, risk)
     }
 
     async fn run(
