@@ -618,10 +618,13 @@ pub fn apply_chunks<'t>(
             }
             match found {
                 Some((places, _))
-                    if places.iter().any(|&(p, _)| {
-                        let (a, z) = (seen[p].start, seen[p + old.len() - 1]);
-                        masked.overlaps(&(a..z.start + z.text.len()))
-                    }) =>
+                    if masked.any()
+                        && places.iter().any(|&(p, _)| {
+                            let end = (p + old.len()).min(seen.len());
+                            seen[p.min(end)..end]
+                                .iter()
+                                .any(|l| masked.overlaps(&(l.start..l.start + l.text.len())))
+                        }) =>
                 {
                     return Err(crate::engine::secret_refused(what));
                 }
