@@ -555,6 +555,24 @@ impl Workspace {
     /// (through in-root symlinks, refusing any that lead out and dangling
     /// ones), then the protected-path check on both the given and the real path.
     pub fn resolve_for_write(&self, p: &str) -> ToolResult<WriteTarget> {
+        self.resolve_change(p, true).map(|(t, _)| t)
+    }
+
+    /// Resolve `p` for removing or renaming the directory entry itself, as
+    /// `rm` and `mv` do: like [`Workspace::resolve_for_write`], but a
+    /// symlink at the leaf is not followed (its `real_rel` is the link's
+    /// own real path). The bool is true when the entry is a symlink.
+    pub fn resolve_entry_for_change(&self, p: &str) -> ToolResult<(WriteTarget, bool)> {
+        self.resolve_change(p, false)
+    }
+
+    /// What is at `t.real_rel` now, not following a symlink (None: nothing).
+    pub fn entry_stamp(&self, t: &WriteTarget) -> ToolResult<Option<FileStamp>> {
+        let (parent, name) = split_parent(&t.real_rel)?;
+        self.open_write_dir(&parent, false)?.stamp(&name)
+    }
+
+    fn resolve_change(&self, p: &str, follow_leaf: bool) -> ToolResult<(WriteTarget, bool)> {
         let resolved = self.resolve(p)?;
         if resolved.rel.as_os_str().is_empty() {
             return Err(ToolError::invalid_args(
@@ -617,12 +635,14 @@ impl Workspace {
         }
         let mut real_rel = real_parent.join(&name);
         let mut exists = false;
+        let mut link = false;
         if existing == comps.len()
             && let Some(dir) = &parent_fd
             && let Some(st) = lstat_at(dir.as_raw_fd(), &name)?
         {
             exists = true;
-            if is_kind(&st, libc::S_IFLNK) {
+            link = is_kind(&st, libc::S_IFLNK);
+            if link && follow_leaf {
                 let r = Resolved {
                     abs: self.root().join(&real_rel),
                     rel: real_rel.clone(),
@@ -645,11 +665,14 @@ impl Workspace {
                 resolved.display_rel()
             )));
         }
-        Ok(WriteTarget {
-            resolved,
-            real_rel,
-            exists,
-        })
+        Ok((
+            WriteTarget {
+                resolved,
+                real_rel,
+                exists,
+            },
+            link,
+        ))
     }
 
     /// Open the directory `rel` (a real, root-relative path) for changes,

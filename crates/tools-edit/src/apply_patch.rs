@@ -118,7 +118,12 @@ fn plan_ops(p: &patch::Patch<'_>, mut base: ActionPlan, ctx: &Context) -> ToolRe
     for op in &p.ops {
         let t = ws.resolve_for_write(op.path())?;
         match op {
-            Op::Delete { .. } => t.plan_delete(&ws, &mut base),
+            Op::Delete { .. } => {
+                t.plan_delete(&ws, &mut base);
+                ws.resolve_entry_for_change(op.path())?
+                    .0
+                    .plan_delete(&ws, &mut base);
+            }
             Op::Add { .. } => t.plan_write(&ws, &mut base, Risk::Low),
             Op::Update { move_to, .. } => match move_to {
                 Some(m) => {
@@ -201,6 +206,10 @@ fn run_patch(
                 });
             }
             Op::Delete { path } => {
+                // The entry named is removed, as `rm` does: a symlink is
+                // removed as the link, never its target (whose read
+                // evidence is still required).
+                let (entry, link) = guard.resolve_entry(path)?;
                 let t = guard.resolve(path)?;
                 claim(&t)?;
                 let shown = t.display();
@@ -209,6 +218,23 @@ fn run_patch(
                         "Delete File {shown}: no such file; nothing was changed"
                     )));
                 };
+                if link {
+                    claim(&entry)?;
+                    let Some(stamp) = guard.workspace().entry_stamp(&entry)? else {
+                        return Err(ToolError::stale(format!(
+                            "Delete File {shown}: the symlink was removed since it was checked; nothing was changed"
+                        )));
+                    };
+                    lines.push(format!(
+                        "D {shown} (the symlink itself, as rm does; the file it points to is kept)"
+                    ));
+                    paths.push(shown);
+                    tx.push(Change::Delete {
+                        target: entry,
+                        expect: stamp,
+                    });
+                    continue;
+                }
                 let old = text::decode(&cur.bytes, &shown)
                     .map(|d| d.text)
                     .unwrap_or_default();

@@ -104,7 +104,18 @@ impl<'a> MutationGuard<'a> {
     /// Resolve a path for a change (confinement, protected paths, and
     /// wrench's state dir if it lies inside the root).
     pub fn resolve(&self, p: &str) -> ToolResult<WriteTarget> {
-        let t = self.ws.resolve_for_write(p)?;
+        self.in_bounds(self.ws.resolve_for_write(p)?)
+    }
+
+    /// [`MutationGuard::resolve`] for removing or renaming the entry
+    /// itself (a symlink at the leaf is not followed; see
+    /// [`Workspace::resolve_entry_for_change`]). The bool: it is a symlink.
+    pub fn resolve_entry(&self, p: &str) -> ToolResult<(WriteTarget, bool)> {
+        let (t, link) = self.ws.resolve_entry_for_change(p)?;
+        Ok((self.in_bounds(t)?, link))
+    }
+
+    fn in_bounds(&self, t: WriteTarget) -> ToolResult<WriteTarget> {
         let real = t.real_abs(self.ws);
         if let Some(base) = self
             .ctx
