@@ -453,7 +453,7 @@ impl WriteDir {
         let mut n = 0;
         for e in rd.flatten() {
             let name = e.file_name();
-            if !name.as_bytes().starts_with(TEMP_PREFIX.as_bytes()) {
+            if !is_wrench_temp_name(name.as_bytes()) {
                 continue;
             }
             if let Ok(Some(st)) = lstat_at(self.raw_fd(), &name)
@@ -530,6 +530,21 @@ fn getrandom_sys(buf: &mut [u8]) -> std::io::Result<()> {
         return Err(std::io::Error::last_os_error());
     }
     Ok(())
+}
+
+/// Whether `name` is exactly a name wrench gives its own temp files:
+/// [`TEMP_PREFIX`], an optional `bak-` or `lnk-` (backups, checkpoint
+/// links), then 16 lowercase hex digits. Only these are swept as stale; a
+/// user's `.wrench-tmp-notes` is not wrench's to delete.
+pub fn is_wrench_temp_name(name: &[u8]) -> bool {
+    let Some(rest) = name.strip_prefix(TEMP_PREFIX.as_bytes()) else {
+        return false;
+    };
+    let hex = rest
+        .strip_prefix(b"bak-")
+        .or_else(|| rest.strip_prefix(b"lnk-"))
+        .unwrap_or(rest);
+    hex.len() == 16 && hex.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 fn hex_of(b: &[u8]) -> String {
@@ -944,7 +959,7 @@ mod tests {
     #[test]
     fn stale_temp_files_older_than_the_lock_are_cleaned() {
         let (_d, ws) = setup();
-        let stale = ws.root().join("src/.wrench-tmp-deadbeef");
+        let stale = ws.root().join("src/.wrench-tmp-00000000deadbeef");
         std::fs::write(&stale, "half").unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));
         let t = ws.resolve_for_write("src/a.txt").unwrap();
