@@ -298,8 +298,11 @@ impl WriteDir {
             let r = (|| -> std::io::Result<()> {
                 f.write_all(bytes)?;
                 if let Some(m) = mode {
+                    // The rest of the mode carries over; setuid and setgid
+                    // do not (security.md 7.1: a rewritten file must not
+                    // keep privileges granted to the old content).
                     // SAFETY: valid fd.
-                    if unsafe { libc::fchmod(f.as_raw_fd(), m & 0o7777) } != 0 {
+                    if unsafe { libc::fchmod(f.as_raw_fd(), m & KEPT_MODE_BITS) } != 0 {
                         return Err(std::io::Error::last_os_error());
                     }
                 }
@@ -531,6 +534,10 @@ fn getrandom_sys(buf: &mut [u8]) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// The mode bits a rewritten file keeps from the one it replaces: all but
+/// setuid and setgid.
+pub const KEPT_MODE_BITS: u32 = 0o7777 & !(libc::S_ISUID | libc::S_ISGID);
 
 /// Whether `name` is exactly a name wrench gives its own temp files:
 /// [`TEMP_PREFIX`], an optional `bak-` or `lnk-` (backups, checkpoint
