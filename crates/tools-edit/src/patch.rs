@@ -399,8 +399,8 @@ pub const HUNK_TIERS: [Tier; 5] = [
 
 /// Where a hunk's old lines match from `from` on, at the strictest tier
 /// that matches anywhere, with how indentation maps at each place (every
-/// place, overlapping ones too: more than one is ambiguous). With `eof`,
-/// a match at the end of the file is the only one.
+/// place, overlapping ones too: more than one is ambiguous). With `eof`
+/// (`*** End of File`), only a match ending at the file's last line counts.
 pub fn locate(
     lines: &[Line<'_>],
     pat: &[&str],
@@ -414,11 +414,14 @@ pub fn locate(
     let last_start = lines.len() - pat.len();
     for tier in HUNK_TIERS {
         let at = |i: usize| window_map(&lines[i..i + pat.len()], pat, tier, units);
-        if eof
-            && last_start >= from
-            && let Some(m) = at(last_start)
-        {
-            return Some((vec![(last_start, m)], tier));
+        // `*** End of File`: the hunk matches at the end or not at all.
+        if eof {
+            if last_start >= from
+                && let Some(m) = at(last_start)
+            {
+                return Some((vec![(last_start, m)], tier));
+            }
+            continue;
         }
         let found: Vec<(usize, IndentMap)> = (from..=last_start)
             .filter_map(|i| at(i).map(|m| (i, m)))
@@ -914,6 +917,32 @@ mod tests {
         let c = chunks(upd("@@\n-x\n+y\n*** End of File\n"));
         let r = apply_chunks("x\nmid\nx\n", &c, "f").unwrap();
         assert_eq!(r.text, "x\nmid\ny\n");
+    }
+
+    #[test]
+    fn end_of_file_refuses_a_hunk_that_matches_only_before_the_end() {
+        // (file, hunk): the old lines occur, but not at the end.
+        let cases = [
+            ("x\ny\nz\n", " x\n-y\n+Y\n*** End of File\n"),
+            ("x\ny\nz", " x\n-y\n+Y\n*** End of File\n"),
+            ("a\nb\n\n", "-a\n+A\n*** End of File\n"),
+            ("  a\nb\n", "-a\n+A\n*** End of File\n"),
+        ];
+        for (file, hunk) in cases {
+            let c = chunks(upd(&format!("@@\n{hunk}")));
+            let e = apply_chunks(file, &c, "f").unwrap_err();
+            assert_eq!(
+                e.kind,
+                wrench_core::ErrorKind::NoMatch,
+                "{file:?}: {}",
+                e.message
+            );
+        }
+        let c = chunks(upd("@@\n y\n-z\n+Z\n*** End of File\n"));
+        assert_eq!(
+            apply_chunks("x\ny\nz\n", &c, "f").unwrap().text,
+            "x\ny\nZ\n"
+        );
     }
 
     #[test]
