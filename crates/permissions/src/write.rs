@@ -595,6 +595,20 @@ impl Workspace {
     }
 
     fn resolve_change(&self, p: &str, follow_leaf: bool) -> ToolResult<(WriteTarget, bool)> {
+        // A path ending in `/`, `/.` or `/..` names a directory; lexical
+        // resolution would drop that and change a file of the same name.
+        let last = p.rsplit('/').next().unwrap_or(p);
+        if !p.is_empty() && (p.ends_with('/') || matches!(last, "." | "..")) {
+            let trimmed = p.trim_end_matches(['/', '.']);
+            return Err(ToolError::invalid_args(format!(
+                "{p:?} ends with `/`, `.` or `..`, so it names a directory, not a file; nothing was changed. Pass the file's path without the trailing part{}",
+                if trimmed.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (e.g. {trimmed:?}), or a file inside the directory")
+                }
+            )));
+        }
         let resolved = self.resolve(p)?;
         if resolved.rel.as_os_str().is_empty() {
             return Err(ToolError::invalid_args(
