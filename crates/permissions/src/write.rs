@@ -715,6 +715,18 @@ impl Workspace {
     /// creating missing components when `create` is set. Fails, never follows,
     /// when a component is (now) a symlink.
     pub fn open_write_dir(&self, rel: &Path, create: bool) -> ToolResult<WriteDir> {
+        self.open_write_dir_noting(rel, create, &mut Vec::new())
+    }
+
+    /// [`Workspace::open_write_dir`], adding to `created` each directory it
+    /// made (root-relative, parents first), so a rolled-back change can
+    /// remove them again ([`Workspace::remove_created_dirs`]).
+    pub fn open_write_dir_noting(
+        &self,
+        rel: &Path,
+        create: bool,
+        created: &mut Vec<PathBuf>,
+    ) -> ToolResult<WriteDir> {
         match open_no_symlinks(self.root_fd(), rel, libc::O_RDONLY | libc::O_DIRECTORY) {
             Ok(f) => {
                 return Ok(WriteDir {
@@ -755,6 +767,8 @@ impl Workspace {
                 if e.raw_os_error() != Some(libc::EEXIST) {
                     return Err(ToolError::from_io(cur.display(n), &e));
                 }
+            } else {
+                created.push(cur.rel.join(n));
             }
             let f = open_no_symlinks(
                 cur.raw_fd(),
@@ -768,6 +782,20 @@ impl Workspace {
             };
         }
         Ok(cur)
+    }
+
+    /// Remove the directories in `created` (as
+    /// [`Workspace::open_write_dir_noting`] listed them), deepest first,
+    /// each only if it is empty; the others stay. Never follows a symlink.
+    pub fn remove_created_dirs(&self, created: &[PathBuf]) {
+        for rel in created.iter().rev() {
+            let Ok((parent, name)) = split_parent(rel) else {
+                continue;
+            };
+            if let Ok(d) = self.open_write_dir(&parent, false) {
+                d.rmdir_if_empty(&name);
+            }
+        }
     }
 
     /// Read the current bytes and metadata of a target that exists (through

@@ -43,6 +43,9 @@ pub struct MutationGuard<'a> {
     /// patch over hundreds of files checks each against it).
     /// Dropped by every commit, which changes the evidence.
     pub(super) evidence: std::cell::RefCell<Option<BTreeMap<PathBuf, ReadEvidence>>>,
+    /// Directories the current commit created (removed again, if empty,
+    /// when it fails or rolls back).
+    pub(super) created_dirs: std::cell::RefCell<Vec<PathBuf>>,
 }
 
 /// Evidence key of a target: its real absolute path.
@@ -87,6 +90,7 @@ impl<'a> MutationGuard<'a> {
             _lock: lock,
             locked_at: SystemTime::now(),
             swept: std::cell::RefCell::new(Vec::new()),
+            created_dirs: std::cell::RefCell::new(Vec::new()),
             evidence: std::cell::RefCell::new(None),
         })
     }
