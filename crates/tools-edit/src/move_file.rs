@@ -117,6 +117,20 @@ impl Tool for MoveFile {
             }));
         }
         let expect_to = if to.exists {
+            // overwrite cannot replace a directory: name a file inside it.
+            if ws
+                .metadata(&args.destination_path)
+                .is_ok_and(|(m, _)| m.is_dir())
+            {
+                let base = std::path::Path::new(&args.source_path)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                return Err(ToolError::conflict(format!(
+                    "{ts} is a directory; nothing was moved. move_file moves a file to a file path and never replaces a directory (overwrite does not apply): pass the path of the file inside it, e.g. {}",
+                    wrench_core::frame::echo(&format!("{ts}/{base}"))
+                )));
+            }
             if !args.overwrite {
                 return Err(ToolError::conflict(format!(
                     "{ts} already exists; nothing was moved. Pass overwrite: true to replace it (after reading it), or choose another destination"

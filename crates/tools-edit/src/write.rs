@@ -111,11 +111,18 @@ impl Tool for Write {
         let target = guard.resolve(&args.path)?;
         let shown = target.display();
         let cur = guard.load_known(&target, expected.as_deref())?;
+        // A binary file (known by expected_sha256: `read` records no
+        // evidence for one) is replaced whole; its bytes are not diffed.
+        let mut was_binary = false;
         let (old_text, encoding) = match &cur {
-            Some(c) => {
-                let d = text::decode(&c.bytes, &shown)?;
-                (d.text, d.encoding)
-            }
+            Some(c) => match text::decode(&c.bytes, &shown) {
+                Ok(d) => (d.text, d.encoding),
+                Err(e) if e.kind == wrench_core::ErrorKind::Binary => {
+                    was_binary = true;
+                    (String::new(), Encoding::Utf8)
+                }
+                Err(e) => return Err(e),
+            },
             None => (String::new(), Encoding::Utf8),
         };
         let new_text = if cur.is_some() {
@@ -123,7 +130,7 @@ impl Tool for Write {
         } else {
             args.content
         };
-        if cur.is_some() && new_text == old_text {
+        if cur.is_some() && !was_binary && new_text == old_text {
             let out = edit_output(EditData {
                 summary: format!("No change: {shown} already has this content"),
                 diff: String::new(),
@@ -153,6 +160,10 @@ impl Tool for Write {
                     if n == 1 { "" } else { "s" }
                 )
             }
+            Some(_) if was_binary => format!(
+                "Overwrote the binary file {shown} with text ({} lines)",
+                new_text.lines().count()
+            ),
             Some(_) if new_text.is_empty() => format!("Emptied {shown} (-{r} lines)"),
             Some(_) => format!("Overwrote {shown} (+{a} -{r})"),
         };

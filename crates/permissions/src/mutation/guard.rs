@@ -214,6 +214,13 @@ impl<'a> MutationGuard<'a> {
     /// path and the policy lets `read` read the file.
     fn stale(&self, cur: &Current, s: Staleness) -> ToolError {
         let shown = cur.target.display();
+        // `read` shows no binary file and records no evidence for one:
+        // "read it first" would lead nowhere.
+        if matches!(s, Staleness::NotRead) && wrench_core::text::looks_binary(&cur.bytes) {
+            return ToolError::stale(format!(
+                "{shown} is a binary file, which `read` does not show, so reading it records no evidence; nothing was changed. Edit tools change text files only; to replace it with write, pass expected_sha256 with its sha256 (e.g. from `sha256sum {shown}`), or delete it with apply_patch and the same expected_sha256"
+            ));
+        }
         let diff = s
             .known_version()
             .filter(|_| self.may_show(&cur.target))
