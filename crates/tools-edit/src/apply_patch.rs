@@ -253,6 +253,15 @@ fn run_patch(
                 chunks,
             } => {
                 let t = guard.resolve(path)?;
+                // Moving a symlink moves the link (as mv does), but the
+                // hunks change the file it points to: one section cannot
+                // mean both.
+                if move_to.is_some() && guard.resolve_entry(path)?.1 {
+                    return Err(ToolError::invalid_args(format!(
+                        "Update File {}: it is a symlink, and a section with `*** Move to:` would move the link while its hunks change the file it points to; nothing was changed. Update the file it points to in one section and move the link with move_file, or leave out `*** Move to:`",
+                        t.display()
+                    )));
+                }
                 claim(&t)?;
                 let shown = t.display();
                 let Some(cur) = guard.load_known(&t, expected.get(ctx, path))? else {

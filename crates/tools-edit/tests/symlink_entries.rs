@@ -62,3 +62,16 @@ fn a_plain_file_still_moves_and_deletes_as_before() {
     );
     assert!(!f.path("moved").exists());
 }
+
+#[test]
+fn patch_update_with_move_of_a_symlink_is_refused_whole() {
+    let f = linked();
+    let e = f.err(
+        "apply_patch",
+        json!({"patch": "*** Begin Patch\n*** Update File: alias\n*** Move to: moved\n-r\n+R\n*** End Patch\n"}),
+    );
+    assert_eq!(e.kind, wrench_core::ErrorKind::InvalidArgs, "{}", e.message);
+    assert!(is_link(&f, "alias"));
+    assert_eq!(f.text("real"), "r\n");
+    assert!(!f.path("moved").exists());
+}

@@ -139,4 +139,19 @@ mod tests {
         assert_eq!(&real[m.to_real(b)..], "b\n");
         assert_eq!(m.view().lines().count(), real.lines().count());
     }
+
+    #[test]
+    fn a_multi_line_secret_keeps_its_lines_and_an_edit_after_it_keeps_its_bytes() {
+        let body = "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxKLxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo9z+40RQzuVaE8AkAFmxZzow3x+VJYKdjykkJ0iT9wCS0DRTXu269V264Vf/3jvredZiKRkgwlL9xNAwxXFg0x/XFw005UWVRIkdgcKWTjpBP2dPwVZ4WWC+9aGVd+Gyn1o0CLelf4rEjGoXbAAEgAqeGUxrcIlbjXfbcmwIDAQABAoIBAQCR";
+        let real = format!(
+            "a\r\n-----BEGIN RSA PRIVATE KEY-----\r\n{body}\r\n{body}\r\n-----END RSA PRIVATE KEY-----\r\nb\r\n"
+        );
+        let m = Masked::of(&real);
+        assert!(m.any(), "no secret found");
+        assert_eq!(m.view().split('\n').count(), real.split('\n').count());
+        assert!(!m.view().contains("MIIE"));
+        let a = super::super::replace(&real, "b", "B", false, "f").unwrap();
+        assert_eq!(a.text, real.replace("\nb\r\n", "\nB\r\n"));
+        assert_eq!(a.lines, vec![6]);
+    }
 }
