@@ -80,9 +80,16 @@ fn one(
     match hits.as_slice() {
         [i] => Ok((*i, tier)),
         [] => Err(ToolError::no_match(format!(
-            "{which} {anchor:?} matches no line of {shown}{}; copy it from the file",
+            "{which} {anchor:?} matches no line of {shown}{}; copy it from the file{}",
             if from > 0 {
                 format!(" at or after line {}", from + 1)
+            } else {
+                String::new()
+            },
+            if masked.any() {
+                format!(
+                    ". Note: {shown} holds secrets wrench redacts; anchors are matched against the file as `read` shows it, so text inside a secret never matches: anchor on the visible part of its line, or ask the user"
+                )
             } else {
                 String::new()
             }

@@ -642,7 +642,7 @@ pub fn apply_chunks<'t>(
                 None => {
                     let mut m = hunk_miss(&seen, &old, n, c, what, from);
                     if masked.any() {
-                        m.push_str(&format!(" Note: {what} holds secrets wrench redacts; hunks are matched against the file as `read` shows it, so text inside a secret never matches."));
+                        m.push_str(&format!(" Note: {what} holds secrets wrench redacts; hunks are matched against the file as `read` shows it, so text inside a secret never matches: edit around the secret, replace its whole line by anchoring on the visible parts (delete_range), or ask the user."));
                     }
                     return Err(ToolError::no_match(m));
                 }

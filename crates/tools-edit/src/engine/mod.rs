@@ -397,7 +397,7 @@ fn replace_ladder(
     let mut m = no_match_message(text, &lines, &old_lf, &new_lf, what);
     if masked.any() {
         m.push_str(&format!(
-            " Note: {what} holds secrets wrench redacts; old_string is matched against the file as `read` shows it, so text inside a secret never matches."
+            " Note: {what} holds secrets wrench redacts; old_string is matched against the file as `read` shows it, so text inside a secret never matches: edit around the secret, replace its whole line by anchoring on the visible parts (delete_range), or ask the user."
         ));
     }
     Err(ToolError::no_match(m))
