@@ -118,12 +118,11 @@ fn plan_ops(p: &patch::Patch<'_>, mut base: ActionPlan, ctx: &Context) -> ToolRe
     for op in &p.ops {
         let t = ws.resolve_for_write(op.path())?;
         match op {
-            Op::Delete { .. } => {
-                t.plan_delete(&ws, &mut base);
-                ws.resolve_entry_for_change(op.path())?
-                    .0
-                    .plan_delete(&ws, &mut base);
-            }
+            // A symlink is deleted as the link: its target is not named.
+            Op::Delete { .. } => match ws.resolve_entry_for_change(op.path())? {
+                (entry, true) => entry.plan_delete(&ws, &mut base),
+                _ => t.plan_delete(&ws, &mut base),
+            },
             Op::Add { .. } => t.plan_write(&ws, &mut base, Risk::Low),
             Op::Update { move_to, .. } => match move_to {
                 Some(m) => {

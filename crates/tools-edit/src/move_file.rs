@@ -62,11 +62,12 @@ impl Tool for MoveFile {
         let ws = workspace(ctx)?;
         let from = ws.resolve_for_write(&args.source_path)?;
         let to = ws.resolve_for_write(&args.destination_path)?;
-        from.plan_delete(&ws, &mut base);
-        // A symlink source moves as a link (the entry itself).
-        ws.resolve_entry_for_change(&args.source_path)?
-            .0
-            .plan_delete(&ws, &mut base);
+        // A symlink source moves as a link (the entry itself): its target
+        // is not deleted, so the plan does not name it.
+        match ws.resolve_entry_for_change(&args.source_path)? {
+            (entry, true) => entry.plan_delete(&ws, &mut base),
+            _ => from.plan_delete(&ws, &mut base),
+        }
         to.plan_write(
             &ws,
             &mut base,
