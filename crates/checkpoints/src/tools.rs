@@ -458,6 +458,43 @@ fn commit(
 }
 
 /// What undo does to one path.
+/// After an undo removed the files at `removed`: remove each parent
+/// directory left empty that was made at or after `since` (seconds since
+/// the epoch: the start of the oldest call undone), deepest first, so a
+/// directory a call created for them (a move into `sub/`) goes too. One
+/// that existed before, or whose birth time the file system does not
+/// keep, stays.
+fn remove_emptied_dirs<'p>(ws: &Workspace, removed: impl Iterator<Item = &'p str>, since: u64) {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for p in removed {
+        let mut cur = Path::new(p).parent();
+        while let Some(d) = cur.filter(|d| !d.as_os_str().is_empty()) {
+            if !dirs.iter().any(|x| x == d) {
+                dirs.push(d.to_path_buf());
+            }
+            cur = d.parent();
+        }
+    }
+    // Deepest first: a parent is tried after its children.
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+    for d in dirs {
+        let born = std::fs::symlink_metadata(ws.root().join(&d))
+            .ok()
+            .filter(|m| m.is_dir())
+            .and_then(|m| m.created().ok())
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|t| t.as_secs());
+        if born.is_none_or(|b| b < since) {
+            continue;
+        }
+        if let (Some(parent), Some(name)) = (d.parent(), d.file_name())
+            && let Ok(dir) = ws.open_write_dir(parent, false)
+        {
+            dir.rmdir_if_empty(name);
+        }
+    }
+}
+
 fn verb(it: &Item, dry: bool) -> &'static str {
     match (&it.to, dry) {
         (State::Absent, false) => "removed",
@@ -584,6 +621,26 @@ impl Tool for UndoTool {
                 }
                 continue;
             }
+            // A swap undo never makes is said first: `force` would not help.
+            if matches!(now, State::Dir { .. })
+                && !matches!(it.expected, Some(State::Dir { .. }))
+                && !matches!(it.to, State::Dir { .. })
+            {
+                return Err(ToolError::conflict(format!(
+                    "{shown} is now a directory that no checkpoint of this undo made; undo does not remove or replace it (force does not change that), nothing was changed. Move it away, or leave it out with paths, then undo again"
+                )));
+            }
+            let is_dir = |s: &State| matches!(s, State::Dir { .. });
+            if is_dir(&it.to) != is_dir(&now)
+                && !matches!(now, State::Absent)
+                && !matches!(it.to, State::Absent)
+            {
+                return Err(ToolError::conflict(format!(
+                    "{shown} is now {} where {} was; undo does not swap a directory for a file in one step, nothing was changed. Move it away, then undo again",
+                    now.describe(),
+                    it.to.describe()
+                )));
+            }
             let expected_ok = it.expected.as_ref().is_some_and(|e| e.same(&now));
             if !expected_ok && !a.force {
                 match &it.expected {
@@ -616,17 +673,6 @@ impl Tool for UndoTool {
                     )),
                 }
                 continue;
-            }
-            let is_dir = |s: &State| matches!(s, State::Dir { .. });
-            if is_dir(&it.to) != is_dir(&now)
-                && !matches!(now, State::Absent)
-                && !matches!(it.to, State::Absent)
-            {
-                return Err(ToolError::conflict(format!(
-                    "{shown} is now {} where {} was; undo does not swap a directory for a file in one step, nothing was changed. Move it away, then undo again",
-                    now.describe(),
-                    it.to.describe()
-                )));
             }
             if let Some(g) = &guard {
                 g.require_covered(&t, matches!(it.to, State::Absent))?;
@@ -715,6 +761,11 @@ impl Tool for UndoTool {
         };
         let mut text = if done.is_empty() && !skipped.is_empty() {
             format!("Nothing restored from {range}:\n")
+        } else if done.is_empty() && !a.paths.is_empty() && plan.items.is_empty() {
+            format!(
+                "Nothing to undo: no path {range} changed matches paths {}; `checkpoints show` lists the paths it changed.\n",
+                echo(&a.paths.join(", "))
+            )
         } else if done.is_empty() {
             format!("Nothing to undo: every path {range} changed is already as it was before it.\n")
         } else if a.dry_run {
@@ -732,6 +783,14 @@ impl Tool for UndoTool {
             post.extend(rmdirs);
             post.extend(modes);
             kept = commit(&ws, g, tx, &pre, &post)?;
+            let since = plan.checkpoints.first().map_or(u64::MAX, |c| c.time);
+            remove_emptied_dirs(
+                &ws,
+                done.iter()
+                    .filter(|(it, _)| matches!(it.to, State::Absent))
+                    .map(|(it, _)| it.path.as_str()),
+                since,
+            );
         }
         for (it, v) in done.iter().take(MAX_SHOW_PATHS) {
             text.push_str(&format!("  {v} {}\n", echo(&it.path)));

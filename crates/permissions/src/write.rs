@@ -298,8 +298,11 @@ impl WriteDir {
             let r = (|| -> std::io::Result<()> {
                 f.write_all(bytes)?;
                 if let Some(m) = mode {
+                    // The rest of the mode carries over; setuid and setgid
+                    // do not (security.md 7.1: a rewritten file must not
+                    // keep privileges granted to the old content).
                     // SAFETY: valid fd.
-                    if unsafe { libc::fchmod(f.as_raw_fd(), m & 0o7777) } != 0 {
+                    if unsafe { libc::fchmod(f.as_raw_fd(), m & KEPT_MODE_BITS) } != 0 {
                         return Err(std::io::Error::last_os_error());
                     }
                 }
@@ -453,7 +456,7 @@ impl WriteDir {
         let mut n = 0;
         for e in rd.flatten() {
             let name = e.file_name();
-            if !name.as_bytes().starts_with(TEMP_PREFIX.as_bytes()) {
+            if !is_wrench_temp_name(name.as_bytes()) {
                 continue;
             }
             if let Ok(Some(st)) = lstat_at(self.raw_fd(), &name)
@@ -532,6 +535,25 @@ fn getrandom_sys(buf: &mut [u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The mode bits a rewritten file keeps from the one it replaces: all but
+/// setuid and setgid.
+pub const KEPT_MODE_BITS: u32 = 0o7777 & !(libc::S_ISUID | libc::S_ISGID);
+
+/// Whether `name` is exactly a name wrench gives its own temp files:
+/// [`TEMP_PREFIX`], an optional `bak-` or `lnk-` (backups, checkpoint
+/// links), then 16 lowercase hex digits. Only these are swept as stale; a
+/// user's `.wrench-tmp-notes` is not wrench's to delete.
+pub fn is_wrench_temp_name(name: &[u8]) -> bool {
+    let Some(rest) = name.strip_prefix(TEMP_PREFIX.as_bytes()) else {
+        return false;
+    };
+    let hex = rest
+        .strip_prefix(b"bak-")
+        .or_else(|| rest.strip_prefix(b"lnk-"))
+        .unwrap_or(rest);
+    hex.len() == 16 && hex.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
 fn hex_of(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
@@ -555,6 +577,38 @@ impl Workspace {
     /// (through in-root symlinks, refusing any that lead out and dangling
     /// ones), then the protected-path check on both the given and the real path.
     pub fn resolve_for_write(&self, p: &str) -> ToolResult<WriteTarget> {
+        self.resolve_change(p, true).map(|(t, _)| t)
+    }
+
+    /// Resolve `p` for removing or renaming the directory entry itself, as
+    /// `rm` and `mv` do: like [`Workspace::resolve_for_write`], but a
+    /// symlink at the leaf is not followed (its `real_rel` is the link's
+    /// own real path). The bool is true when the entry is a symlink.
+    pub fn resolve_entry_for_change(&self, p: &str) -> ToolResult<(WriteTarget, bool)> {
+        self.resolve_change(p, false)
+    }
+
+    /// What is at `t.real_rel` now, not following a symlink (None: nothing).
+    pub fn entry_stamp(&self, t: &WriteTarget) -> ToolResult<Option<FileStamp>> {
+        let (parent, name) = split_parent(&t.real_rel)?;
+        self.open_write_dir(&parent, false)?.stamp(&name)
+    }
+
+    fn resolve_change(&self, p: &str, follow_leaf: bool) -> ToolResult<(WriteTarget, bool)> {
+        // A path ending in `/`, `/.` or `/..` names a directory; lexical
+        // resolution would drop that and change a file of the same name.
+        let last = p.rsplit('/').next().unwrap_or(p);
+        if !p.is_empty() && (p.ends_with('/') || matches!(last, "." | "..")) {
+            let trimmed = p.trim_end_matches(['/', '.']);
+            return Err(ToolError::invalid_args(format!(
+                "{p:?} ends with `/`, `.` or `..`, so it names a directory, not a file; nothing was changed. Pass the file's path without the trailing part{}",
+                if trimmed.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (e.g. {trimmed:?}), or a file inside the directory")
+                }
+            )));
+        }
         let resolved = self.resolve(p)?;
         if resolved.rel.as_os_str().is_empty() {
             return Err(ToolError::invalid_args(
@@ -617,12 +671,14 @@ impl Workspace {
         }
         let mut real_rel = real_parent.join(&name);
         let mut exists = false;
+        let mut link = false;
         if existing == comps.len()
             && let Some(dir) = &parent_fd
             && let Some(st) = lstat_at(dir.as_raw_fd(), &name)?
         {
             exists = true;
-            if is_kind(&st, libc::S_IFLNK) {
+            link = is_kind(&st, libc::S_IFLNK);
+            if link && follow_leaf {
                 let r = Resolved {
                     abs: self.root().join(&real_rel),
                     rel: real_rel.clone(),
@@ -645,17 +701,32 @@ impl Workspace {
                 resolved.display_rel()
             )));
         }
-        Ok(WriteTarget {
-            resolved,
-            real_rel,
-            exists,
-        })
+        Ok((
+            WriteTarget {
+                resolved,
+                real_rel,
+                exists,
+            },
+            link,
+        ))
     }
 
     /// Open the directory `rel` (a real, root-relative path) for changes,
     /// creating missing components when `create` is set. Fails, never follows,
     /// when a component is (now) a symlink.
     pub fn open_write_dir(&self, rel: &Path, create: bool) -> ToolResult<WriteDir> {
+        self.open_write_dir_noting(rel, create, &mut Vec::new())
+    }
+
+    /// [`Workspace::open_write_dir`], adding to `created` each directory it
+    /// made (root-relative, parents first), so a rolled-back change can
+    /// remove them again ([`Workspace::remove_created_dirs`]).
+    pub fn open_write_dir_noting(
+        &self,
+        rel: &Path,
+        create: bool,
+        created: &mut Vec<PathBuf>,
+    ) -> ToolResult<WriteDir> {
         match open_no_symlinks(self.root_fd(), rel, libc::O_RDONLY | libc::O_DIRECTORY) {
             Ok(f) => {
                 return Ok(WriteDir {
@@ -696,6 +767,8 @@ impl Workspace {
                 if e.raw_os_error() != Some(libc::EEXIST) {
                     return Err(ToolError::from_io(cur.display(n), &e));
                 }
+            } else {
+                created.push(cur.rel.join(n));
             }
             let f = open_no_symlinks(
                 cur.raw_fd(),
@@ -709,6 +782,20 @@ impl Workspace {
             };
         }
         Ok(cur)
+    }
+
+    /// Remove the directories in `created` (as
+    /// [`Workspace::open_write_dir_noting`] listed them), deepest first,
+    /// each only if it is empty; the others stay. Never follows a symlink.
+    pub fn remove_created_dirs(&self, created: &[PathBuf]) {
+        for rel in created.iter().rev() {
+            let Ok((parent, name)) = split_parent(rel) else {
+                continue;
+            };
+            if let Ok(d) = self.open_write_dir(&parent, false) {
+                d.rmdir_if_empty(&name);
+            }
+        }
     }
 
     /// Read the current bytes and metadata of a target that exists (through
@@ -921,7 +1008,7 @@ mod tests {
     #[test]
     fn stale_temp_files_older_than_the_lock_are_cleaned() {
         let (_d, ws) = setup();
-        let stale = ws.root().join("src/.wrench-tmp-deadbeef");
+        let stale = ws.root().join("src/.wrench-tmp-00000000deadbeef");
         std::fs::write(&stale, "half").unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));
         let t = ws.resolve_for_write("src/a.txt").unwrap();

@@ -118,7 +118,11 @@ fn plan_ops(p: &patch::Patch<'_>, mut base: ActionPlan, ctx: &Context) -> ToolRe
     for op in &p.ops {
         let t = ws.resolve_for_write(op.path())?;
         match op {
-            Op::Delete { .. } => t.plan_delete(&ws, &mut base),
+            // A symlink is deleted as the link: its target is not named.
+            Op::Delete { .. } => match ws.resolve_entry_for_change(op.path())? {
+                (entry, true) => entry.plan_delete(&ws, &mut base),
+                _ => t.plan_delete(&ws, &mut base),
+            },
             Op::Add { .. } => t.plan_write(&ws, &mut base, Risk::Low),
             Op::Update { move_to, .. } => match move_to {
                 Some(m) => {
@@ -126,7 +130,15 @@ fn plan_ops(p: &patch::Patch<'_>, mut base: ActionPlan, ctx: &Context) -> ToolRe
                     ws.resolve_for_write(m)?
                         .plan_write(&ws, &mut base, Risk::Low);
                 }
-                None => t.plan_write(&ws, &mut base, Risk::Low),
+                None => {
+                    let Op::Update { chunks, .. } = op else {
+                        continue;
+                    };
+                    let risk = crate::common::planned_risk(ctx, op.path(), |old| {
+                        patch::apply_update(old, chunks, op.path()).map(|r| r.text)
+                    });
+                    t.plan_write(&ws, &mut base, risk)
+                }
             },
         }
     }
@@ -193,6 +205,10 @@ fn run_patch(
                 });
             }
             Op::Delete { path } => {
+                // The entry named is removed, as `rm` does: a symlink is
+                // removed as the link, never its target (whose read
+                // evidence is still required).
+                let (entry, link) = guard.resolve_entry(path)?;
                 let t = guard.resolve(path)?;
                 claim(&t)?;
                 let shown = t.display();
@@ -201,6 +217,23 @@ fn run_patch(
                         "Delete File {shown}: no such file; nothing was changed"
                     )));
                 };
+                if link {
+                    claim(&entry)?;
+                    let Some(stamp) = guard.workspace().entry_stamp(&entry)? else {
+                        return Err(ToolError::stale(format!(
+                            "Delete File {shown}: the symlink was removed since it was checked; nothing was changed"
+                        )));
+                    };
+                    lines.push(format!(
+                        "D {shown} (the symlink itself, as rm does; the file it points to is kept)"
+                    ));
+                    paths.push(shown);
+                    tx.push(Change::Delete {
+                        target: entry,
+                        expect: stamp,
+                    });
+                    continue;
+                }
                 let old = text::decode(&cur.bytes, &shown)
                     .map(|d| d.text)
                     .unwrap_or_default();
@@ -219,6 +252,15 @@ fn run_patch(
                 chunks,
             } => {
                 let t = guard.resolve(path)?;
+                // Moving a symlink moves the link (as mv does), but the
+                // hunks change the file it points to: one section cannot
+                // mean both.
+                if move_to.is_some() && guard.resolve_entry(path)?.1 {
+                    return Err(ToolError::invalid_args(format!(
+                        "Update File {}: it is a symlink, and a section with `*** Move to:` would move the link while its hunks change the file it points to; nothing was changed. Update the file it points to in one section and move the link with move_file, or leave out `*** Move to:`",
+                        t.display()
+                    )));
+                }
                 claim(&t)?;
                 let shown = t.display();
                 let Some(cur) = guard.load_known(&t, expected.get(ctx, path))? else {
@@ -261,8 +303,10 @@ fn run_patch(
                         let diff = diff_to(&to_shown);
                         diffs.push_str(&diff.text);
                         lines.push(format!(
-                            "R {shown} -> {to_shown} (+{} -{})",
-                            diff.added, diff.removed
+                            "R {shown} -> {to_shown} (+{} -{}){}",
+                            diff.added,
+                            diff.removed,
+                            coarse_note(&diff)
                         ));
                         paths.push(shown);
                         paths.push(to_shown);
@@ -296,7 +340,7 @@ fn run_patch(
                         } else {
                             format!(", {}", d.encoding.name())
                         };
-                        lines.push(format!("M {shown} (+{a} -{r}{enc})"));
+                        lines.push(format!("M {shown} (+{a} -{r}{enc}){}", coarse_note(&diff)));
                         paths.push(shown);
                         tx.push(Change::Write {
                             target: t,
@@ -415,5 +459,14 @@ impl Tool for ApplyPatch {
         let p = parse(&args)?;
         let expected = Expected::of(&args, &p, ctx)?;
         run_patch(ctx, &auth, &p, &expected, args.dry_run)
+    }
+}
+
+/// "; the diff was cut ..." after a file's line when its diff was coarse.
+fn coarse_note(d: &crate::diff::FileDiff) -> String {
+    if d.coarse {
+        format!("; {}", crate::diff::COARSE_NOTE)
+    } else {
+        String::new()
     }
 }

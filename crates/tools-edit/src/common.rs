@@ -171,6 +171,53 @@ pub fn plan_write(
     Ok(plan)
 }
 
+/// Non-blank lines of a file at or above which keeping at most a tenth of
+/// them counts as deleting nearly all of it.
+pub const NEARLY_ALL_MIN_LINES: usize = 10;
+
+/// The risk of changing a file's text from `old` to `new`, the same for
+/// every change tool: High when the change empties it (no non-blank text
+/// left) or deletes nearly all of it (of at least [`NEARLY_ALL_MIN_LINES`]
+/// non-blank lines, or 4 KiB of text on fewer lines, a tenth or less is
+/// left); else Low. Cost: one pass over both texts.
+pub fn change_risk(old: &str, new: &str) -> Risk {
+    let nonblank = |s: &str| s.lines().filter(|l| !l.trim().is_empty()).count();
+    let bytes = |s: &str| s.bytes().filter(|b| !b.is_ascii_whitespace()).count();
+    let (ol, nl) = (nonblank(old), nonblank(new));
+    let (ob, nb) = (bytes(old), bytes(new));
+    let emptied = ob > 0 && nb == 0;
+    let nearly_all = (ol >= NEARLY_ALL_MIN_LINES && nl * 10 <= ol) || (ob >= 4096 && nb * 10 <= ob);
+    if emptied || nearly_all {
+        Risk::High
+    } else {
+        Risk::Low
+    }
+}
+
+/// The current text of `path` as planning sees it (None when it is
+/// missing, unreadable, binary or over `MAX_WRITE_BYTES`): the plan of a
+/// change computes the change on it to decide its [`change_risk`].
+pub fn plan_text(ctx: &Context, path: &str) -> Option<String> {
+    use std::io::Read as _;
+    let ws = workspace(ctx).ok()?;
+    let (f, _) = ws.open_read(path).ok()?;
+    let cap = crate::write::MAX_WRITE_BYTES as u64;
+    let mut bytes = Vec::new();
+    f.take(cap + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > cap {
+        return None;
+    }
+    decode(&bytes, path).ok().map(|d| d.text)
+}
+
+/// The risk of the change `f` makes to `path`'s current text (Low when
+/// the file cannot be read or `f` fails: the run reports why).
+pub fn planned_risk(ctx: &Context, path: &str, f: impl FnOnce(&str) -> ToolResult<String>) -> Risk {
+    plan_text(ctx, path)
+        .and_then(|old| f(&old).ok().map(|new| change_risk(&old, &new)))
+        .unwrap_or(Risk::Low)
+}
+
 /// Decode a file for editing (binary and undecodable content refused).
 pub fn decode(bytes: &[u8], shown: &str) -> ToolResult<Decoded> {
     text::decode(bytes, shown)
@@ -284,6 +331,9 @@ pub fn change_known_file(
         "Edited {shown}: {} (+{} -{})",
         change.detail, diff.added, diff.removed
     );
+    if diff.coarse {
+        summary.push_str(&format!("; {}", crate::diff::COARSE_NOTE));
+    }
     if let Some(t) = change.tier.filter(|t| *t != Tier::Exact) {
         summary.push_str(&format!("; {}", t.describe()));
     }

@@ -3,11 +3,11 @@
 //! of the file, the end anchor exactly one line at or after it.
 
 use crate::common::{TextChange, change_file, plan_write, write_access};
-use crate::engine::{Tier, fold_char, split_lines};
+use crate::engine::{Masked, Tier, fold_char, secret_refused, split_lines};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wrench_core::{
-    Access, ActionPlan, Authorized, Context, Effect, Risk, Tool, ToolError, ToolOutput, ToolResult,
+    Access, ActionPlan, Authorized, Context, Effect, Tool, ToolError, ToolOutput, ToolResult,
     ToolSpec,
 };
 
@@ -50,6 +50,7 @@ fn find(lines: &[crate::engine::Line<'_>], anchor: &str, from: usize) -> (Vec<us
 
 fn one(
     lines: &[crate::engine::Line<'_>],
+    masked: &Masked<'_>,
     anchor: &str,
     from: usize,
     which: &str,
@@ -61,12 +62,34 @@ fn one(
         )));
     }
     let (hits, tier) = find(lines, anchor, from);
+    // An anchor found only across a masked secret is refused, right or not.
+    for &i in &hits {
+        let l = lines[i];
+        if masked.overlaps(&(l.start..l.start + l.text.len())) {
+            let vis = masked.visible_only(l.start, l.text);
+            let solo = [crate::engine::Line {
+                text: &vis,
+                eol: "",
+                start: 0,
+            }];
+            if find(&solo, anchor, 0).0.is_empty() {
+                return Err(secret_refused(shown));
+            }
+        }
+    }
     match hits.as_slice() {
         [i] => Ok((*i, tier)),
         [] => Err(ToolError::no_match(format!(
-            "{which} {anchor:?} matches no line of {shown}{}; copy it from the file",
+            "{which} {anchor:?} matches no line of {shown}{}; copy it from the file{}",
             if from > 0 {
                 format!(" at or after line {}", from + 1)
+            } else {
+                String::new()
+            },
+            if masked.any() {
+                format!(
+                    ". Note: {shown} holds secrets wrench redacts; anchors are matched against the file as `read` shows it, so text inside a secret never matches: anchor on the visible part of its line, or ask the user"
+                )
             } else {
                 String::new()
             }
@@ -85,9 +108,13 @@ fn one(
 
 /// Delete the anchored range from `text`.
 pub fn delete_range(text: &str, start: &str, end: &str, shown: &str) -> ToolResult<TextChange> {
+    // Anchors are found on the file as `read` shows it (secrets masked,
+    // the same lines).
+    let masked = Masked::of(text);
+    let seen = split_lines(masked.view());
+    let (s, t1) = one(&seen, &masked, start, 0, "start_anchor", shown)?;
+    let (e, t2) = one(&seen, &masked, end, s, "end_anchor", shown)?;
     let lines = split_lines(text);
-    let (s, t1) = one(&lines, start, 0, "start_anchor", shown)?;
-    let (e, t2) = one(&lines, end, s, "end_anchor", shown)?;
     let from = lines[s].start;
     let to = lines.get(e + 1).map_or(text.len(), |l| l.start);
     let mut out = format!("{}{}", &text[..from], &text[to..]);
@@ -135,7 +162,10 @@ impl Tool for DeleteRange {
         base: ActionPlan,
         ctx: &Context,
     ) -> ToolResult<ActionPlan> {
-        plan_write(base, ctx, &args.path, Risk::Low)
+        let risk = crate::common::planned_risk(ctx, &args.path, |t| {
+            delete_range(t, &args.start_anchor, &args.end_anchor, &args.path).map(|c| c.text)
+        });
+        plan_write(base, ctx, &args.path, risk)
     }
 
     async fn run(

@@ -12,6 +12,7 @@
 
 use similar::{Algorithm, DiffOp, DiffTag};
 use std::fmt::Write as _;
+use std::time::{Duration, Instant};
 
 /// Lines of context around each change.
 pub const DIFF_CONTEXT_LINES: usize = 3;
@@ -25,11 +26,38 @@ pub struct FileDiff {
     pub added: usize,
     /// Lines removed.
     pub removed: usize,
+    /// The diff reached [`RESULT_DIFF_DEADLINE`] and is coarser than the
+    /// smallest one (still a correct diff: it may show more lines changed).
+    pub coarse: bool,
 }
+
+/// Most time the diff of one result may take (it runs under the workspace
+/// write lock): past it, Myers settles for a coarser, still correct, diff
+/// and [`FileDiff::coarse`] says so.
+pub const RESULT_DIFF_DEADLINE: Duration = Duration::from_millis(500);
+
+/// What a result says after a coarse diff.
+pub const COARSE_NOTE: &str = "the diff was cut at its time limit and is coarser than the smallest one (it may show unchanged lines as removed and added); read the file to see it exactly";
 
 /// Unified diff of two whole texts.
 pub fn file_diff(old_name: &str, new_name: &str, old: &str, new: &str) -> FileDiff {
-    let d = similar::TextDiff::from_lines(old, new);
+    file_diff_within(old_name, new_name, old, new, RESULT_DIFF_DEADLINE)
+}
+
+/// [`file_diff`] with its own time limit.
+pub fn file_diff_within(
+    old_name: &str,
+    new_name: &str,
+    old: &str,
+    new: &str,
+    limit: Duration,
+) -> FileDiff {
+    let deadline = Instant::now().checked_add(limit);
+    let d = similar::TextDiff::configure()
+        .algorithm(Algorithm::Myers)
+        .deadline(deadline.unwrap_or_else(Instant::now))
+        .diff_lines(old, new);
+    let coarse = deadline.is_none_or(|t| Instant::now() >= t);
     let text = d
         .unified_diff()
         .context_radius(DIFF_CONTEXT_LINES)
@@ -40,6 +68,7 @@ pub fn file_diff(old_name: &str, new_name: &str, old: &str, new: &str) -> FileDi
         text,
         added,
         removed,
+        coarse,
     }
 }
 
@@ -56,6 +85,7 @@ pub fn file_diff_kept(
     kept: &[(usize, usize, usize)],
 ) -> FileDiff {
     let (a, b) = (split_keep_eol(old), split_keep_eol(new));
+    let deadline = Instant::now().checked_add(RESULT_DIFF_DEADLINE);
     let mut ops: Vec<DiffOp> = Vec::new();
     let (mut oi, mut ni) = (0usize, 0usize);
     for &(o, n, len) in kept {
@@ -69,7 +99,7 @@ pub fn file_diff_kept(
         {
             continue;
         }
-        diff_stretch(&a, &b, oi..o, ni..n, &mut ops);
+        diff_stretch(&a, &b, oi..o, ni..n, deadline, &mut ops);
         push_op(
             &mut ops,
             DiffOp::Equal {
@@ -81,7 +111,8 @@ pub fn file_diff_kept(
         oi = o + len;
         ni = n + len;
     }
-    diff_stretch(&a, &b, oi..a.len(), ni..b.len(), &mut ops);
+    diff_stretch(&a, &b, oi..a.len(), ni..b.len(), deadline, &mut ops);
+    let coarse = deadline.is_none_or(|t| Instant::now() >= t);
     let (added, removed) = counts(&ops);
     let mut text = String::with_capacity(64 * (added + removed) + 128);
     for (k, group) in similar::group_diff_ops(ops, DIFF_CONTEXT_LINES)
@@ -97,6 +128,7 @@ pub fn file_diff_kept(
         text,
         added,
         removed,
+        coarse,
     }
 }
 
@@ -164,6 +196,7 @@ fn diff_stretch(
     b: &[&str],
     old: std::ops::Range<usize>,
     new: std::ops::Range<usize>,
+    deadline: Option<Instant>,
     ops: &mut Vec<DiffOp>,
 ) {
     if old.is_empty() && new.is_empty() {
@@ -185,7 +218,12 @@ fn diff_stretch(
         });
         return;
     }
-    for op in similar::capture_diff_slices(Algorithm::Myers, &a[old.clone()], &b[new.clone()]) {
+    for op in similar::capture_diff_slices_deadline(
+        Algorithm::Myers,
+        &a[old.clone()],
+        &b[new.clone()],
+        deadline,
+    ) {
         push_op(ops, shift(op, old.start, new.start));
     }
 }
@@ -374,5 +412,16 @@ mod tests {
         let d = file_diff_kept("f", "f", "-- a\nx\n", "++ b\nx\n", &[(1, 1, 1)]);
         assert_eq!((d.added, d.removed), (1, 1));
         assert!(d.text.contains("\n--- a\n+++ b\n"), "{}", d.text);
+    }
+
+    #[test]
+    fn a_diff_past_its_time_limit_is_coarse_but_correct() {
+        let old: String = (0..200).map(|i| format!("a{i}\n")).collect();
+        let new: String = (0..200).map(|i| format!("b{i}\n")).collect();
+        let d = file_diff_within("f", "f", &old, &new, Duration::ZERO);
+        assert!(d.coarse);
+        assert_eq!((d.added, d.removed), (200, 200));
+        let fine = file_diff_within("f", "f", "a\n", "b\n", Duration::from_secs(3600));
+        assert!(!fine.coarse);
     }
 }

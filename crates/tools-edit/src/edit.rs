@@ -7,7 +7,7 @@ use crate::engine::{self, Tier};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wrench_core::{
-    Access, ActionPlan, Authorized, Context, Effect, Risk, Tool, ToolError, ToolOutput, ToolResult,
+    Access, ActionPlan, Authorized, Context, Effect, Tool, ToolError, ToolOutput, ToolResult,
     ToolSpec,
 };
 
@@ -164,9 +164,12 @@ impl Tool for Edit {
         base: ActionPlan,
         ctx: &Context,
     ) -> ToolResult<ActionPlan> {
-        args.ops()?;
+        let ops = args.ops()?;
         expected_sha256(args.expected_sha256.as_deref(), "")?;
-        plan_write(base, ctx, &args.path, Risk::Low)
+        let risk = crate::common::planned_risk(ctx, &args.path, |t| {
+            apply_ops(t, &ops, &args.path).map(|c| c.text)
+        });
+        plan_write(base, ctx, &args.path, risk)
     }
 
     async fn run(&self, args: EditArgs, auth: Authorized, ctx: &Context) -> ToolResult<ToolOutput> {

@@ -62,7 +62,12 @@ impl Tool for MoveFile {
         let ws = workspace(ctx)?;
         let from = ws.resolve_for_write(&args.source_path)?;
         let to = ws.resolve_for_write(&args.destination_path)?;
-        from.plan_delete(&ws, &mut base);
+        // A symlink source moves as a link (the entry itself): its target
+        // is not deleted, so the plan does not name it.
+        match ws.resolve_entry_for_change(&args.source_path)? {
+            (entry, true) => entry.plan_delete(&ws, &mut base),
+            _ => from.plan_delete(&ws, &mut base),
+        }
         to.plan_write(
             &ws,
             &mut base,
@@ -83,13 +88,25 @@ impl Tool for MoveFile {
     ) -> ToolResult<ToolOutput> {
         let ws = workspace(ctx)?;
         let guard = MutationGuard::acquire(&ws, ctx, &auth)?;
-        let from = guard.resolve(&args.source_path)?;
+        // The entry named moves, as `mv` does: a symlink is moved as the
+        // link, never its target (whose read evidence is still required).
+        let (from, link) = guard.resolve_entry(&args.source_path)?;
+        let followed = guard.resolve(&args.source_path)?;
         let to = guard.resolve(&args.destination_path)?;
         let (fs, ts) = (from.display(), to.display());
-        let Some(cur) = guard.load_fresh(&from)? else {
+        let Some(cur) = guard.load_fresh(&followed)? else {
             return Err(ToolError::not_found(format!(
                 "{fs} does not exist; nothing was moved"
             )));
+        };
+        let expect_from = if link {
+            ws.entry_stamp(&from)?.ok_or_else(|| {
+                ToolError::stale(format!(
+                    "the symlink {fs} was removed since it was checked; nothing was moved"
+                ))
+            })?
+        } else {
+            cur.stamp
         };
         if from.real_rel == to.real_rel {
             return Ok(edit_output(EditData {
@@ -101,6 +118,20 @@ impl Tool for MoveFile {
             }));
         }
         let expect_to = if to.exists {
+            // overwrite cannot replace a directory: name a file inside it.
+            if ws
+                .metadata(&args.destination_path)
+                .is_ok_and(|(m, _)| m.is_dir())
+            {
+                let base = std::path::Path::new(&args.source_path)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                return Err(ToolError::conflict(format!(
+                    "{ts} is a directory; nothing was moved. move_file moves a file to a file path and never replaces a directory (overwrite does not apply): pass the path of the file inside it, e.g. {}",
+                    wrench_core::frame::echo(&format!("{ts}/{base}"))
+                )));
+            }
             if !args.overwrite {
                 return Err(ToolError::conflict(format!(
                     "{ts} already exists; nothing was moved. Pass overwrite: true to replace it (after reading it), or choose another destination"
@@ -116,7 +147,7 @@ impl Tool for MoveFile {
         let mut tx = Transaction::new();
         tx.push(Change::Move {
             from,
-            expect_from: cur.stamp,
+            expect_from,
             to,
             bytes: None,
             expect_to,
@@ -128,7 +159,13 @@ impl Tool for MoveFile {
             "new path"
         };
         let out = edit_output(EditData {
-            summary: format!("Moved {fs} -> {ts} ({verb}; content unchanged)"),
+            summary: if link {
+                format!(
+                    "Moved the symlink {fs} -> {ts} (the link itself, as mv does; {verb}; the file it points to is unchanged, and a relative link now resolves from its new place)"
+                )
+            } else {
+                format!("Moved {fs} -> {ts} ({verb}; content unchanged)")
+            },
             diff: format!("rename from {fs}\nrename to {ts}\n"),
             paths: vec![fs, ts],
             tier: None,

@@ -5,7 +5,7 @@ use crate::edit::{EditOp, MAX_EDITS, apply_ops};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use wrench_core::{
-    Access, ActionPlan, Authorized, Context, Effect, Risk, Tool, ToolError, ToolOutput, ToolResult,
+    Access, ActionPlan, Authorized, Context, Effect, Tool, ToolError, ToolOutput, ToolResult,
     ToolSpec,
 };
 
@@ -61,7 +61,10 @@ impl Tool for MultiEdit {
             ));
         }
         expected_sha256(args.expected_sha256.as_deref(), "")?;
-        plan_write(base, ctx, &args.path, Risk::Low)
+        let risk = crate::common::planned_risk(ctx, &args.path, |t| {
+            crate::edit::apply_ops(t, &args.edits, &args.path).map(|c| c.text)
+        });
+        plan_write(base, ctx, &args.path, risk)
     }
 
     async fn run(

@@ -25,8 +25,7 @@
 //! to the file as `edit` adapts them (the copied-lines rule of the engine).
 
 use crate::engine::{
-    Adapter, IndentMap, Line, Step, Tier, Units, dominant_eol, drift, nearest, split_lines,
-    window_map,
+    Adapter, IndentMap, Line, Step, Tier, Units, dominant_eol, drift, split_lines, window_map,
 };
 use std::borrow::Cow;
 
@@ -400,8 +399,8 @@ pub const HUNK_TIERS: [Tier; 5] = [
 
 /// Where a hunk's old lines match from `from` on, at the strictest tier
 /// that matches anywhere, with how indentation maps at each place (every
-/// place, overlapping ones too: more than one is ambiguous). With `eof`,
-/// a match at the end of the file is the only one.
+/// place, overlapping ones too: more than one is ambiguous). With `eof`
+/// (`*** End of File`), only a match ending at the file's last line counts.
 pub fn locate(
     lines: &[Line<'_>],
     pat: &[&str],
@@ -415,11 +414,14 @@ pub fn locate(
     let last_start = lines.len() - pat.len();
     for tier in HUNK_TIERS {
         let at = |i: usize| window_map(&lines[i..i + pat.len()], pat, tier, units);
-        if eof
-            && last_start >= from
-            && let Some(m) = at(last_start)
-        {
-            return Some((vec![(last_start, m)], tier));
+        // `*** End of File`: the hunk matches at the end or not at all.
+        if eof {
+            if last_start >= from
+                && let Some(m) = at(last_start)
+            {
+                return Some((vec![(last_start, m)], tier));
+            }
+            continue;
         }
         let found: Vec<(usize, IndentMap)> = (from..=last_start)
             .filter_map(|i| at(i).map(|m| (i, m)))
@@ -530,6 +532,11 @@ pub fn apply_chunks<'t>(
     what: &str,
 ) -> ToolResult<UpdateResult> {
     let lines = split_lines(text);
+    // Hunks are located on the file as `read` shows it (secrets masked, the
+    // same lines): no answer depends on a secret's text, and a hunk whose
+    // lines touch one is refused.
+    let masked = crate::engine::Masked::of(text);
+    let seen = split_lines(masked.view());
     let dominant = dominant_eol(&lines);
     let final_nl = text.is_empty() || text.ends_with('\n');
     let mut out: Vec<Out> = Vec::with_capacity(lines.len() + 16);
@@ -548,8 +555,8 @@ pub fn apply_chunks<'t>(
             ]
             .iter()
             .find_map(|&t| {
-                (from..lines.len())
-                    .find(|&i| line_eq(t, lines[i].text, a))
+                (from..seen.len())
+                    .find(|&i| line_eq(t, seen[i].text, a))
                     .map(|i| (i, t))
             });
             match hit {
@@ -592,13 +599,13 @@ pub fn apply_chunks<'t>(
             };
             (p, IndentMap::Same)
         } else {
-            let mut found = locate(&lines, &old, from, c.eof, units);
+            let mut found = locate(&seen, &old, from, c.eof, units);
             // A trailing empty context line stands for the final newline.
             if found.is_none() && matches!(hunk.last(), Some(HunkLine::Context(s)) if s.is_empty())
             {
                 hunk = &hunk[..hunk.len() - 1];
                 old = old_of(hunk);
-                found = locate(&lines, &old, from, c.eof, units);
+                found = locate(&seen, &old, from, c.eof, units);
             }
             // A unified diff says where its hunk was: among several places,
             // the one at that line, else the unique nearest (as git apply).
@@ -613,6 +620,17 @@ pub fn apply_chunks<'t>(
                 }
             }
             match found {
+                Some((places, _))
+                    if masked.any()
+                        && places.iter().any(|&(p, _)| {
+                            let end = (p + old.len()).min(seen.len());
+                            seen[p.min(end)..end]
+                                .iter()
+                                .any(|l| masked.overlaps(&(l.start..l.start + l.text.len())))
+                        }) =>
+                {
+                    return Err(crate::engine::secret_refused(what));
+                }
                 Some((places, t)) if places.len() == 1 => {
                     worst = worst.max(t);
                     let mut places = places;
@@ -622,9 +640,11 @@ pub fn apply_chunks<'t>(
                     return Err(hunk_ambiguous(&places, t, n, c, what, from));
                 }
                 None => {
-                    return Err(ToolError::no_match(hunk_miss(
-                        &lines, &old, n, c, what, from,
-                    )));
+                    let mut m = hunk_miss(&seen, &old, n, c, what, from);
+                    if masked.any() {
+                        m.push_str(&format!(" Note: {what} holds secrets wrench redacts; hunks are matched against the file as `read` shows it, so text inside a secret never matches: edit around the secret, replace its whole line by anchoring on the visible parts (delete_range), or ask the user."));
+                    }
+                    return Err(ToolError::no_match(m));
                 }
             }
         };
@@ -769,7 +789,12 @@ fn hunk_miss(
     for p in pat.iter().take(crate::engine::NEAREST_SHOW_LINES) {
         m.push_str(&format!("  {p}\n"));
     }
-    if let Some((start, len)) = nearest(lines, pat) {
+    let (near, cut) = crate::engine::nearest_bounded(lines, pat);
+    if cut {
+        m.push_str(crate::engine::nearest_cut_note().trim_start());
+        m.push('\n');
+    }
+    if let Some((start, len)) = near {
         let shown = len.min(crate::engine::NEAREST_SHOW_LINES);
         m.push_str(&format!(
             "The closest lines in the file are {}-{}:\n",
@@ -892,6 +917,32 @@ mod tests {
         let c = chunks(upd("@@\n-x\n+y\n*** End of File\n"));
         let r = apply_chunks("x\nmid\nx\n", &c, "f").unwrap();
         assert_eq!(r.text, "x\nmid\ny\n");
+    }
+
+    #[test]
+    fn end_of_file_refuses_a_hunk_that_matches_only_before_the_end() {
+        // (file, hunk): the old lines occur, but not at the end.
+        let cases = [
+            ("x\ny\nz\n", " x\n-y\n+Y\n*** End of File\n"),
+            ("x\ny\nz", " x\n-y\n+Y\n*** End of File\n"),
+            ("a\nb\n\n", "-a\n+A\n*** End of File\n"),
+            ("  a\nb\n", "-a\n+A\n*** End of File\n"),
+        ];
+        for (file, hunk) in cases {
+            let c = chunks(upd(&format!("@@\n{hunk}")));
+            let e = apply_chunks(file, &c, "f").unwrap_err();
+            assert_eq!(
+                e.kind,
+                wrench_core::ErrorKind::NoMatch,
+                "{file:?}: {}",
+                e.message
+            );
+        }
+        let c = chunks(upd("@@\n y\n-z\n+Z\n*** End of File\n"));
+        assert_eq!(
+            apply_chunks("x\ny\nz\n", &c, "f").unwrap().text,
+            "x\ny\nZ\n"
+        );
     }
 
     #[test]

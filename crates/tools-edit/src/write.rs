@@ -76,17 +76,21 @@ impl Tool for Write {
         ctx: &Context,
     ) -> ToolResult<ActionPlan> {
         expected_sha256(args.expected_sha256.as_deref(), "")?;
-        let emptying = args.content.is_empty()
-            && workspace(ctx)
-                .and_then(|ws| ws.metadata(&args.path))
-                .map(|(m, _)| m.len() > 0)
-                .unwrap_or(false);
-        plan_write(
-            base,
-            ctx,
-            &args.path,
-            if emptying { Risk::High } else { Risk::Low },
-        )
+        // Emptying or nearly emptying a file is High, as for every change
+        // tool (common::change_risk); a file planning cannot decode counts
+        // by its size.
+        let risk = match crate::common::plan_text(ctx, &args.path) {
+            Some(old) => crate::common::change_risk(&old, &args.content),
+            None => {
+                let emptying = args.content.is_empty()
+                    && workspace(ctx)
+                        .and_then(|ws| ws.metadata(&args.path))
+                        .map(|(m, _)| m.len() > 0)
+                        .unwrap_or(false);
+                if emptying { Risk::High } else { Risk::Low }
+            }
+        };
+        plan_write(base, ctx, &args.path, risk)
     }
 
     async fn run(
@@ -107,11 +111,18 @@ impl Tool for Write {
         let target = guard.resolve(&args.path)?;
         let shown = target.display();
         let cur = guard.load_known(&target, expected.as_deref())?;
+        // A binary file (known by expected_sha256: `read` records no
+        // evidence for one) is replaced whole; its bytes are not diffed.
+        let mut was_binary = false;
         let (old_text, encoding) = match &cur {
-            Some(c) => {
-                let d = text::decode(&c.bytes, &shown)?;
-                (d.text, d.encoding)
-            }
+            Some(c) => match text::decode(&c.bytes, &shown) {
+                Ok(d) => (d.text, d.encoding),
+                Err(e) if e.kind == wrench_core::ErrorKind::Binary => {
+                    was_binary = true;
+                    (String::new(), Encoding::Utf8)
+                }
+                Err(e) => return Err(e),
+            },
             None => (String::new(), Encoding::Utf8),
         };
         let new_text = if cur.is_some() {
@@ -119,7 +130,7 @@ impl Tool for Write {
         } else {
             args.content
         };
-        if cur.is_some() && new_text == old_text {
+        if cur.is_some() && !was_binary && new_text == old_text {
             let out = edit_output(EditData {
                 summary: format!("No change: {shown} already has this content"),
                 diff: String::new(),
@@ -141,7 +152,7 @@ impl Tool for Write {
         let checked = syntax(&shown, &old_text, &new_text);
         let diff = crate::diff::file_diff(&shown, &shown, &old_text, &new_text);
         let (a, r) = (diff.added, diff.removed);
-        let summary = match &cur {
+        let mut summary = match &cur {
             None => {
                 let n = new_text.lines().count();
                 format!(
@@ -149,9 +160,16 @@ impl Tool for Write {
                     if n == 1 { "" } else { "s" }
                 )
             }
+            Some(_) if was_binary => format!(
+                "Overwrote the binary file {shown} with text ({} lines)",
+                new_text.lines().count()
+            ),
             Some(_) if new_text.is_empty() => format!("Emptied {shown} (-{r} lines)"),
             Some(_) => format!("Overwrote {shown} (+{a} -{r})"),
         };
+        if diff.coarse {
+            summary.push_str(&format!("; {}", crate::diff::COARSE_NOTE));
+        }
         let out = edit_output(EditData {
             summary,
             diff: diff.text,

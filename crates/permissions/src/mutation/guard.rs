@@ -43,6 +43,9 @@ pub struct MutationGuard<'a> {
     /// patch over hundreds of files checks each against it).
     /// Dropped by every commit, which changes the evidence.
     pub(super) evidence: std::cell::RefCell<Option<BTreeMap<PathBuf, ReadEvidence>>>,
+    /// Directories the current commit created (removed again, if empty,
+    /// when it fails or rolls back).
+    pub(super) created_dirs: std::cell::RefCell<Vec<PathBuf>>,
 }
 
 /// Evidence key of a target: its real absolute path.
@@ -87,6 +90,7 @@ impl<'a> MutationGuard<'a> {
             _lock: lock,
             locked_at: SystemTime::now(),
             swept: std::cell::RefCell::new(Vec::new()),
+            created_dirs: std::cell::RefCell::new(Vec::new()),
             evidence: std::cell::RefCell::new(None),
         })
     }
@@ -104,7 +108,18 @@ impl<'a> MutationGuard<'a> {
     /// Resolve a path for a change (confinement, protected paths, and
     /// wrench's state dir if it lies inside the root).
     pub fn resolve(&self, p: &str) -> ToolResult<WriteTarget> {
-        let t = self.ws.resolve_for_write(p)?;
+        self.in_bounds(self.ws.resolve_for_write(p)?)
+    }
+
+    /// [`MutationGuard::resolve`] for removing or renaming the entry
+    /// itself (a symlink at the leaf is not followed; see
+    /// [`Workspace::resolve_entry_for_change`]). The bool: it is a symlink.
+    pub fn resolve_entry(&self, p: &str) -> ToolResult<(WriteTarget, bool)> {
+        let (t, link) = self.ws.resolve_entry_for_change(p)?;
+        Ok((self.in_bounds(t)?, link))
+    }
+
+    fn in_bounds(&self, t: WriteTarget) -> ToolResult<WriteTarget> {
         let real = t.real_abs(self.ws);
         if let Some(base) = self
             .ctx
@@ -199,6 +214,13 @@ impl<'a> MutationGuard<'a> {
     /// path and the policy lets `read` read the file.
     fn stale(&self, cur: &Current, s: Staleness) -> ToolError {
         let shown = cur.target.display();
+        // `read` shows no binary file and records no evidence for one:
+        // "read it first" would lead nowhere.
+        if matches!(s, Staleness::NotRead) && wrench_core::text::looks_binary(&cur.bytes) {
+            return ToolError::stale(format!(
+                "{shown} is a binary file, which `read` does not show, so reading it records no evidence; nothing was changed. Edit tools change text files only; to replace it with write, pass expected_sha256 with its sha256 (e.g. from `sha256sum {shown}`), or delete it with apply_patch and the same expected_sha256"
+            ));
+        }
         let diff = s
             .known_version()
             .filter(|_| self.may_show(&cur.target))

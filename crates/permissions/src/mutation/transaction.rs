@@ -99,6 +99,18 @@ impl MutationGuard<'_> {
     /// fsynced before it. Leftover temp files are swept by the next commit
     /// in their directory.
     pub fn commit(&self, tx: Transaction) -> ToolResult<Vec<Option<Metadata>>> {
+        self.created_dirs.borrow_mut().clear();
+        let r = self.commit_inner(tx);
+        // A failed commit changed nothing: the directories it made go too
+        // (only those, only when empty).
+        let created = std::mem::take(&mut *self.created_dirs.borrow_mut());
+        if r.is_err() {
+            self.ws.remove_created_dirs(&created);
+        }
+        r
+    }
+
+    fn commit_inner(&self, tx: Transaction) -> ToolResult<Vec<Option<Metadata>>> {
         let mut dirs: Vec<Arc<WriteDir>> = Vec::new();
         let mut staged: Vec<Staged<'_>> = Vec::with_capacity(tx.changes.len());
         for (i, c) in tx.changes.iter().enumerate() {
@@ -312,7 +324,11 @@ impl MutationGuard<'_> {
         if let Some(d) = dirs.iter().find(|d| d.rel == rel) {
             return Ok(d.clone());
         }
-        let d = Arc::new(self.ws.open_write_dir(rel, create)?);
+        let d = Arc::new(self.ws.open_write_dir_noting(
+            rel,
+            create,
+            &mut self.created_dirs.borrow_mut(),
+        )?);
         dirs.push(d.clone());
         Ok(d)
     }
@@ -1046,6 +1062,36 @@ mod tests {
         assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"old a");
         assert_eq!(std::fs::read(root.join("b.txt")).unwrap(), b"other b");
         assert_eq!(names(&root), vec!["a.txt", "b.txt"]);
+    }
+
+    #[test]
+    fn a_failed_commit_removes_the_directories_it_created_and_only_those() {
+        let d = tempfile::tempdir().unwrap();
+        let (root, ctx) = two_file_guard(&d);
+        std::fs::create_dir_all(root.join("keep")).unwrap();
+        let ws = Workspace::open(&ctx.root).unwrap();
+        let auth = auth_for(&ctx, &["aaa/bbb/ccc/n.txt", "keep/x/n.txt", "b.txt"]);
+        let g = MutationGuard::acquire(&ws, &ctx, &auth).unwrap();
+        let mut tx = Transaction::new();
+        for n in ["aaa/bbb/ccc/n.txt", "keep/x/n.txt"] {
+            tx.push(Change::Write {
+                target: g.resolve(n).unwrap(),
+                bytes: b"n".to_vec(),
+                expect: None,
+            });
+        }
+        let b = g.resolve("b.txt").unwrap();
+        let stamp = g.load(&b).unwrap().unwrap().stamp;
+        tx.push(Change::Write {
+            target: b,
+            bytes: b"new b".to_vec(),
+            expect: Some(stamp),
+        });
+        // b.txt changes after it was loaded: the commit fails.
+        std::fs::write(root.join("b.txt"), "other b, longer").unwrap();
+        assert!(g.commit(tx).is_err());
+        assert_eq!(names(&root), vec!["a.txt", "b.txt", "keep"]);
+        assert_eq!(names(&root.join("keep")), Vec::<String>::new());
     }
 
     #[test]

@@ -64,10 +64,12 @@ impl Tier {
 
 mod indent;
 mod lines;
+mod mask;
 mod render;
 
 pub use indent::{IndentMap, Unit};
 pub use lines::{Line, decode_unicode_escapes, dominant_eol, fold, fold_char, split_lines, split3};
+pub use mask::{Masked, secret_refused};
 pub use render::{Adapter, Drift, Step, diff_steps, drift};
 
 /// Whether file line `f` matches pattern line `p` at a whole-line tier, with
@@ -228,7 +230,22 @@ struct Candidate {
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset].matches('\n').count() + 1
+    memchr::memchr_iter(b'\n', &text.as_bytes()[..offset]).count() + 1
+}
+
+/// Number candidates sorted by start in one pass over the text (a line
+/// count per candidate would be quadratic in a `replace_all` of many).
+fn number_lines(text: &str, cands: &mut [Candidate]) {
+    let (mut at, mut line) = (0usize, 1usize);
+    for c in cands.iter_mut() {
+        if c.start < at {
+            c.line = line_of(text, c.start);
+            continue;
+        }
+        line += memchr::memchr_iter(b'\n', &text.as_bytes()[at..c.start]).count();
+        at = c.start;
+        c.line = line;
+    }
 }
 
 /// Replace `old` with `new` in `text` (all places with `replace_all`, else
@@ -293,12 +310,16 @@ const LADDER: [Tier; 5] = [
 ];
 
 fn replace_ladder(
-    text: &str,
+    real: &str,
     old: &str,
     new: &str,
     replace_all: bool,
     what: &str,
 ) -> ToolResult<Applied> {
+    // Matching, hints and closest lines see the file as `read` shows it:
+    // secrets masked (see `mask`).
+    let masked = Masked::of(real);
+    let text = masked.view();
     let lines = split_lines(text);
     let dominant = dominant_eol(&lines);
     let new_lf = new.replace("\r\n", "\n");
@@ -324,9 +345,25 @@ fn replace_ladder(
         if cands.is_empty() {
             continue;
         }
+        if cands.iter().any(|c| masked.overlaps(&(c.start..c.end))) {
+            return Err(secret_refused(what));
+        }
         if cands.len() > 1 && !replace_all {
             return Err(ambiguous(&cands, tier, what));
         }
+        let cands: Vec<Candidate> = cands
+            .into_iter()
+            .map(|c| {
+                let start = masked.to_real(c.start);
+                Candidate {
+                    start,
+                    end: masked.to_real(c.end).max(start),
+                    line: c.line,
+                    map: c.map,
+                }
+            })
+            .collect();
+        let text = real;
         let mut out = String::with_capacity(text.len() + new.len());
         let mut at = 0;
         let mut notes = Notes::default();
@@ -357,9 +394,13 @@ fn replace_ladder(
             adapted,
         });
     }
-    Err(ToolError::no_match(no_match_message(
-        text, &lines, &old_lf, &new_lf, what,
-    )))
+    let mut m = no_match_message(text, &lines, &old_lf, &new_lf, what);
+    if masked.any() {
+        m.push_str(&format!(
+            " Note: {what} holds secrets wrench redacts; old_string is matched against the file as `read` shows it, so text inside a secret never matches: edit around the secret, replace its whole line by anchoring on the visible parts (delete_range), or ask the user."
+        ));
+    }
+    Err(ToolError::no_match(m))
 }
 
 fn ambiguous(cands: &[Candidate], tier: Tier, what: &str) -> ToolError {
@@ -540,10 +581,11 @@ fn exact(text: &str, old: &str, replace_all: bool) -> Vec<Candidate> {
         .map(|(i, m)| Candidate {
             start: i,
             end: i + m.len(),
-            line: line_of(text, i),
+            line: 0,
             map: IndentMap::Same,
         })
         .collect();
+    number_lines(text, &mut cands);
     if cands.len() == 1 && !replace_all {
         let start = cands[0].start;
         let next = text[start..].chars().next().map_or(1, char::len_utf8);
@@ -588,18 +630,21 @@ fn substring(text: &str, old_lf: &str, folded: bool) -> Vec<Candidate> {
             t
         }
     };
-    view.match_indices(pat.as_ref())
+    let mut cands: Vec<Candidate> = view
+        .match_indices(pat.as_ref())
         .map(|(i, m)| {
             let start = back(i);
             Candidate {
                 start,
                 end: back(i + m.len()).max(start),
-                line: line_of(text, start),
+                line: 0,
                 map: IndentMap::Same,
             }
         })
         .filter(|c| text.is_char_boundary(c.start) && text.is_char_boundary(c.end))
-        .collect()
+        .collect();
+    number_lines(text, &mut cands);
+    cands
 }
 
 /// Whole-line windows matching `pat` at a line tier (non-overlapping).
@@ -635,23 +680,85 @@ fn windows(
     out
 }
 
-fn similarity(a: &str, b: &str) -> f32 {
-    let (a, b) = (a.trim(), b.trim());
-    if a == b {
-        return 1.0;
+/// Longest pair of lines (in bytes, both together) scored by a character
+/// diff; longer pairs take the linear bigram score.
+pub const NEAREST_DIFF_PAIR_BYTES: usize = 400;
+/// Most work the character diffs of one search may do, counted as the sum
+/// of `(len_a + len_b)²` over the pairs scored; past it, pairs take the
+/// linear bigram score and the search says it was cut. Keeps a miss's
+/// hint linear in the file (it runs under the workspace write lock).
+pub const NEAREST_DIFF_BUDGET: usize = 20_000_000;
+
+/// Scores line pairs for [`nearest`] within its work bounds.
+#[derive(Default)]
+struct Scorer {
+    spent: usize,
+    cut: bool,
+}
+
+impl Scorer {
+    fn similarity(&mut self, a: &str, b: &str) -> f32 {
+        let (a, b) = (a.trim(), b.trim());
+        if a == b {
+            return 1.0;
+        }
+        if a.is_empty() || b.is_empty() {
+            return 0.0;
+        }
+        let n = a.len() + b.len();
+        if n <= NEAREST_DIFF_PAIR_BYTES {
+            if self.spent + n * n <= NEAREST_DIFF_BUDGET {
+                self.spent += n * n;
+                return similar::TextDiff::from_chars(a, b).ratio();
+            }
+            self.cut = true;
+        }
+        bigram_similarity(a, b)
     }
-    if a.is_empty() || b.is_empty() {
-        return 0.0;
+}
+
+/// Dice coefficient of the character bigrams of `a` and `b`: linear in
+/// their length.
+fn bigram_similarity(a: &str, b: &str) -> f32 {
+    fn grams(s: &str) -> std::collections::HashMap<(char, char), usize> {
+        let mut m = std::collections::HashMap::new();
+        let mut it = s.chars();
+        if let Some(mut prev) = it.next() {
+            for c in it {
+                *m.entry((prev, c)).or_insert(0) += 1;
+                prev = c;
+            }
+        }
+        m
     }
-    similar::TextDiff::from_chars(a, b).ratio()
+    let (ga, gb) = (grams(a), grams(b));
+    let total: usize = ga.values().sum::<usize>() + gb.values().sum::<usize>();
+    if total == 0 {
+        return if a == b { 1.0 } else { 0.0 };
+    }
+    let common: usize = ga
+        .iter()
+        .map(|(k, &n)| n.min(gb.get(k).copied().unwrap_or(0)))
+        .sum();
+    (2 * common) as f32 / total as f32
 }
 
 /// Where the pattern comes closest, as numbered lines for the error.
 pub fn nearest(lines: &[Line<'_>], pat: &[&str]) -> Option<(usize, usize)> {
-    let first = pat.iter().position(|p| !p.trim().is_empty())?;
+    nearest_bounded(lines, pat).0
+}
+
+/// [`nearest`], and whether its search was cut (only the first
+/// [`NEAREST_SCAN_LINES`] lines scanned, or [`NEAREST_DIFF_BUDGET`] spent):
+/// then the lines shown may not be the closest.
+pub fn nearest_bounded(lines: &[Line<'_>], pat: &[&str]) -> (Option<(usize, usize)>, bool) {
+    let Some(first) = pat.iter().position(|p| !p.trim().is_empty()) else {
+        return (None, false);
+    };
+    let mut sc = Scorer::default();
     let scan = lines.len().min(NEAREST_SCAN_LINES);
     let mut scored: Vec<(f32, usize)> = (0..scan)
-        .map(|i| (similarity(lines[i].text, pat[first]), i))
+        .map(|i| (sc.similarity(lines[i].text, pat[first]), i))
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
     let best = scored
@@ -662,12 +769,22 @@ pub fn nearest(lines: &[Line<'_>], pat: &[&str]) -> Option<(usize, usize)> {
             let start = i.saturating_sub(first);
             let n = pat.len().min(lines.len() - start);
             let total: f32 = (0..n)
-                .map(|k| similarity(lines[start + k].text, pat[k]))
+                .map(|k| sc.similarity(lines[start + k].text, pat[k]))
                 .sum();
             (total, start, n)
         })
-        .max_by(|a, b| a.0.total_cmp(&b.0))?;
-    Some((best.1, best.2))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    (
+        best.map(|b| (b.1, b.2)),
+        sc.cut || lines.len() > NEAREST_SCAN_LINES,
+    )
+}
+
+/// What a miss's message says when the closest-lines search was cut.
+pub fn nearest_cut_note() -> String {
+    format!(
+        " (The search for the closest lines was cut at its work limit ({NEAREST_SCAN_LINES} lines, long lines compared coarsely): lines closer still may exist.)"
+    )
 }
 
 /// "line 3" or "lines 3-5" for `n` lines from 0-based `start`.
@@ -701,7 +818,11 @@ fn no_match_message(
             ));
         }
     }
-    match nearest(lines, &pat) {
+    let (near, cut) = nearest_bounded(lines, &pat);
+    if cut {
+        m.push_str(&nearest_cut_note());
+    }
+    match near {
         Some((start, n)) => {
             let shown = n.min(NEAREST_SHOW_LINES);
             m.push_str(&format!(" The closest lines ({}):\n", span(start, shown)));
@@ -974,5 +1095,40 @@ mod tests {
             replace("a", "", "b", false, "f").unwrap_err().kind,
             wrench_core::ErrorKind::InvalidArgs
         );
+    }
+
+    #[test]
+    fn a_miss_on_a_long_minified_line_scores_it_linearly() {
+        let file = "var a=1;".repeat(10_000);
+        let lines = split_lines(&file);
+        let mut sc = Scorer::default();
+        let s = sc.similarity(lines[0].text, "var a=2;var a=1;");
+        // The pair is too long for a character diff: no diff work spent.
+        assert_eq!(sc.spent, 0);
+        assert!(s < 0.01, "{s}");
+        let e = replace(&file, "var a=2;var a=1;", "x", false, "m.js").unwrap_err();
+        assert_eq!(e.kind, wrench_core::ErrorKind::NoMatch);
+    }
+
+    #[test]
+    fn a_search_past_its_diff_budget_says_it_was_cut() {
+        let file: String = (0..2_000).map(|i| format!("{i:0>190}\n")).collect();
+        let old = "q".repeat(190);
+        let e = replace(&file, &old, "x", false, "f").unwrap_err();
+        assert!(
+            e.message.contains("was cut at its work limit"),
+            "{}",
+            e.message
+        );
+        let small = replace("abc\n", "abd", "x", false, "f").unwrap_err();
+        assert!(!small.message.contains("was cut"), "{}", small.message);
+    }
+
+    #[test]
+    fn replace_all_numbers_every_place_in_order() {
+        let file = "x\n".repeat(5_000);
+        let a = replace(&file, "x", "y", true, "f").unwrap();
+        assert_eq!(a.count, 5_000);
+        assert_eq!(a.lines, (1..=5_000).collect::<Vec<_>>());
     }
 }
