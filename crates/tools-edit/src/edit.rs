@@ -150,6 +150,10 @@ impl Tool for Edit {
         .limit("MAX_EDITS", MAX_EDITS, "edits in one call")
         .limit("MAX_DIFF_CHARS", crate::common::MAX_DIFF_CHARS, "characters of diff returned")
         .limit("NEAREST_SHOW_LINES", engine::NEAREST_SHOW_LINES, "closest lines shown after a miss")
+        .limit("NEAREST_DIFF_PAIR_BYTES", engine::NEAREST_DIFF_PAIR_BYTES, "longest line pair scored by a character diff after a miss (longer: a linear score)")
+        .limit("NEAREST_DIFF_BUDGET", engine::NEAREST_DIFF_BUDGET, "character-diff work for the closest lines of one miss; past it the search is cut and says so")
+        .limit("RESULT_DIFF_DEADLINE_MS", crate::diff::RESULT_DIFF_DEADLINE.as_millis(), "time for the result diff; past it the diff is cut and says so")
+        .limit("NEARLY_ALL_MIN_LINES", crate::common::NEARLY_ALL_MIN_LINES, "lines a file needs before keeping a tenth or less of it counts as emptying it (high risk)")
         .limit("MAX_SYNTAX_CHECK_BYTES", wrench_syntax::MAX_SYNTAX_CHECK_BYTES, "bytes above which a changed file is not syntax-checked")
         .destructive()
     }
