@@ -132,9 +132,13 @@ fn partial_views_of_multi_line_secrets_show_no_piece_of_them() {
                     })
                     .filter(|w| out.contains(w) && !passed.contains(w))
                     .collect();
+                // A near miss against a file with secrets may show none of
+                // its lines at all (matching runs on the masked view, and
+                // says so): nothing shown, nothing to mark.
+                let masked_match = out.contains("holds secrets wrench redacts");
                 match (leaked.first(), redacted) {
                     (Some(w), _) => Some(format!("leaked {w:?}")),
-                    (None, false) => Some("no marker in the output".to_string()),
+                    (None, false) if !masked_match => Some("no marker in the output".to_string()),
                     _ => None,
                 }
             }

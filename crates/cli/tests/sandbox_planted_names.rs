@@ -50,11 +50,13 @@ fn planted_names_are_moved_aside_across_one_shot_calls() {
 
     let out = run(&e, &["bash", "--run-in-background", "sh src/bg.sh"]);
     assert!(out.contains("bg-1"), "{out}");
-    // Another one-shot process looks at the session until the sweep moved it.
+    // Another one-shot process looks at the job until the sweep moved it.
+    // (Looking with a new command instead would race the job: a name the
+    // job makes while that command runs is moved as that command's.)
     let end = Instant::now() + Duration::from_secs(30);
     let mut seen = String::new();
     while Instant::now() < end {
-        seen = run(&e, &["bash", "true"]);
+        seen = run(&e, &["bash_output", "bg-1"]);
         if seen.contains("src/sub/.git") {
             break;
         }
