@@ -227,7 +227,12 @@ pub fn edit_notebook(text: &str, a: &NotebookEditArgs, shown: &str) -> ToolResul
     }
     let indent = detect_indent(text);
     let mut buf = Vec::new();
-    let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+    let fmt = NotebookFormatter {
+        pretty: serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes()),
+        // A notebook written all in ASCII (Python's `ensure_ascii`) keeps
+        // its `\u00e9` escapes, in the cells not touched too.
+        ascii: text.is_ascii(),
+    };
     let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
     nb.serialize(&mut ser)
         .map_err(|e| ToolError::io(format!("cannot write the notebook JSON: {e}")))?;
@@ -242,6 +247,72 @@ pub fn edit_notebook(text: &str, a: &NotebookEditArgs, shown: &str) -> ToolResul
         tier: None,
         adapted: Vec::new(),
     })
+}
+
+/// The notebook's own JSON style: its indentation, and `\uXXXX` escapes
+/// (lowercase, UTF-16 pairs beyond the BMP, as Python writes them) for
+/// every non-ASCII character when the file was all ASCII.
+struct NotebookFormatter<'a> {
+    pretty: serde_json::ser::PrettyFormatter<'a>,
+    ascii: bool,
+}
+
+impl serde_json::ser::Formatter for NotebookFormatter<'_> {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        if !self.ascii || fragment.is_ascii() {
+            return w.write_all(fragment.as_bytes());
+        }
+        let mut units = [0u16; 2];
+        for c in fragment.chars() {
+            if c.is_ascii() {
+                w.write_all(&[c as u8])?;
+            } else {
+                for u in c.encode_utf16(&mut units) {
+                    write!(w, "\\u{u:04x}")?;
+                }
+            }
+        }
+        Ok(())
+    }
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.begin_array(w)
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.pretty.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.begin_object(w)
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.pretty.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.end_object_value(w)
+    }
 }
 
 /// The syntax check of the edited code cell of a Python notebook (its

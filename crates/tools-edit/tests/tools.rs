@@ -604,6 +604,33 @@ fn notebook_insert_gets_an_id_and_delete_removes_the_cell() {
     assert_eq!(f.text("n.ipynb"), NB);
 }
 
+#[test]
+fn a_notebook_keeps_its_own_escapes_in_the_cells_not_touched() {
+    // Python's json.dump with ensure_ascii (the default) writes every
+    // non-ASCII character as \\uXXXX, beyond the BMP as a UTF-16 pair.
+    let escaped = NB.replace("# Title", "caf\\u00e9 \\u2713 \\ud83d\\ude00");
+    let raw = NB.replace("# Title", "café ✓ 😀");
+    for (nb, new_source, written) in [
+        (&escaped, "print('é')", "print('\\u00e9')"),
+        (&raw, "print('é')", "print('é')"),
+    ] {
+        let f = Fx::new();
+        f.put("n.ipynb", nb);
+        f.read("n.ipynb");
+        f.ok(
+            "notebook_edit",
+            json!({"path": "n.ipynb", "cell_id": "abc", "new_source": new_source}),
+        );
+        let want = nb
+            .replace("\"execution_count\": 3", "\"execution_count\": null")
+            .replace("   \"outputs\": [\n    {\n     \"name\": \"stdout\",\n     \"output_type\": \"stream\",\n     \"text\": [\n      \"1\\n\"\n     ]\n    }\n   ],", "   \"outputs\": [],")
+            .replace("\"print(1)\"", &format!("\"{written}\""));
+        assert_eq!(f.text("n.ipynb"), want);
+        let v: serde_json::Value = serde_json::from_str(&f.text("n.ipynb")).unwrap();
+        assert_eq!(v["cells"][0]["source"], json!([new_source]));
+    }
+}
+
 // ---- plans and access ----------------------------------------------------------
 
 #[test]
