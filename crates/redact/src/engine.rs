@@ -62,6 +62,14 @@ pub(crate) struct Inner {
     /// The same for the [`Reach::Source`] rules alone: a view's source is
     /// scanned whole only where one of these occurs.
     pub(crate) source_keywords: Keywords,
+    /// The keywords of the [`Reach::Source`] rules that have no gate
+    /// ([`crate::gates`]): one of these in a source is enough for
+    /// [`Redactor::may_find_source_wide`].
+    pub(crate) source_ungated: Keywords,
+    /// The [`Reach::Source`] rules that have a gate, with their keywords
+    /// (text, whether exact-case): their gate is checked first, the
+    /// keywords only where it passes.
+    pub(crate) source_gated: Vec<(usize, Vec<(String, bool)>)>,
     /// Rules without keywords, gated by a check of their own (Discord bot
     /// tokens: [`discord_candidate`]).
     pub(crate) always: Vec<usize>,
@@ -187,7 +195,7 @@ impl Redactor {
                 re: LazyRegex::new(spec.pattern),
                 check: spec.check,
                 reach: spec.reach,
-                gate: gates::of(spec.kind),
+                gate: gates::of_spec(spec),
             });
             if spec.keywords.is_empty() {
                 always.push(idx);
@@ -202,6 +210,27 @@ impl Redactor {
                 .enumerate()
                 .filter(|(_, s)| s.reach == Reach::Source),
         );
+        let source_ungated = Keywords::new(
+            specs()
+                .enumerate()
+                .filter(|(_, s)| s.reach == Reach::Source && gates::of_spec(s).is_none()),
+        );
+        let source_gated = specs()
+            .enumerate()
+            .filter(|(_, s)| s.reach == Reach::Source && gates::of_spec(s).is_some())
+            .map(|(idx, s)| {
+                let any_case = s.pattern.starts_with("(?i");
+                let kws = s
+                    .keywords
+                    .iter()
+                    .map(|k| {
+                        let exact = !any_case && k.bytes().any(|b| b.is_ascii_uppercase());
+                        (k.to_string(), exact)
+                    })
+                    .collect();
+                (idx, kws)
+            })
+            .collect();
         let kinds_alt: Vec<String> = KINDS.iter().map(|k| regex::escape(k)).collect();
         let marker_re = LazyRegex::new(format!(
             "{}(?:{})\\]",
@@ -221,6 +250,8 @@ impl Redactor {
                 rules,
                 keywords,
                 source_keywords,
+                source_ungated,
+                source_gated,
                 always,
                 line_rules,
                 marker_re,
@@ -338,6 +369,36 @@ impl Redactor {
     /// [`Reach::Source`]: crate::rules::Reach::Source
     pub fn needs_whole_source(&self, source: &str) -> bool {
         self.inner.source_keywords.any_in(source)
+    }
+
+    /// Whether a [`Reach::Source`] rule may find anything in `source`: one
+    /// of its keywords occurs ([`Redactor::needs_whole_source`]) and its
+    /// gate, if it has one, passes on the whole source. When false, the
+    /// source-wide scan of `source` finds nothing, so the lines shown are
+    /// source enough; a grep keeps far fewer files whole (`password` is in
+    /// many files, a `.netrc` entry in next to none). One skipping scan for
+    /// the keywords of the rules without a gate, then the gates (a `memmem`
+    /// or `memchr` pass each), and the keywords of a gated rule only where
+    /// its gate passed.
+    ///
+    /// [`Reach::Source`]: crate::rules::Reach::Source
+    pub fn may_find_source_wide(&self, source: &str) -> bool {
+        let inner = &*self.inner;
+        if inner.source_ungated.any_in(source) {
+            return true;
+        }
+        let b = source.as_bytes();
+        inner.source_gated.iter().any(|(idx, kws)| {
+            inner.rules[*idx].gate.is_none_or(|gate| gate(b))
+                && kws.iter().any(|(k, exact)| {
+                    let k = k.as_bytes();
+                    if *exact {
+                        memchr::memmem::find(b, k).is_some()
+                    } else {
+                        k.is_empty() || b.windows(k.len()).any(|w| w.eq_ignore_ascii_case(k))
+                    }
+                })
+        })
     }
 
     /// The raw findings of the [`Reach::Source`] rules whose keywords occur

@@ -1245,6 +1245,73 @@ fn needs_whole_source_is_true_exactly_when_a_source_rule_keyword_occurs() {
     });
 }
 
+/// `may_find_source_wide` is false only where the source-wide scan finds
+/// nothing (the lines shown are then source enough), and only where a
+/// source-wide keyword occurs; it is true on the secrets those rules find.
+#[test]
+fn may_find_source_wide_is_false_only_where_the_source_wide_scan_finds_nothing() {
+    let r = Redactor::global();
+    let reach = |t: &str| {
+        let mut raw = Vec::new();
+        r.find_source_reach(t, &mut raw);
+        raw.len()
+    };
+    let pieces = [
+        "password",
+        "PASSWORD",
+        "machine",
+        "default",
+        "login",
+        "host",
+        "s3cr3tpw",
+        ": |",
+        ": >",
+        ":\t|",
+        "-2",
+        "# c",
+        "key",
+        "- ",
+        "'",
+        "**",
+        "PRIVATE KEY",
+        "-----BEGIN RSA ",
+        "-----",
+        "\"private_key\"",
+        "Private-Lines: 1",
+        "QUJD",
+        "ghp_",
+        "\" +\n\"",
+        "x",
+        " ",
+        "\t",
+        "\n",
+        "\r\n",
+    ];
+    let strategy = proptest::collection::vec(0..pieces.len(), 0..16);
+    proptest!(|(picks in strategy)| {
+        let t: String = picks.iter().map(|&i| pieces[i]).collect();
+        let may = r.may_find_source_wide(&t);
+        prop_assert!(may || reach(&t) == 0, "{:?}", t);
+        prop_assert!(!may || r.needs_whole_source(&t), "{:?}", t);
+    });
+    let netrc = "machine example.com\nlogin me\npassword s3cr3tpw\n";
+    let block = "db:\n  password: |\n    s3cr3tpw-s3cr3tpw\n";
+    let key = pem(&format!("RSA {PK}"), 4, 401, "");
+    for t in [netrc, block, key.as_str()] {
+        assert!(reach(t) > 0 && r.may_find_source_wide(t), "{t:?}");
+    }
+    for t in [
+        "let password = ask();\n",
+        "/*  0: | iVersion | */\n",
+        "type T = { a: | 'x' | 'y' }\n",
+    ] {
+        assert!(
+            r.needs_whole_source(t) && !r.may_find_source_wide(t),
+            "{t:?}"
+        );
+    }
+}
+
 /// A case-insensitive rule folds ASCII only (`(?i-u)`): Unicode folding
 /// turned each letter into a class with `ſ` or the Kelvin sign and made
 /// these the costliest rules to compile, on keywords (`secret_key`,
