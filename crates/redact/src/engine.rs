@@ -63,9 +63,15 @@ pub(crate) struct Inner {
     /// scanned whole only where one of these occurs.
     pub(crate) source_keywords: Keywords,
     /// The keywords of the [`Reach::Source`] rules that have no gate
-    /// ([`crate::gates`]): one of these in a source is enough for
-    /// [`Redactor::may_find_source_wide`].
-    pub(crate) source_ungated: Keywords,
+    /// ([`crate::gates`]), in their own case: their patterns are
+    /// case-sensitive and every match holds one verbatim
+    /// (`an_ungated_source_rule_match_holds_a_keyword_verbatim`), so one of
+    /// these in a source is what [`Redactor::may_find_source_wide`] looks for.
+    pub(crate) source_ungated: Vec<&'static str>,
+    /// Their searcher (a SIMD multi-literal scan, a few GB/s; the
+    /// case-folding keyword DFA ran at well under one), built on first use:
+    /// only a content grep asks.
+    pub(crate) source_ungated_ac: OnceLock<Option<AhoCorasick>>,
     /// The [`Reach::Source`] rules that have a gate, with their keywords
     /// (text, whether exact-case): their gate is checked first, the
     /// keywords only where it passes.
@@ -210,11 +216,10 @@ impl Redactor {
                 .enumerate()
                 .filter(|(_, s)| s.reach == Reach::Source),
         );
-        let source_ungated = Keywords::new(
-            specs()
-                .enumerate()
-                .filter(|(_, s)| s.reach == Reach::Source && gates::of_spec(s).is_none()),
-        );
+        let source_ungated = specs()
+            .filter(|s| s.reach == Reach::Source && gates::of_spec(s).is_none())
+            .flat_map(|s| s.keywords.iter().copied())
+            .collect();
         let source_gated = specs()
             .enumerate()
             .filter(|(_, s)| s.reach == Reach::Source && gates::of_spec(s).is_some())
@@ -251,6 +256,7 @@ impl Redactor {
                 keywords,
                 source_keywords,
                 source_ungated,
+                source_ungated_ac: OnceLock::new(),
                 source_gated,
                 always,
                 line_rules,
@@ -384,10 +390,25 @@ impl Redactor {
     /// [`Reach::Source`]: crate::rules::Reach::Source
     pub fn may_find_source_wide(&self, source: &str) -> bool {
         let inner = &*self.inner;
-        if inner.source_ungated.any_in(source) {
+        let b = source.as_bytes();
+        let ungated = inner.source_ungated_ac.get_or_init(|| {
+            // Leftmost: the semantics under which the searcher takes a
+            // packed (Teddy) prefilter; any match is enough here.
+            AhoCorasick::builder()
+                .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                .build(&inner.source_ungated)
+                .ok()
+        });
+        let found = match ungated {
+            Some(ac) => ac.is_match(b),
+            None => inner
+                .source_ungated
+                .iter()
+                .any(|k| memchr::memmem::find(b, k.as_bytes()).is_some()),
+        };
+        if found {
             return true;
         }
-        let b = source.as_bytes();
         inner.source_gated.iter().any(|(idx, kws)| {
             inner.rules[*idx].gate.is_none_or(|gate| gate(b))
                 && kws.iter().any(|(k, exact)| {

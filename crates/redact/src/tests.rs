@@ -1312,6 +1312,62 @@ fn may_find_source_wide_is_false_only_where_the_source_wide_scan_finds_nothing()
     }
 }
 
+/// [`Redactor::may_find_source_wide`] looks for the keywords of the
+/// ungated source-wide rules in their own case: that is sound only while
+/// those patterns are case-sensitive and every match holds a keyword
+/// verbatim (a lowercased or uppercased keyword matches nothing).
+#[test]
+fn an_ungated_source_rule_match_holds_a_keyword_verbatim() {
+    let ungated: Vec<&Spec> = specs()
+        .filter(|s| s.reach == Reach::Source && crate::gates::of_spec(s).is_none())
+        .collect();
+    assert!(!ungated.is_empty());
+    let mut pieces: Vec<String> = vec![
+        "-----BEGIN RSA ".into(),
+        "-----".into(),
+        "\"private_key\": \"".into(),
+        ": 1\n".into(),
+        "QUJDREVGR0hJSktMTU5PUA".into(),
+        "0123456789abcdefABCDEF".into(),
+        "\" +\n  \"".into(),
+        "\\\n".into(),
+        "\"".into(),
+        " ".into(),
+        "\n".into(),
+    ];
+    for s in &ungated {
+        assert!(!s.pattern.starts_with("(?i"), "{} folds case", s.kind);
+        for k in s.keywords {
+            pieces.push(k.to_string());
+            pieces.push(k.to_ascii_lowercase());
+            pieces.push(k.to_ascii_uppercase());
+        }
+    }
+    let res: Vec<(regex::Regex, &Spec)> = ungated
+        .iter()
+        .map(|s| (regex::Regex::new(s.pattern).unwrap(), *s))
+        .collect();
+    let strategy = proptest::collection::vec(0..pieces.len(), 0..10);
+    proptest!(|(picks in strategy)| {
+        let t: String = picks.iter().map(|&i| pieces[i].as_str()).collect();
+        for (re, spec) in &res {
+            if let Some(m) = re.find(&t) {
+                prop_assert!(
+                    spec.keywords.iter().any(|k| m.as_str().contains(k)),
+                    "{}: {:?} in {:?}", spec.kind, m.as_str(), t
+                );
+            }
+        }
+    });
+    // The pieces do make matches.
+    for t in [
+        format!("-----BEGIN RSA {PK}-----"),
+        "t = \"ghp_QUJDREVGR0hJSktMTU5PUA\" +\n  \"0123456789abcdefABCDEF\"".to_string(),
+    ] {
+        assert!(res.iter().any(|(re, _)| re.is_match(&t)), "{t:?}");
+    }
+}
+
 /// A case-insensitive rule folds ASCII only (`(?i-u)`): Unicode folding
 /// turned each letter into a class with `ſ` or the Kelvin sign and made
 /// these the costliest rules to compile, on keywords (`secret_key`,
