@@ -455,6 +455,71 @@ impl Redactor {
         }
     }
 
+    /// Whether [`Redactor::find`] may find anything in `text` whose bytes
+    /// in `blanked` (sorted by start; each turned to spaces but for its line
+    /// breaks) are spaces: false only when no rule without keywords turns
+    /// on and no keyword occurs, which is decided on the bytes outside
+    /// `blanked` (and the line breaks in it), each run widened by the
+    /// longest run of spaces in a keyword: every occurrence of a keyword
+    /// holds a byte that is not a blanked space, and its blanked spaces are
+    /// at most that many in a row, so it lies inside one widened run. The
+    /// runs are scanned joined (a keyword made across a join only sends the
+    /// caller to the full scan). A grep's text is mostly its lines, vetted
+    /// and blanked: this scans the `path:line:` prefixes, not the lines.
+    pub(crate) fn may_find_outside(&self, text: &str, blanked: &[Range<usize>]) -> bool {
+        let inner = &*self.inner;
+        let on = |i: &usize| match inner.rules[*i].check {
+            Check::Discord => discord_candidate(text),
+            _ => true,
+        };
+        if inner.always.iter().any(on) {
+            return true;
+        }
+        let widen = inner.keywords.max_space_run;
+        if widen == usize::MAX {
+            return true;
+        }
+        let b = text.as_bytes();
+        let mut runs: Vec<Range<usize>> = Vec::new();
+        let mut at = 0;
+        for r in blanked {
+            let (start, end) = (r.start.min(b.len()), r.end.min(b.len()));
+            if start > at {
+                runs.push(at..start);
+            }
+            let from = start.max(at);
+            if from < end {
+                runs.extend(
+                    memchr::memchr_iter(b'\n', &b[from..end]).map(|i| from + i..from + i + 1),
+                );
+            }
+            at = at.max(end);
+        }
+        if at < b.len() {
+            runs.push(at..b.len());
+        }
+        let mut joined: Vec<u8> = Vec::new();
+        let mut cur: Option<Range<usize>> = None;
+        for run in runs {
+            let w = run.start.saturating_sub(widen)..run.end.saturating_add(widen).min(b.len());
+            cur = match cur {
+                Some(c) if w.start <= c.end => Some(c.start..c.end.max(w.end)),
+                Some(c) => {
+                    joined.extend_from_slice(&b[c]);
+                    Some(w)
+                }
+                None => Some(w),
+            };
+        }
+        if let Some(c) = cur {
+            joined.extend_from_slice(&b[c]);
+        }
+        match String::from_utf8(joined) {
+            Ok(j) => inner.keywords.occurs_in(&j),
+            Err(_) => true,
+        }
+    }
+
     /// The rules whose keywords occur in `text`, in priority order.
     #[cfg(test)]
     pub(crate) fn active_rules(&self, text: &str) -> Vec<usize> {
@@ -950,6 +1015,9 @@ pub(crate) struct Keywords {
     scanned: std::sync::atomic::AtomicUsize,
     /// Pattern `i`: its text, whether it must match exactly, its rules.
     entries: Vec<(String, bool, Vec<usize>)>,
+    /// The longest run of spaces in a keyword; `usize::MAX` when a keyword
+    /// is all spaces ([`Redactor::may_find_outside`]).
+    max_space_run: usize,
 }
 
 /// Shortest base64 run decoded to look for a secret inside.
@@ -986,11 +1054,26 @@ impl Keywords {
             }
         }
         let pairs = PairScan::new(entries.iter().map(|e| e.0.as_str()));
+        let max_space_run = entries
+            .iter()
+            .map(|e| {
+                if e.0.bytes().all(|b| b == b' ') {
+                    return usize::MAX;
+                }
+                e.0.as_bytes()
+                    .split(|&b| b != b' ')
+                    .map(<[u8]>::len)
+                    .max()
+                    .unwrap_or(0)
+            })
+            .max()
+            .unwrap_or(0);
         Keywords {
             pairs,
             dfa: OnceLock::new(),
             scanned: std::sync::atomic::AtomicUsize::new(0),
             entries,
+            max_space_run,
         }
     }
 
@@ -1028,6 +1111,22 @@ impl Keywords {
             }
             None => self.pairs.find(text.as_bytes(), each),
         }
+    }
+
+    /// Whether any keyword occurs in `text`, by the overlapping scan of
+    /// [`Keywords::turn_on`] (an exact keyword in its own case).
+    fn occurs_in(&self, text: &str) -> bool {
+        let b = text.as_bytes();
+        let mut found = false;
+        self.occurrences(text, |k, r| {
+            found = found
+                || match self.entries.get(k) {
+                    Some((kw, true, _)) => b.get(r) == Some(kw.as_bytes()),
+                    Some(_) => true,
+                    None => false,
+                };
+        });
+        found
     }
 
     /// Whether any keyword occurs in `text` (the first one found is enough:
