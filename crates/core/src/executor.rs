@@ -505,7 +505,7 @@ fn mask_sources(r: &Redactor, out: &mut ToolOutput) -> Vetted {
     let text = out.text.as_str();
     // A source's spans and which of its pieces are verbatim copies (a
     // compare of every shown byte) on the cores, source by source.
-    let scanned = par_map(sources.len(), shown_bytes(&sources), |i| {
+    let scanned = par_map(sources.len(), scanned_bytes(&sources), |i| {
         let src = &sources[i];
         (spans_of(r, src), copied(&src.text, text, &src.in_text))
     });
@@ -562,12 +562,15 @@ fn spans_of(r: &Redactor, src: &RedactionSource) -> Vec<Finding> {
     )
 }
 
-/// The bytes of output text the sources say were copied from them.
-fn shown_bytes(sources: &[RedactionSource]) -> usize {
+/// The bytes the spans of the sources read: each source whole (its
+/// source-wide keyword scan reads it all, however few lines were shown;
+/// a grep keeps a file whole when a source-wide rule may match in it) and
+/// the bytes copied from it. Weighing by the bytes shown alone kept a grep
+/// that showed a few lines of a 9 MB file on one core.
+fn scanned_bytes(sources: &[RedactionSource]) -> usize {
     sources
         .iter()
-        .flat_map(|s| &s.in_text)
-        .map(|seg| seg.len)
+        .map(|s| s.text.len() + s.in_text.iter().map(|seg| seg.len).sum::<usize>())
         .sum()
 }
 
@@ -931,7 +934,7 @@ mod tests {
             .map(|s| r.spans(&s.text).iter().map(|f| (f.start, f.end)).collect())
             .collect();
         let parallel: Vec<Vec<(usize, usize)>> =
-            par_map(sources.len(), shown_bytes(&sources), |i| {
+            par_map(sources.len(), scanned_bytes(&sources), |i| {
                 spans_of(r, &sources[i])
             })
             .iter()

@@ -62,6 +62,20 @@ pub(crate) struct Inner {
     /// The same for the [`Reach::Source`] rules alone: a view's source is
     /// scanned whole only where one of these occurs.
     pub(crate) source_keywords: Keywords,
+    /// The keywords of the [`Reach::Source`] rules that have no gate
+    /// ([`crate::gates`]), in their own case: their patterns are
+    /// case-sensitive and every match holds one verbatim
+    /// (`an_ungated_source_rule_match_holds_a_keyword_verbatim`), so one of
+    /// these in a source is what [`Redactor::may_find_source_wide`] looks for.
+    pub(crate) source_ungated: Vec<&'static str>,
+    /// Their searcher (a SIMD multi-literal scan, a few GB/s; the
+    /// case-folding keyword DFA ran at well under one), built on first use:
+    /// only a content grep asks.
+    pub(crate) source_ungated_ac: OnceLock<Option<AhoCorasick>>,
+    /// The [`Reach::Source`] rules that have a gate, with their keywords
+    /// (text, whether exact-case): their gate is checked first, the
+    /// keywords only where it passes.
+    pub(crate) source_gated: Vec<(usize, Vec<(String, bool)>)>,
     /// Rules without keywords, gated by a check of their own (Discord bot
     /// tokens: [`discord_candidate`]).
     pub(crate) always: Vec<usize>,
@@ -187,7 +201,7 @@ impl Redactor {
                 re: LazyRegex::new(spec.pattern),
                 check: spec.check,
                 reach: spec.reach,
-                gate: gates::of(spec.kind),
+                gate: gates::of_spec(spec),
             });
             if spec.keywords.is_empty() {
                 always.push(idx);
@@ -202,6 +216,26 @@ impl Redactor {
                 .enumerate()
                 .filter(|(_, s)| s.reach == Reach::Source),
         );
+        let source_ungated = specs()
+            .filter(|s| s.reach == Reach::Source && gates::of_spec(s).is_none())
+            .flat_map(|s| s.keywords.iter().copied())
+            .collect();
+        let source_gated = specs()
+            .enumerate()
+            .filter(|(_, s)| s.reach == Reach::Source && gates::of_spec(s).is_some())
+            .map(|(idx, s)| {
+                let any_case = s.pattern.starts_with("(?i");
+                let kws = s
+                    .keywords
+                    .iter()
+                    .map(|k| {
+                        let exact = !any_case && k.bytes().any(|b| b.is_ascii_uppercase());
+                        (k.to_string(), exact)
+                    })
+                    .collect();
+                (idx, kws)
+            })
+            .collect();
         let kinds_alt: Vec<String> = KINDS.iter().map(|k| regex::escape(k)).collect();
         let marker_re = LazyRegex::new(format!(
             "{}(?:{})\\]",
@@ -221,6 +255,9 @@ impl Redactor {
                 rules,
                 keywords,
                 source_keywords,
+                source_ungated,
+                source_ungated_ac: OnceLock::new(),
+                source_gated,
                 always,
                 line_rules,
                 marker_re,
@@ -340,6 +377,51 @@ impl Redactor {
         self.inner.source_keywords.any_in(source)
     }
 
+    /// Whether a [`Reach::Source`] rule may find anything in `source`: one
+    /// of its keywords occurs ([`Redactor::needs_whole_source`]) and its
+    /// gate, if it has one, passes on the whole source. When false, the
+    /// source-wide scan of `source` finds nothing, so the lines shown are
+    /// source enough; a grep keeps far fewer files whole (`password` is in
+    /// many files, a `.netrc` entry in next to none). One skipping scan for
+    /// the keywords of the rules without a gate, then the gates (a `memmem`
+    /// or `memchr` pass each), and the keywords of a gated rule only where
+    /// its gate passed.
+    ///
+    /// [`Reach::Source`]: crate::rules::Reach::Source
+    pub fn may_find_source_wide(&self, source: &str) -> bool {
+        let inner = &*self.inner;
+        let b = source.as_bytes();
+        let ungated = inner.source_ungated_ac.get_or_init(|| {
+            // Leftmost: the semantics under which the searcher takes a
+            // packed (Teddy) prefilter; any match is enough here.
+            AhoCorasick::builder()
+                .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                .build(&inner.source_ungated)
+                .ok()
+        });
+        let found = match ungated {
+            Some(ac) => ac.is_match(b),
+            None => inner
+                .source_ungated
+                .iter()
+                .any(|k| memchr::memmem::find(b, k.as_bytes()).is_some()),
+        };
+        if found {
+            return true;
+        }
+        inner.source_gated.iter().any(|(idx, kws)| {
+            inner.rules[*idx].gate.is_none_or(|gate| gate(b))
+                && kws.iter().any(|(k, exact)| {
+                    let k = k.as_bytes();
+                    if *exact {
+                        memchr::memmem::find(b, k).is_some()
+                    } else {
+                        k.is_empty() || b.windows(k.len()).any(|w| w.eq_ignore_ascii_case(k))
+                    }
+                })
+        })
+    }
+
     /// The raw findings of the [`Reach::Source`] rules whose keywords occur
     /// in `source`, added to `out`: one multi-literal scan of the source,
     /// and the rules only where it finds something.
@@ -370,6 +452,71 @@ impl Redactor {
         let markers = self.markers(source);
         for idx in passed {
             self.scan_gated(idx, source, &markers, 0..source.len(), out);
+        }
+    }
+
+    /// Whether [`Redactor::find`] may find anything in `text` whose bytes
+    /// in `blanked` (sorted by start; each turned to spaces but for its line
+    /// breaks) are spaces: false only when no rule without keywords turns
+    /// on and no keyword occurs, which is decided on the bytes outside
+    /// `blanked` (and the line breaks in it), each run widened by the
+    /// longest run of spaces in a keyword: every occurrence of a keyword
+    /// holds a byte that is not a blanked space, and its blanked spaces are
+    /// at most that many in a row, so it lies inside one widened run. The
+    /// runs are scanned joined (a keyword made across a join only sends the
+    /// caller to the full scan). A grep's text is mostly its lines, vetted
+    /// and blanked: this scans the `path:line:` prefixes, not the lines.
+    pub(crate) fn may_find_outside(&self, text: &str, blanked: &[Range<usize>]) -> bool {
+        let inner = &*self.inner;
+        let on = |i: &usize| match inner.rules[*i].check {
+            Check::Discord => discord_candidate(text),
+            _ => true,
+        };
+        if inner.always.iter().any(on) {
+            return true;
+        }
+        let widen = inner.keywords.max_space_run;
+        if widen == usize::MAX {
+            return true;
+        }
+        let b = text.as_bytes();
+        let mut runs: Vec<Range<usize>> = Vec::new();
+        let mut at = 0;
+        for r in blanked {
+            let (start, end) = (r.start.min(b.len()), r.end.min(b.len()));
+            if start > at {
+                runs.push(at..start);
+            }
+            let from = start.max(at);
+            if from < end {
+                runs.extend(
+                    memchr::memchr_iter(b'\n', &b[from..end]).map(|i| from + i..from + i + 1),
+                );
+            }
+            at = at.max(end);
+        }
+        if at < b.len() {
+            runs.push(at..b.len());
+        }
+        let mut joined: Vec<u8> = Vec::new();
+        let mut cur: Option<Range<usize>> = None;
+        for run in runs {
+            let w = run.start.saturating_sub(widen)..run.end.saturating_add(widen).min(b.len());
+            cur = match cur {
+                Some(c) if w.start <= c.end => Some(c.start..c.end.max(w.end)),
+                Some(c) => {
+                    joined.extend_from_slice(&b[c]);
+                    Some(w)
+                }
+                None => Some(w),
+            };
+        }
+        if let Some(c) = cur {
+            joined.extend_from_slice(&b[c]);
+        }
+        match String::from_utf8(joined) {
+            Ok(j) => inner.keywords.occurs_in(&j),
+            Err(_) => true,
         }
     }
 
@@ -868,6 +1015,9 @@ pub(crate) struct Keywords {
     scanned: std::sync::atomic::AtomicUsize,
     /// Pattern `i`: its text, whether it must match exactly, its rules.
     entries: Vec<(String, bool, Vec<usize>)>,
+    /// The longest run of spaces in a keyword; `usize::MAX` when a keyword
+    /// is all spaces ([`Redactor::may_find_outside`]).
+    max_space_run: usize,
 }
 
 /// Shortest base64 run decoded to look for a secret inside.
@@ -904,11 +1054,26 @@ impl Keywords {
             }
         }
         let pairs = PairScan::new(entries.iter().map(|e| e.0.as_str()));
+        let max_space_run = entries
+            .iter()
+            .map(|e| {
+                if e.0.bytes().all(|b| b == b' ') {
+                    return usize::MAX;
+                }
+                e.0.as_bytes()
+                    .split(|&b| b != b' ')
+                    .map(<[u8]>::len)
+                    .max()
+                    .unwrap_or(0)
+            })
+            .max()
+            .unwrap_or(0);
         Keywords {
             pairs,
             dfa: OnceLock::new(),
             scanned: std::sync::atomic::AtomicUsize::new(0),
             entries,
+            max_space_run,
         }
     }
 
@@ -946,6 +1111,22 @@ impl Keywords {
             }
             None => self.pairs.find(text.as_bytes(), each),
         }
+    }
+
+    /// Whether any keyword occurs in `text`, by the overlapping scan of
+    /// [`Keywords::turn_on`] (an exact keyword in its own case).
+    fn occurs_in(&self, text: &str) -> bool {
+        let b = text.as_bytes();
+        let mut found = false;
+        self.occurrences(text, |k, r| {
+            found = found
+                || match self.entries.get(k) {
+                    Some((kw, true, _)) => b.get(r) == Some(kw.as_bytes()),
+                    Some(_) => true,
+                    None => false,
+                };
+        });
+        found
     }
 
     /// Whether any keyword occurs in `text` (the first one found is enough:

@@ -22,6 +22,57 @@ pub(crate) fn of(kind: &str) -> Option<fn(&[u8]) -> bool> {
     }
 }
 
+/// The gate of `spec`'s rule: by its kind ([`of`]), or by its check for the
+/// rules that share a kind with others (the YAML block scalar of
+/// `password_assignment`).
+pub(crate) fn of_spec(spec: &crate::rules::Spec) -> Option<fn(&[u8]) -> bool> {
+    of(spec.kind).or(match spec.check {
+        crate::rules::Check::Block => Some(yaml_block),
+        _ => None,
+    })
+}
+
+/// A YAML block scalar under a key (`password: |`, `token: >-`): a `:`,
+/// blanks, `|` or `>`, at most three of `-+0-9`, blanks, then `#` or the
+/// line's end; before the `:` only the bytes a key line may hold (blanks,
+/// a `-` item mark, quotes, key characters), one key character at least.
+/// Its keywords (`: |`, `: >`) are in C comments drawn as tables and in
+/// TypeScript unions, where the pattern ran over every line of the file.
+fn yaml_block(b: &[u8]) -> bool {
+    let key = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-');
+    memchr::memchr2_iter(b'|', b'>', b).any(|i| {
+        // `:` and at least one blank before the indicator.
+        let blanks = b[..i]
+            .iter()
+            .rev()
+            .take_while(|c| matches!(c, b' ' | b'\t'))
+            .count();
+        if blanks == 0 || i <= blanks || b[i - blanks - 1] != b':' {
+            return false;
+        }
+        let colon = i - blanks - 1;
+        // After it: the indicator's modifiers, blanks, then `#` or the end of the line.
+        let mut j = i + 1;
+        let mut mods = 0;
+        while mods < 3 && matches!(b.get(j), Some(b'-' | b'+' | b'0'..=b'9')) {
+            j += 1;
+            mods += 1;
+        }
+        while matches!(b.get(j), Some(b' ' | b'\t')) {
+            j += 1;
+        }
+        if !matches!(b.get(j), Some(b'#' | b'\r' | b'\n')) {
+            return false;
+        }
+        // Before it, from the line's start: a key line's bytes only.
+        let start = memchr::memrchr(b'\n', &b[..colon]).map_or(0, |n| n + 1);
+        let line = &b[start..colon];
+        line.iter()
+            .all(|&c| key(c) || matches!(c, b' ' | b'\t' | b'"' | b'\''))
+            && line.iter().any(|&c| key(c))
+    })
+}
+
 /// `scheme://user:password@host`: after a `://`, a `:` and then an `@`
 /// before any blank (the pattern's userinfo holds no whitespace).
 fn url_credentials(b: &[u8]) -> bool {
@@ -122,6 +173,8 @@ mod tests {
                 "\n", "\u{a0}", "é", "-u", "--user", "-user", "=", "a", "b1", "user", "pw",
                 "-us", "-us1", "0123456789abcdef", "0123456789abcdef0123456789abcdef", "F", "9",
                 "a:b", " -u a:b", "\t-u=\"a:b", "u:p@h", "x://a:b@c",
+                ": |", ": >", ":\t|", "|", ">", "|-", ">+2", "-1", "# c", "\r\n", "- ", "key",
+                "**  0", "*", "'k'", "\"k\"", "  ",
             ]).prop_map(str::to_string),
             1 => "[ -~]{0,8}",
         ]
@@ -138,12 +191,36 @@ mod tests {
         fn a_gated_off_rule_never_matches(parts in proptest::collection::vec(piece(), 0..14)) {
             let text = parts.concat();
             for spec in specs() {
-                let Some(gate) = of(spec.kind) else { continue };
+                let Some(gate) = of_spec(spec) else { continue };
                 let re = regex::Regex::new(spec.pattern).unwrap();
                 if !gate(text.as_bytes()) {
                     prop_assert!(!re.is_match(&text), "{} gated off {:?}", spec.kind, text);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_yaml_block_gate_opens_on_block_keys_only() {
+        let block = specs()
+            .find(|s| s.check == crate::rules::Check::Block)
+            .and_then(of_spec)
+            .unwrap();
+        for yes in [
+            "password: |\n  s3cr3t\n",
+            "  - 'api_token':\t>-2 # note\r\n",
+            "x\nkey: |\n",
+        ] {
+            assert!(block(yes.as_bytes()), "{yes:?}");
+        }
+        for no in [
+            "**   0: | iVersion   | \\\n",
+            "type T = { a: | 'x' | 'y' }\n",
+            "key: |x\n",
+            "key:| \n",
+            ": |\n",
+        ] {
+            assert!(!block(no.as_bytes()), "{no:?}");
         }
     }
 

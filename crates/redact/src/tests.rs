@@ -1245,6 +1245,129 @@ fn needs_whole_source_is_true_exactly_when_a_source_rule_keyword_occurs() {
     });
 }
 
+/// `may_find_source_wide` is false only where the source-wide scan finds
+/// nothing (the lines shown are then source enough), and only where a
+/// source-wide keyword occurs; it is true on the secrets those rules find.
+#[test]
+fn may_find_source_wide_is_false_only_where_the_source_wide_scan_finds_nothing() {
+    let r = Redactor::global();
+    let reach = |t: &str| {
+        let mut raw = Vec::new();
+        r.find_source_reach(t, &mut raw);
+        raw.len()
+    };
+    let pieces = [
+        "password",
+        "PASSWORD",
+        "machine",
+        "default",
+        "login",
+        "host",
+        "s3cr3tpw",
+        ": |",
+        ": >",
+        ":\t|",
+        "-2",
+        "# c",
+        "key",
+        "- ",
+        "'",
+        "**",
+        "PRIVATE KEY",
+        "-----BEGIN RSA ",
+        "-----",
+        "\"private_key\"",
+        "Private-Lines: 1",
+        "QUJD",
+        "ghp_",
+        "\" +\n\"",
+        "x",
+        " ",
+        "\t",
+        "\n",
+        "\r\n",
+    ];
+    let strategy = proptest::collection::vec(0..pieces.len(), 0..16);
+    proptest!(|(picks in strategy)| {
+        let t: String = picks.iter().map(|&i| pieces[i]).collect();
+        let may = r.may_find_source_wide(&t);
+        prop_assert!(may || reach(&t) == 0, "{:?}", t);
+        prop_assert!(!may || r.needs_whole_source(&t), "{:?}", t);
+    });
+    let netrc = "machine example.com\nlogin me\npassword s3cr3tpw\n";
+    let block = "db:\n  password: |\n    s3cr3tpw-s3cr3tpw\n";
+    let key = pem(&format!("RSA {PK}"), 4, 401, "");
+    for t in [netrc, block, key.as_str()] {
+        assert!(reach(t) > 0 && r.may_find_source_wide(t), "{t:?}");
+    }
+    for t in [
+        "let password = ask();\n",
+        "/*  0: | iVersion | */\n",
+        "type T = { a: | 'x' | 'y' }\n",
+    ] {
+        assert!(
+            r.needs_whole_source(t) && !r.may_find_source_wide(t),
+            "{t:?}"
+        );
+    }
+}
+
+/// [`Redactor::may_find_source_wide`] looks for the keywords of the
+/// ungated source-wide rules in their own case: that is sound only while
+/// those patterns are case-sensitive and every match holds a keyword
+/// verbatim (a lowercased or uppercased keyword matches nothing).
+#[test]
+fn an_ungated_source_rule_match_holds_a_keyword_verbatim() {
+    let ungated: Vec<&Spec> = specs()
+        .filter(|s| s.reach == Reach::Source && crate::gates::of_spec(s).is_none())
+        .collect();
+    assert!(!ungated.is_empty());
+    let mut pieces: Vec<String> = vec![
+        "-----BEGIN RSA ".into(),
+        "-----".into(),
+        "\"private_key\": \"".into(),
+        ": 1\n".into(),
+        "QUJDREVGR0hJSktMTU5PUA".into(),
+        "0123456789abcdefABCDEF".into(),
+        "\" +\n  \"".into(),
+        "\\\n".into(),
+        "\"".into(),
+        " ".into(),
+        "\n".into(),
+    ];
+    for s in &ungated {
+        assert!(!s.pattern.starts_with("(?i"), "{} folds case", s.kind);
+        for k in s.keywords {
+            pieces.push(k.to_string());
+            pieces.push(k.to_ascii_lowercase());
+            pieces.push(k.to_ascii_uppercase());
+        }
+    }
+    let res: Vec<(regex::Regex, &Spec)> = ungated
+        .iter()
+        .map(|s| (regex::Regex::new(s.pattern).unwrap(), *s))
+        .collect();
+    let strategy = proptest::collection::vec(0..pieces.len(), 0..10);
+    proptest!(|(picks in strategy)| {
+        let t: String = picks.iter().map(|&i| pieces[i].as_str()).collect();
+        for (re, spec) in &res {
+            if let Some(m) = re.find(&t) {
+                prop_assert!(
+                    spec.keywords.iter().any(|k| m.as_str().contains(k)),
+                    "{}: {:?} in {:?}", spec.kind, m.as_str(), t
+                );
+            }
+        }
+    });
+    // The pieces do make matches.
+    for t in [
+        format!("-----BEGIN RSA {PK}-----"),
+        "t = \"ghp_QUJDREVGR0hJSktMTU5PUA\" +\n  \"0123456789abcdefABCDEF\"".to_string(),
+    ] {
+        assert!(res.iter().any(|(re, _)| re.is_match(&t)), "{t:?}");
+    }
+}
+
 /// A case-insensitive rule folds ASCII only (`(?i-u)`): Unicode folding
 /// turned each letter into a class with `ſ` or the Kelvin sign and made
 /// these the costliest rules to compile, on keywords (`secret_key`,

@@ -31,8 +31,8 @@ pub(super) struct FileResult {
 /// The text a content result's lines are printed from, kept once per file.
 pub(super) enum Lines {
     /// The redaction source of the lines shown: the lines themselves (each
-    /// whole, with its line break), or the whole file when the redactor
-    /// needs it whole ([`wrench_core::Redactor::needs_whole_source`]).
+    /// whole, with its line break), or the whole file when a source-wide
+    /// rule may match in it ([`wrench_core::Redactor::may_find_source_wide`]).
     Source(Arc<str>),
     /// The lines, when no source could be declared with them (the file is
     /// not UTF-8, too large to keep, or past the budget of kept sources):
@@ -272,9 +272,10 @@ fn search_lines(
 }
 
 /// A matched file's result: its lines kept once, as the redaction source of
-/// the lines shown. Without a keyword of a source-wide rule in the file (see
-/// [`wrench_core::Redactor::needs_whole_source`]) the lines themselves are
-/// that source; with one, the whole file is (`whole`, within `kept`'s budget).
+/// the lines shown. Unless a source-wide rule may match in the file (its
+/// keyword there and its gate passing, see
+/// [`wrench_core::Redactor::may_find_source_wide`]) the lines themselves are
+/// that source; else the whole file is (`whole`, within `kept`'s budget).
 fn content_result(
     rel: &Path,
     (count, mut marks): (u64, Vec<Mark>),
@@ -299,7 +300,7 @@ fn content_result(
     let whole = whole.map(std::str::from_utf8);
     let lines = match whole {
         // The whole file, when the redactor needs it whole and it fits.
-        Some(Ok(w)) if wrench_core::Redactor::global().needs_whole_source(w) => {
+        Some(Ok(w)) if wrench_core::Redactor::global().may_find_source_wide(w) => {
             if budget.kept.fetch_add(w.len(), Ordering::Relaxed) + w.len() <= GREP_MAX_COLLECT_BYTES
                 && marks.iter().all(|m| u32::try_from(m.file_offset).is_ok())
             {
@@ -341,6 +342,11 @@ pub(super) struct Budget<'a> {
 /// lines it shows (or, when the redactor needs it, the whole file) as the
 /// redaction source of those lines, so no file is read a second time. A
 /// file larger than [`GREP_SOURCE_MAX_BYTES`] is searched as a stream.
+///
+/// The file is read into the worker's buffer, which stays as long as the
+/// longest file the worker read (initialized once, so no read zeroes it
+/// again): no `fstat`/`lseek` per file (`read_to_end` asks both for a
+/// size hint), two `read`s for a file that fits, as ripgrep reads it.
 pub(super) fn search_whole(
     q: &Query,
     searcher: &mut Searcher,
@@ -350,15 +356,42 @@ pub(super) fn search_whole(
     budget: Budget<'_>,
 ) -> Option<FileResult> {
     let (buf, scratch) = bufs;
-    let len = file.metadata().map_or(u64::MAX, |m| m.len());
-    if len > GREP_SOURCE_MAX_BYTES {
+    let Some(n) = read_whole(file, buf, GREP_SOURCE_MAX_BYTES as usize).ok()? else {
+        // Over the cap: from the start again, as a stream.
+        let mut f = file;
+        std::io::Seek::rewind(&mut f).ok()?;
         let found = search_lines(q, searcher, Input::File(file), scratch)?;
         return Some(content_result(rel, found, scratch, None, budget));
-    }
-    buf.clear();
+    };
+    search_bytes(q, searcher, rel, &buf[..n], scratch, budget)
+}
+
+/// Read `file` to its end into `buf` (grown, zero-filled, only when the
+/// file is longer than it); the bytes read, or None when the file is
+/// longer than `max`.
+fn read_whole(
+    file: &std::fs::File,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Option<usize>> {
+    const FIRST: usize = 64 * 1024;
     let mut f = file;
-    f.read_to_end(buf).ok()?;
-    search_bytes(q, searcher, rel, buf, scratch, budget)
+    let mut n = 0;
+    loop {
+        if n == buf.len() {
+            if n > max {
+                return Ok(None);
+            }
+            let grown = (n.saturating_mul(2)).max(FIRST).min(max.saturating_add(1));
+            buf.resize(grown.max(n + 1), 0);
+        }
+        match f.read(&mut buf[n..]) {
+            Ok(0) => return Ok(Some(n)),
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// Content mode over the bytes of a whole file.
@@ -551,5 +584,41 @@ pub(super) fn search_tree(
         searched: shared.searched.into_inner(),
         timed_out: shared.timed_out.into_inner(),
         capped: shared.capped.into_inner(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::read_whole;
+
+    /// A worker's buffer is reused from file to file: each read gives that
+    /// file's bytes whole, whether the buffer is longer or shorter than the
+    /// file, and a file over the cap is refused, not cut.
+    #[test]
+    fn a_reused_buffer_reads_each_file_whole_and_refuses_one_over_the_cap() {
+        let d = tempfile::tempdir().unwrap();
+        let write = |name: &str, len: usize| {
+            let p = d.path().join(name);
+            let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            std::fs::write(&p, &bytes).unwrap();
+            (std::fs::File::open(&p).unwrap(), bytes)
+        };
+        let mut buf = Vec::new();
+        let max = 300_000;
+        for (name, len) in [
+            ("big", 200_000),
+            ("small", 10),
+            ("empty", 0),
+            ("at-cap", max),
+            ("mid", 70_000),
+        ] {
+            let (f, bytes) = write(name, len);
+            let n = read_whole(&f, &mut buf, max).unwrap();
+            assert_eq!(n, Some(len), "{name}");
+            assert_eq!(&buf[..len], &bytes[..], "{name}");
+        }
+        let (f, _) = write("over", max + 1);
+        assert_eq!(read_whole(&f, &mut buf, max).unwrap(), None);
     }
 }
