@@ -482,15 +482,14 @@ pub fn protected(rel: &Path) -> Option<&'static Protected> {
     PROTECTED.iter().find(|e| e.matches(&comps))
 }
 
-/// The git directory (by its shape, as git itself finds one: a `HEAD`
-/// file beside `objects/` and `refs/` directories) that holds `abs`, when
+/// The git directory (by its shape, as git itself finds one:
+/// [`wrench_process::sandbox::is_git_dir`]) that holds `abs`, when
 /// one does below or at `root` and is not named `.git` (those are
 /// protected by name). A `.git` *file* (`gitdir: gd`) makes `gd` the
 /// repository's git directory; a bare repository committed in the tree is
 /// one for any git run inside it. Either way its `hooks/` and `config` run
 /// programs, so it is protected as `.git/` is. A few `lstat`s per ancestor.
 pub fn git_dir_holding(root: &Path, abs: &Path) -> Option<std::path::PathBuf> {
-    let is_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
     let mut cur = abs;
     loop {
         if !cur.starts_with(root) {
@@ -499,11 +498,7 @@ pub fn git_dir_holding(root: &Path, abs: &Path) -> Option<std::path::PathBuf> {
         let named_git = cur
             .file_name()
             .is_some_and(|n| n.eq_ignore_ascii_case(".git"));
-        if !named_git
-            && std::fs::symlink_metadata(cur.join("HEAD")).is_ok_and(|m| m.is_file())
-            && is_dir(&cur.join("objects"))
-            && is_dir(&cur.join("refs"))
-        {
+        if !named_git && wrench_process::sandbox::is_git_dir(cur) {
             return Some(cur.to_path_buf());
         }
         if cur == root {

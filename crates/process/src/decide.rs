@@ -103,12 +103,21 @@ pub fn spec_named(ctx: &Context, network: bool, named: &crate::covers::Named) ->
 /// The git directory a `.git` file at `root` names (`gitdir: X`), when it
 /// is inside the root (canonical).
 fn git_dir_named_by_git_file(root: &Path) -> Option<PathBuf> {
-    let f = root.join(".git");
-    let m = std::fs::symlink_metadata(&f).ok()?;
-    if !m.is_file() || m.len() > 4096 {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    // The repository's file: opened without following a link and without
+    // blocking (a FIFO swapped in), checked regular on the open file, read
+    // to a bound.
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(root.join(".git"))
+        .ok()?;
+    if !f.metadata().ok()?.is_file() {
         return None;
     }
-    let text = std::fs::read_to_string(&f).ok()?;
+    let mut text = String::new();
+    f.take(4096).read_to_string(&mut text).ok()?;
     let target = text.lines().next()?.strip_prefix("gitdir:")?.trim();
     let real = std::fs::canonicalize(root.join(target)).ok()?;
     let root = std::fs::canonicalize(root).ok()?;
@@ -208,5 +217,47 @@ pub fn precreate_build_dirs(ctx: &Context) {
         if std::fs::symlink_metadata(&t).is_err() {
             let _ = std::fs::create_dir(&t);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::git_dir_named_by_git_file;
+
+    /// What a repository's `.git` file may be, and the git dir it yields.
+    #[test]
+    fn a_git_file_names_a_git_dir_only_inside_the_root_and_never_blocks() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("gitdir: gd\n", Some("gd")),
+            ("gitdir:gd", Some("gd")),
+            ("gitdir: /\n", None),
+            ("gitdir: .\n", None),
+            ("gitdir: ../outside\n", None),
+            ("gitdir: missing\n", None),
+            ("not a git file\n", None),
+            ("", None),
+        ];
+        for (text, want) in cases {
+            let d = tempfile::tempdir().unwrap();
+            let root = std::fs::canonicalize(d.path()).unwrap();
+            std::fs::create_dir_all(root.join("gd")).unwrap();
+            std::fs::write(root.join(".git"), text).unwrap();
+            let got = git_dir_named_by_git_file(&root);
+            assert_eq!(got, want.map(|w| root.join(w)), "{text:?}");
+        }
+        // A FIFO, a link and a directory named `.git`: nothing, at once.
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        nix::unistd::mkfifo(&root.join(".git"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert_eq!(git_dir_named_by_git_file(&root), None);
+        std::fs::remove_file(root.join(".git")).unwrap();
+        std::fs::write(root.join("real"), "gitdir: gd\n").unwrap();
+        std::fs::create_dir(root.join("gd")).unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join(".git")).unwrap();
+        assert_eq!(git_dir_named_by_git_file(&root), None);
+        std::fs::remove_file(root.join(".git")).unwrap();
+        std::fs::create_dir(root.join(".git")).unwrap();
+        assert_eq!(git_dir_named_by_git_file(&root), None);
     }
 }

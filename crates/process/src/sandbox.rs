@@ -558,10 +558,9 @@ impl Walk<'_> {
                 if self.is_ro_name(&d, &e.file_name()) {
                     return true;
                 }
+                shape.see(e.file_name().as_bytes());
                 // file_type() does not follow symlinks.
-                let t = e.file_type().ok();
-                shape.see(&e.file_name(), t);
-                if t.is_some_and(|t| t.is_dir()) {
+                if e.file_type().is_ok_and(|t| t.is_dir()) {
                     if self.is_ro_parent(&e.path()) {
                         return true;
                     }
@@ -602,7 +601,7 @@ impl Walk<'_> {
         let mut entries: Vec<_> = rd
             .flatten()
             .map(|e| {
-                shape.see(&e.file_name(), e.file_type().ok());
+                shape.see(e.file_name().as_bytes());
                 e.file_name()
             })
             .collect();
@@ -627,32 +626,54 @@ impl Walk<'_> {
     }
 }
 
-/// What a directory's entries say about it being a git directory, as git
-/// finds one: a `HEAD` file beside `objects/` and `refs/` directories.
-/// Learned from the entries a walk reads anyway (no system call).
+/// What a directory's entry names say about it being a git directory, as
+/// git finds one: a `HEAD` beside `objects` and `refs`, or beside
+/// `commondir` (a linked worktree's). One rule for the sandbox's walk, the
+/// planted-name sweep and the gate ([`is_git_dir`]); ASCII case is ignored
+/// (a case-folding file system takes `head` for `HEAD`), so it errs on the
+/// side of protecting.
 #[derive(Debug, Default)]
-struct GitDirShape {
+pub(crate) struct GitDirShape {
     head: bool,
     objects: bool,
     refs: bool,
+    commondir: bool,
 }
 
 impl GitDirShape {
-    fn see(&mut self, name: &std::ffi::OsStr, t: Option<std::fs::FileType>) {
-        let Some(t) = t else {
-            return;
-        };
-        match name.as_bytes() {
-            b"HEAD" => self.head |= t.is_file(),
-            b"objects" => self.objects |= t.is_dir(),
-            b"refs" => self.refs |= t.is_dir(),
-            _ => {}
+    /// Note one entry name of the directory.
+    pub(crate) fn see(&mut self, name: &[u8]) {
+        if name.eq_ignore_ascii_case(b"HEAD") {
+            self.head = true;
+        } else if name.eq_ignore_ascii_case(b"objects") {
+            self.objects = true;
+        } else if name.eq_ignore_ascii_case(b"refs") {
+            self.refs = true;
+        } else if name.eq_ignore_ascii_case(b"commondir") {
+            self.commondir = true;
         }
     }
 
-    fn is_git_dir(&self) -> bool {
-        self.head && self.objects && self.refs
+    /// The directory's `HEAD` aside, whether its other names make it one.
+    pub(crate) fn has_git_dir_names(&self) -> bool {
+        self.objects && self.refs || self.commondir
     }
+
+    pub(crate) fn is_git_dir(&self) -> bool {
+        self.head && self.has_git_dir_names()
+    }
+}
+
+/// Whether `dir` is a git directory by its shape ([`GitDirShape`]), looked
+/// up by name (four `lstat`s, no listing).
+pub fn is_git_dir(dir: &Path) -> bool {
+    let mut shape = GitDirShape::default();
+    for n in ["HEAD", "objects", "refs", "commondir"] {
+        if std::fs::symlink_metadata(dir.join(n)).is_ok() {
+            shape.see(n.as_bytes());
+        }
+    }
+    shape.is_git_dir()
 }
 
 /// Build the `workspace-write` ruleset for `spec`. Refuses (kind

@@ -313,16 +313,32 @@ fn lower(name: &[u8]) -> String {
 /// (`core.fsmonitor`), with no `.git` anywhere. Without its `HEAD` git
 /// does not take the directory for one.
 fn bare_head(entries: &[Entry]) -> Option<Vec<u8>> {
-    // ASCII case only: git's own names, compared without allocating per
-    // entry of every listed directory.
-    let has = |n: &[u8]| entries.iter().any(|(e, _)| e.eq_ignore_ascii_case(n));
-    if !(has(b"objects") && has(b"refs") || has(b"commondir")) {
+    // The sandbox's one rule ([`super::GitDirShape`]), without allocating
+    // per entry of every listed directory.
+    let mut shape = super::GitDirShape::default();
+    for (e, _) in entries {
+        shape.see(e);
+    }
+    if !shape.has_git_dir_names() {
         return None;
     }
     entries
         .iter()
         .find(|(e, _)| e.eq_ignore_ascii_case(b"head"))
         .map(|(e, _)| e.clone())
+}
+
+/// Whether the entry `name` of the directory `dirfd` is a symlink: its
+/// `d_type`, or one `lstat` where the file system does not say.
+fn is_link_entry(dirfd: libc::c_int, name: &[u8], d_type: u8) -> bool {
+    match d_type {
+        libc::DT_LNK => true,
+        libc::DT_UNKNOWN => CString::new(name.to_vec())
+            .ok()
+            .and_then(|c| lstat_at(dirfd, &c))
+            .is_some_and(|s| s.st_mode & libc::S_IFMT == libc::S_IFLNK),
+        _ => false,
+    }
 }
 
 fn rel_path(rel: &[u8]) -> PathBuf {
@@ -400,15 +416,7 @@ impl Watch {
         name: &[u8],
         d_type: u8,
     ) -> bool {
-        let link = match d_type {
-            libc::DT_LNK => true,
-            libc::DT_UNKNOWN => CString::new(name.to_vec())
-                .ok()
-                .and_then(|c| lstat_at(dirfd, &c))
-                .is_some_and(|s| s.st_mode & libc::S_IFMT == libc::S_IFLNK),
-            _ => false,
-        };
-        if !link {
+        if !is_link_entry(dirfd, name, d_type) {
             return false;
         }
         let l = lower(name);
@@ -427,15 +435,7 @@ impl Watch {
         if self.writable.is_empty() {
             return false;
         }
-        let link = match d_type {
-            libc::DT_LNK => true,
-            libc::DT_UNKNOWN => CString::new(name.to_vec())
-                .ok()
-                .and_then(|c| lstat_at(dirfd, &c))
-                .is_some_and(|s| s.st_mode & libc::S_IFMT == libc::S_IFLNK),
-            _ => false,
-        };
-        if !link {
+        if !is_link_entry(dirfd, name, d_type) {
             return false;
         }
         let p = self.root.join(rel_path(&join(rel, name)));
