@@ -105,12 +105,11 @@ impl Tool for Glob {
             )));
         }
         let cancel = ctx.cancel.clone();
-        let root = ws.root().to_path_buf();
         let reads = Arc::new(ReadFilter::new(&auth));
         let walk_reads = Arc::clone(&reads);
         let found = tokio::task::spawn_blocking(move || {
             walk(
-                &root,
+                &ws,
                 &start,
                 &glob,
                 Instant::now() + GLOB_TIMEOUT,
@@ -132,7 +131,7 @@ pub struct Found {
 
 /// Walk `start` in parallel and collect the matching regular files, newest first.
 pub fn walk(
-    root: &std::path::Path,
+    ws: &wrench_permissions::Workspace,
     start: &Start,
     glob: &PathGlob,
     deadline: Instant,
@@ -141,7 +140,8 @@ pub fn walk(
 ) -> Found {
     let results: Mutex<Vec<(SystemTime, PathBuf)>> = Mutex::new(Vec::new());
     let timed_out = AtomicBool::new(false);
-    if let Some(b) = scope::walker(std::slice::from_ref(start), Visibility::Standard) {
+    let root = ws.root();
+    if let Some((b, _)) = scope::walker(ws, std::slice::from_ref(start), Visibility::Standard) {
         let shared = Arc::new((results, timed_out));
         b.build_parallel().run(|| {
             let shared = Arc::clone(&shared);
