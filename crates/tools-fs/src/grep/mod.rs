@@ -46,7 +46,7 @@ pub const GREP_TIMEOUT: Duration = Duration::from_secs(30);
 /// Most time the look into ignored and hidden files may take when the tracked tree had no hit.
 pub const GREP_IGNORED_PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 /// That look takes at most 1/this of the time the search itself took ...
-pub const GREP_IGNORED_PROBE_SHARE_INV: u32 = 25;
+pub const GREP_IGNORED_PROBE_SHARE_INV: u32 = 40;
 /// ... but searches at least this many ignored files (a small tree's look is whole).
 pub const GREP_IGNORED_PROBE_MIN_FILES: u64 = 64;
 /// Matched text kept in memory at most while searching; beyond it only counts are kept.
@@ -340,6 +340,7 @@ fn run_search(
         stop_after: None,
         skip: None,
         record: !q.include_ignored,
+        threads: 0,
     };
     let mut out = search_tree(ws, starts, q, &pass, reads, cancelled);
     let mut probe = Probe::default();
@@ -363,7 +364,7 @@ fn run_search(
 
 /// After a miss: look into the ignored and hidden files the search skipped
 /// (those it searched are skipped by inode), for at most
-/// [`GREP_IGNORED_PROBE_SHARE`] of the time the search took (but at least
+/// 1/[`GREP_IGNORED_PROBE_SHARE_INV`] of the time the search took (but at least
 /// [`GREP_IGNORED_PROBE_MIN_FILES`] files, and never past
 /// [`GREP_IGNORED_PROBE_TIMEOUT`]), stopping at the first few matches.
 fn probe_ignored(
@@ -387,6 +388,7 @@ fn probe_ignored(
         stop_after: Some(PROBE_EXAMPLES),
         skip: Some(&skip),
         record: false,
+        threads: 1,
     };
     let hard = started + GREP_IGNORED_PROBE_TIMEOUT;
     let stop = || cancelled() || Instant::now() > hard;
@@ -510,6 +512,7 @@ mod tests {
             stop_after: None,
             skip: None,
             record: true,
+            threads: 0,
         };
         search_tree(
             ws,
