@@ -245,8 +245,7 @@ mod tests {
     #[test]
     fn the_check_through_a_directory_fd_agrees_with_the_check_by_path() {
         let d = tempfile::tempdir().unwrap();
-        type Plant<'a> = (&'a str, &'a dyn Fn(&Path));
-        let make: [Plant; 8] = [
+        let make: [(&str, &dyn Fn(&Path)); 8] = [
             ("absent", &|_| {}),
             ("plain", &|p| {
                 std::fs::write(p.join(".gitignore"), "x\n").unwrap()
