@@ -29,19 +29,14 @@ const COUNT_ABOVE_BYTES: u64 = 2 * MAX_IGNORE_PATTERNS as u64;
 pub fn unusable(path: &Path) -> Option<String> {
     // stat(2) follows a link and never blocks; absent is fine.
     let meta = std::fs::metadata(path).ok()?;
-    judge(meta.is_file(), meta.len(), path)
-}
-
-/// [`unusable`] once the file's type (after links) and size are known.
-fn judge(is_file: bool, len: u64, path: &Path) -> Option<String> {
-    if !is_file {
+    if !meta.is_file() {
         return Some("is not a regular file".to_string());
     }
     let big = |n: u64| format!("is {n} bytes, over {MAX_IGNORE_FILE_BYTES}");
-    if len > MAX_IGNORE_FILE_BYTES {
-        return Some(big(len));
+    if meta.len() > MAX_IGNORE_FILE_BYTES {
+        return Some(big(meta.len()));
     }
-    if len <= COUNT_ABOVE_BYTES {
+    if meta.len() <= COUNT_ABOVE_BYTES {
         return None;
     }
     let f = match open_regular(path)? {
@@ -72,24 +67,6 @@ pub fn unusable_in_dir(dir: &Path) -> Option<(&'static str, String)> {
     IGNORE_FILES
         .iter()
         .find_map(|f| unusable(&dir.join(f)).map(|why| (*f, why)))
-}
-
-/// [`unusable_in_dir`] for the directory open as `dir` (an `O_PATH` fd is
-/// enough) whose path is `path`: each lookup is one component from the fd
-/// instead of the whole path from the root of the file system, which is
-/// most of a directory's cost in a walk. Links are followed as [`unusable`]
-/// follows them; a file big enough to need its patterns counted is read
-/// through `path`.
-pub fn unusable_in_dir_at(
-    dir: std::os::fd::BorrowedFd<'_>,
-    path: &Path,
-) -> Option<(&'static str, String)> {
-    IGNORE_FILES.iter().find_map(|f| {
-        let st = nix::sys::stat::fstatat(dir, *f, nix::fcntl::AtFlags::empty()).ok()?;
-        let is_file = st.st_mode & nix::libc::S_IFMT == nix::libc::S_IFREG;
-        let len = u64::try_from(st.st_size).unwrap_or(u64::MAX);
-        judge(is_file, len, &path.join(f)).map(|why| (*f, why))
-    })
 }
 
 /// The most bytes of a `.git` file (a worktree's or submodule's `gitdir:`
@@ -238,51 +215,6 @@ mod tests {
             unusable_in_dir(d.path()).map(|(f, _)| f),
             Some(".gitignore")
         );
-    }
-
-    /// The fd-relative check decides as the path one does, for every kind
-    /// of file a repository can put under an ignore file's name.
-    #[test]
-    fn the_check_through_a_directory_fd_agrees_with_the_check_by_path() {
-        let d = tempfile::tempdir().unwrap();
-        let make: [(&str, &dyn Fn(&Path)); 8] = [
-            ("absent", &|_| {}),
-            ("plain", &|p| {
-                std::fs::write(p.join(".gitignore"), "x\n").unwrap()
-            }),
-            ("fifo", &|p| {
-                nix::unistd::mkfifo(&p.join(".ignore"), nix::sys::stat::Mode::S_IRWXU).unwrap()
-            }),
-            ("device", &|p| {
-                std::os::unix::fs::symlink("/dev/zero", p.join(".gitignore")).unwrap()
-            }),
-            ("dir", &|p| std::fs::create_dir(p.join(".ignore")).unwrap()),
-            ("dangling", &|p| {
-                std::os::unix::fs::symlink("nowhere", p.join(".gitignore")).unwrap()
-            }),
-            ("huge", &|p| {
-                let f = std::fs::File::create(p.join(".gitignore")).unwrap();
-                f.set_len(MAX_IGNORE_FILE_BYTES + 1).unwrap();
-            }),
-            ("many", &|p| {
-                let text = "a\n".repeat(MAX_IGNORE_PATTERNS + 1);
-                std::fs::write(p.join(".ignore"), text).unwrap();
-            }),
-        ];
-        for (name, f) in make {
-            let dir = d.path().join(name);
-            std::fs::create_dir(&dir).unwrap();
-            f(&dir);
-            let fd = std::fs::File::open(&dir).unwrap();
-            use std::os::fd::AsFd;
-            assert_eq!(
-                unusable_in_dir_at(fd.as_fd(), &dir),
-                unusable_in_dir(&dir),
-                "{name}"
-            );
-            let expect_usable = matches!(name, "absent" | "plain" | "dangling");
-            assert_eq!(unusable_in_dir(&dir).is_none(), expect_usable, "{name}");
-        }
     }
 
     #[test]

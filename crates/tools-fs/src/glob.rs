@@ -105,11 +105,12 @@ impl Tool for Glob {
             )));
         }
         let cancel = ctx.cancel.clone();
+        let root = ws.root().to_path_buf();
         let reads = Arc::new(ReadFilter::new(&auth));
         let walk_reads = Arc::clone(&reads);
         let found = tokio::task::spawn_blocking(move || {
             walk(
-                &ws,
+                &root,
                 &start,
                 &glob,
                 Instant::now() + GLOB_TIMEOUT,
@@ -131,7 +132,7 @@ pub struct Found {
 
 /// Walk `start` in parallel and collect the matching regular files, newest first.
 pub fn walk(
-    ws: &wrench_permissions::Workspace,
+    root: &std::path::Path,
     start: &Start,
     glob: &PathGlob,
     deadline: Instant,
@@ -140,8 +141,7 @@ pub fn walk(
 ) -> Found {
     let results: Mutex<Vec<(SystemTime, PathBuf)>> = Mutex::new(Vec::new());
     let timed_out = AtomicBool::new(false);
-    let root = ws.root();
-    if let Some((b, _)) = scope::walker(ws, std::slice::from_ref(start), Visibility::Standard) {
+    if let Some(b) = scope::walker(std::slice::from_ref(start), Visibility::Standard) {
         let shared = Arc::new((results, timed_out));
         b.build_parallel().run(|| {
             let shared = Arc::clone(&shared);

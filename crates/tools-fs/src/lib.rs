@@ -17,7 +17,6 @@
 //! assert!(reg.resolve("Grep").is_ok());
 //! ```
 
-pub mod dirfds;
 pub mod git;
 pub mod glob;
 pub mod grep;

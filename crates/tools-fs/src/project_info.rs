@@ -155,12 +155,10 @@ impl Tool for ProjectInfo {
     ) -> ToolResult<ToolOutput> {
         let ws = scope::workspace(ctx)?;
         let root_start = scope::start(&ws, ".")?;
-        let (languages, counted, capped) = tokio::task::spawn_blocking({
-            let ws = ws.clone();
-            move || count_languages(&ws, &root_start)
-        })
-        .await
-        .map_err(|e| ToolError::io(format!("project_info worker failed: {e}")))?;
+        let (languages, counted, capped) =
+            tokio::task::spawn_blocking(move || count_languages(&root_start))
+                .await
+                .map_err(|e| ToolError::io(format!("project_info worker failed: {e}")))?;
         let vcs = vcs(&ws, ctx).await;
         let build_files: Vec<String> = BUILD_FILES
             .iter()
@@ -220,10 +218,10 @@ fn language_of(ext: &str) -> Option<&'static str> {
     })
 }
 
-fn count_languages(ws: &Workspace, start: &scope::Start) -> (Vec<LanguageCount>, usize, bool) {
+fn count_languages(start: &scope::Start) -> (Vec<LanguageCount>, usize, bool) {
     let counts: Mutex<BTreeMap<&'static str, usize>> = Mutex::new(BTreeMap::new());
     let seen = AtomicUsize::new(0);
-    if let Some((b, _)) = scope::walker(ws, std::slice::from_ref(start), Visibility::Standard) {
+    if let Some(b) = scope::walker(std::slice::from_ref(start), Visibility::Standard) {
         b.build_parallel().run(|| {
             let counts = &counts;
             let seen = &seen;

@@ -484,8 +484,7 @@ pub fn human_size(n: u64) -> String {
 
 fn read_dir(ws: &Workspace, p: &str, depth: u8, reads: &ReadFilter) -> ToolResult<ToolOutput> {
     let start = scope::start(ws, p)?;
-    let Some((mut b, _)) =
-        scope::walker_with(ws, std::slice::from_ref(&start), Visibility::Standard, true)
+    let Some(mut b) = scope::walker_with(std::slice::from_ref(&start), Visibility::Standard, true)
     else {
         return Err(ToolError::io("internal: no walk start"));
     };

@@ -6,12 +6,10 @@
 //! opened with `openat2(RESOLVE_BENEATH)` from the root's directory fd
 //! ([`open_beneath`]), so a file swapped for a symlink mid-walk cannot leak.
 
-pub use crate::dirfds::DirFds;
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::WalkBuilder;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use wrench_core::{Context, ToolError, ToolResult};
 use wrench_permissions::{Workspace, openat2_beneath};
 
@@ -65,14 +63,9 @@ pub enum Visibility {
 }
 
 /// A walker over `starts` (at least one) with ripgrep's rules and no symlink
-/// following (`.git` itself skipped when ignored paths are shown), and the
-/// walk's directory fds ([`DirFds`]) for opening the files it yields.
-pub fn walker(
-    ws: &Workspace,
-    starts: &[Start],
-    vis: Visibility,
-) -> Option<(WalkBuilder, Arc<DirFds>)> {
-    walker_with(ws, starts, vis, vis == Visibility::Everything)
+/// following (`.git` itself skipped when ignored paths are shown).
+pub fn walker(starts: &[Start], vis: Visibility) -> Option<WalkBuilder> {
+    walker_with(starts, vis, vis == Visibility::Everything)
 }
 
 /// [`walker`], skipping `.git` when `skip_git`. With [`Visibility::Standard`]
@@ -82,16 +75,9 @@ pub fn walker(
 /// link or a huge ignore file is not entered, and when one of the starts (or
 /// a directory above it, which the walker reads too) holds one, ignore files
 /// are not honoured for the walk at all (it then shows what they would
-/// hide). Nothing the repository names can block or stall a walk. The
-/// check of a directory's ignore files is made relative to its parent's fd
-/// ([`DirFds::entry_is_walkable`]).
-pub fn walker_with(
-    ws: &Workspace,
-    starts: &[Start],
-    vis: Visibility,
-    skip_git: bool,
-) -> Option<(WalkBuilder, Arc<DirFds>)> {
-    use wrench_core::ignore_files::bound_walker;
+/// hide). Nothing the repository names can block or stall a walk.
+pub fn walker_with(starts: &[Start], vis: Visibility, skip_git: bool) -> Option<WalkBuilder> {
+    use wrench_core::ignore_files::{bound_walker, entry_is_walkable};
     let (first, rest) = starts.split_first()?;
     let mut b = WalkBuilder::new(&first.abs);
     for s in rest {
@@ -109,13 +95,10 @@ pub fn walker_with(
             false
         }
     };
-    let dirs = DirFds::new(ws);
-    let filter_dirs = Arc::clone(&dirs);
     b.filter_entry(move |e| {
-        !(skip_git && e.file_name() == ".git")
-            && (!honours_ignore_files || filter_dirs.entry_is_walkable(e))
+        !(skip_git && e.file_name() == ".git") && (!honours_ignore_files || entry_is_walkable(e))
     });
-    Some((b, dirs))
+    Some(b)
 }
 
 pub use wrench_permissions::pathrule::ReadFilter;

@@ -481,7 +481,7 @@ pub(super) fn search_tree(
     };
     let found = AtomicUsize::new(0);
     let counted = AtomicU64::new(0);
-    if let Some((mut b, dirs)) = scope::walker(ws, starts, pass.vis) {
+    if let Some(mut b) = scope::walker(starts, pass.vis) {
         if let Some(t) = &q.types {
             b.types(t.clone());
         }
@@ -498,7 +498,7 @@ pub(super) fn search_tree(
             };
             let (mut buf, mut scratch) = (Vec::new(), Vec::new());
             let mut searcher = q.searcher();
-            let (found, counted, dirs) = (&found, &counted, &dirs);
+            let (found, counted) = (&found, &counted);
             Box::new(move |ent| {
                 if cancelled()
                     || (Instant::now() > deadline
@@ -537,7 +537,7 @@ pub(super) fn search_tree(
                 if !reads.allows(path) {
                     return WalkState::Continue;
                 }
-                let Ok(file) = dirs.open_file(path) else {
+                let Ok(file) = scope::open_beneath(ws, rel) else {
                     return WalkState::Continue;
                 };
                 w.searched += 1;
