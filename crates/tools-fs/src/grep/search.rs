@@ -369,6 +369,54 @@ pub(super) fn search_whole(
     search_bytes(q, searcher, rel, &buf[..n], scratch, budget)
 }
 
+/// The most bytes of a file that `-l` reads whole before searching (it
+/// stops at the first match, so a longer file is searched as a stream).
+const LISTED_WHOLE_MAX_BYTES: usize = 256 * 1024;
+
+/// Files-with-matches and count mode over one file, read whole into the
+/// worker's buffer (see [`search_whole`]) and searched as bytes: two
+/// `read`s for a file that fits, where the file path takes three (its
+/// first read only sniffs for a byte-order mark, which a slice search
+/// checks in the bytes). A file longer than the cap (256 KiB for `-l`,
+/// [`GREP_SOURCE_MAX_BYTES`] for `-c`) is searched from its start as a
+/// stream. Results are those of the file search: a byte-order mark is
+/// still transcoded, and binary detection stops where it stops in a file
+/// ([`input_of`]).
+pub(super) fn search_counted(
+    q: &Query,
+    searcher: &mut Searcher,
+    rel: &Path,
+    file: &std::fs::File,
+    buf: &mut Vec<u8>,
+    budget: Budget<'_>,
+) -> Option<FileResult> {
+    let max = if q.mode == GrepMode::FilesWithMatches {
+        LISTED_WHOLE_MAX_BYTES
+    } else {
+        GREP_SOURCE_MAX_BYTES as usize
+    };
+    match read_whole(file, buf, max).ok()? {
+        Some(n) => search_one(q, searcher, rel, input_of(&buf[..n]), budget),
+        None => {
+            let mut f = file;
+            std::io::Seek::rewind(&mut f).ok()?;
+            search_one(q, searcher, rel, Input::File(file), budget)
+        }
+    }
+}
+
+/// How the whole bytes of a file are searched so that the result is the
+/// file search's: as a slice, unless a NUL lies past the first buffer,
+/// where a slice search (which checks only its start for binary data)
+/// would go on and a file search stops; then as a stream, buffer after
+/// buffer, as a file is read.
+fn input_of(bytes: &[u8]) -> Input<'_> {
+    match memchr::memchr(0, bytes) {
+        Some(i) if i >= SLICE_BINARY_CHECK => Input::Stream(bytes),
+        _ => Input::Bytes(bytes),
+    }
+}
+
 /// Read `file` to its end into `buf` (grown, zero-filled, only when the
 /// file is longer than it); the bytes read, or None when the file is
 /// longer than `max`.
@@ -406,13 +454,7 @@ pub(super) fn search_bytes(
     scratch: &mut Vec<u8>,
     budget: Budget<'_>,
 ) -> Option<FileResult> {
-    // A NUL past the first buffer: searched as a stream, binary detection
-    // stops where it stops in a file (a slice is only checked at its start).
-    let input = match memchr::memchr(0, bytes) {
-        Some(i) if i >= SLICE_BINARY_CHECK => Input::Stream(bytes),
-        _ => Input::Bytes(bytes),
-    };
-    let found = search_lines(q, searcher, input, scratch)?;
+    let found = search_lines(q, searcher, input_of(bytes), scratch)?;
     Some(content_result(rel, found, scratch, Some(bytes), budget))
 }
 
@@ -557,7 +599,7 @@ pub(super) fn search_tree(
                     let bufs = (&mut buf, &mut scratch);
                     search_whole(q, &mut searcher, rel, &file, bufs, budget)
                 } else {
-                    search_one(q, &mut searcher, rel, Input::File(&file), budget)
+                    search_counted(q, &mut searcher, rel, &file, &mut buf, budget)
                 };
                 if let Some(mut r) = found_here {
                     // The file's lines are printed here, on this worker;
@@ -626,5 +668,107 @@ mod tests {
         }
         let (f, _) = write("over", max + 1);
         assert_eq!(read_whole(&f, &mut buf, max).unwrap(), None);
+    }
+}
+
+/// `-l` and `-c` over a file read whole decide as the file search does,
+/// for every shape that makes a slice and a stream differ: byte-order
+/// marks (transcoded), NUL bytes before, at and past the first buffer
+/// (binary detection), files over the whole-read cap, CRLF and missing
+/// final newlines.
+#[cfg(test)]
+mod whole_equals_file {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::super::query::Query;
+    use super::*;
+
+    fn query(pattern: &str, mode: &str) -> Query {
+        Query::new(
+            &serde_json::from_value(serde_json::json!({"pattern": pattern, "mode": mode})).unwrap(),
+        )
+        .unwrap()
+    }
+
+    fn shapes() -> Vec<(&'static str, Vec<u8>)> {
+        let line = b"some text needle here\n";
+        let filler =
+            |n: usize| -> Vec<u8> { b"plain filler line\n".repeat(n / 18 + 1)[..n].to_vec() };
+        let with_nul_at = |at: usize| {
+            let mut v = filler(at);
+            v.push(0);
+            v.extend_from_slice(line);
+            let mut out = line.to_vec();
+            out.extend(v);
+            out
+        };
+        let utf16 = |bom: &[u8], le: bool| {
+            let mut v = bom.to_vec();
+            for u in "one needle\ntwo needle\n".encode_utf16() {
+                v.extend(if le { u.to_le_bytes() } else { u.to_be_bytes() });
+            }
+            v
+        };
+        let mut big = filler(300 * 1024);
+        big.extend_from_slice(line);
+        let mut big_early = line.to_vec();
+        big_early.extend(filler(300 * 1024));
+        big_early.extend_from_slice(line);
+        let mut huge_count = line.repeat(3);
+        huge_count.extend(filler(17 * 1024 * 1024));
+        huge_count.extend_from_slice(line);
+        vec![
+            ("empty", Vec::new()),
+            ("one line", line.to_vec()),
+            ("no final newline", b"a needle".to_vec()),
+            ("crlf", b"x needle\r\ny needle\r\n".to_vec()),
+            ("no match", filler(1000)),
+            ("utf-16le bom", utf16(&[0xFF, 0xFE], true)),
+            ("utf-16be bom", utf16(&[0xFE, 0xFF], false)),
+            ("utf-8 bom", [&[0xEF, 0xBB, 0xBF][..], line].concat()),
+            ("nul first", [&[0u8][..], line].concat()),
+            ("nul after a match", with_nul_at(100)),
+            (
+                "nul just before the first buffer ends",
+                with_nul_at(64 * 1024 - 40),
+            ),
+            ("nul at the first buffer's end", with_nul_at(64 * 1024 - 22)),
+            ("nul past the first buffer", with_nul_at(64 * 1024 + 10)),
+            ("nul far past the first buffer", with_nul_at(200 * 1024)),
+            ("over the -l cap, match at the end", big),
+            ("over the -l cap, matches at both ends", big_early),
+            ("over the -c cap", huge_count),
+        ]
+    }
+
+    #[test]
+    fn listing_and_counting_a_whole_file_equal_the_file_search() {
+        let d = tempfile::tempdir().unwrap();
+        let (collected, kept, capped) = (
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+            AtomicBool::new(false),
+        );
+        let budget = || Budget {
+            collected: &collected,
+            capped: &capped,
+            kept: &kept,
+        };
+        let mut buf = Vec::new();
+        for (name, bytes) in shapes() {
+            let p = d.path().join("f");
+            std::fs::write(&p, &bytes).unwrap();
+            for mode in ["files_with_matches", "count"] {
+                let q = query("needle", mode);
+                let mut s = q.searcher();
+                let rel = Path::new("f");
+                let file = std::fs::File::open(&p).unwrap();
+                let by_file =
+                    search_one(&q, &mut s, rel, Input::File(&file), budget()).map(|r| r.count);
+                let file = std::fs::File::open(&p).unwrap();
+                let whole =
+                    search_counted(&q, &mut s, rel, &file, &mut buf, budget()).map(|r| r.count);
+                assert_eq!(whole, by_file, "{name}, {mode}");
+            }
+        }
     }
 }
