@@ -340,7 +340,6 @@ fn run_search(
         stop_after: None,
         skip: None,
         record: !q.include_ignored,
-        threads: 0,
     };
     let mut out = search_tree(ws, starts, q, &pass, reads, cancelled);
     let mut probe = Probe::default();
@@ -388,7 +387,6 @@ fn probe_ignored(
         stop_after: Some(PROBE_EXAMPLES),
         skip: Some(&skip),
         record: false,
-        threads: 1,
     };
     let hard = started + GREP_IGNORED_PROBE_TIMEOUT;
     let stop = || cancelled() || Instant::now() > hard;
@@ -512,8 +510,7 @@ mod tests {
             stop_after: None,
             skip: None,
             record: true,
-            threads: 0,
-        };
+            };
         search_tree(
             ws,
             std::slice::from_ref(start),

@@ -210,9 +210,6 @@ pub(super) struct Pass<'a> {
     pub(super) skip: Option<&'a HashSet<u64>>,
     /// Keep the inode of every searched file, for a later pass to skip.
     pub(super) record: bool,
-    /// Walker threads; 0 for one per core. A short pass runs on one: a
-    /// pool's start and its idle workers' polling cost more than it saves.
-    pub(super) threads: usize,
 }
 
 /// Search one open file (or, for the single-file case, its bytes).
@@ -526,9 +523,6 @@ pub(super) fn search_tree(
     if let Some(mut b) = scope::walker(starts, pass.vis) {
         if let Some(t) = &q.types {
             b.types(t.clone());
-        }
-        if pass.threads > 0 {
-            b.threads(pass.threads);
         }
         let root = ws.root();
         b.build_parallel().run(|| {
