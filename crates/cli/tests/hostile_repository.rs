@@ -383,6 +383,7 @@ fn a_walk_ends_whatever_ignore_files_the_repository_plants() {
     {
         let cols: Vec<&str> = line.split('\t').collect();
         let (kind, path, detail) = (cols[0], cols[1], cols.get(2).copied().unwrap_or(""));
+        let left_out = cols.get(3).copied().unwrap_or("none");
         let e = repo();
         std::fs::write(e.root.join("sub/x.txt"), "one\n").ok();
         plant_ignore_row(&e.root, kind, path, detail);
@@ -413,6 +414,25 @@ fn a_walk_ends_whatever_ignore_files_the_repository_plants() {
             };
             let out = child.wait_with_output().unwrap();
             let text = String::from_utf8_lossy(&out.stdout);
+            let err = String::from_utf8_lossy(&out.stderr);
+            // The result says what was left out and why: the directory
+            // below the root not entered, or ignore files switched off.
+            // `read .` shows one level: it never reaches `sub/deeper`.
+            let reached = args[1] != "read" || path.matches('/').count() <= 1;
+            let says = match (left_out, args[1]) {
+                (_, "symbol_search") => true,
+                ("skip", _) if reached => {
+                    err.contains("not searched: ") && err.contains(&format!("{path} "))
+                }
+                ("off", _) => err.contains("ignore files were not honoured in this walk"),
+                _ => !err.contains("not searched") && !err.contains("not honoured"),
+            };
+            if !says {
+                failed.push(format!(
+                    "{kind} {path}: `{}` does not say what it left out: {err}",
+                    args.join(" ")
+                ));
+            }
             match status {
                 None => failed.push(format!("{kind} {path}: `{}` never ended", args.join(" "))),
                 Some(st) if !st.success() || !text.contains(expect) => failed.push(format!(

@@ -156,18 +156,41 @@ pub fn dir_is_walkable(dir: &Path) -> bool {
 /// shows what they would hide) and false is returned. The caller's
 /// `filter_entry` must also keep [`entry_is_walkable`].
 pub fn bound_walker(b: &mut ignore::WalkBuilder, starts: &[&Path]) -> bool {
-    let bounded = starts.iter().all(|s| {
+    bound_walker_why(b, starts).is_none()
+}
+
+/// [`bound_walker`], saying why ignore files were switched off: the first
+/// unusable ignore file found at or above a start, and what is wrong with
+/// it. None when the walk honours them.
+pub fn bound_walker_why(b: &mut ignore::WalkBuilder, starts: &[&Path]) -> Option<String> {
+    let why = starts.iter().find_map(|s| {
         let dir = if s.is_dir() { Some(*s) } else { s.parent() };
-        dir.is_none_or(|d| d.ancestors().all(dir_is_walkable))
+        dir.and_then(|d| d.ancestors().find_map(dir_unusable_why))
     });
-    if !bounded {
+    if why.is_some() {
         b.ignore(false)
             .git_ignore(false)
             .git_exclude(false)
             .git_global(false)
             .parents(false);
     }
-    bounded
+    why
+}
+
+/// Why a walker that honours ignore files may not enter `dir`: which of its
+/// ignore files (`.gitignore`, `.ignore`, the git exclude file) is not
+/// bounded, and how; None when it may.
+pub fn dir_unusable_why(dir: &Path) -> Option<String> {
+    if let Some((f, why)) = unusable_in_dir(dir) {
+        return Some(format!("{} {why}", dir.join(f).display()));
+    }
+    unusable_git_exclude(dir).map(|why| {
+        if Path::new(&why).is_absolute() {
+            why
+        } else {
+            format!("{}/{why}", dir.display())
+        }
+    })
 }
 
 /// Whether the walk may yield (and so enter) `e`: not a directory below the
@@ -181,9 +204,16 @@ pub fn bound_walker(b: &mut ignore::WalkBuilder, starts: &[&Path]) -> bool {
 /// a grep's CPU for all three names). At the starts and above them
 /// ([`bound_walker`]) it is checked.
 pub fn entry_is_walkable(e: &ignore::DirEntry) -> bool {
-    e.depth() == 0
-        || !e.file_type().is_some_and(|t| t.is_dir())
-        || unusable_in_dir(e.path()).is_none()
+    entry_unwalkable_why(e).is_none()
+}
+
+/// Why [`entry_is_walkable`] refuses `e`: its ignore file's name and what
+/// is wrong with it; None when the walk may enter it.
+pub fn entry_unwalkable_why(e: &ignore::DirEntry) -> Option<(&'static str, String)> {
+    if e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_dir()) {
+        return None;
+    }
+    unusable_in_dir(e.path())
 }
 
 #[cfg(test)]

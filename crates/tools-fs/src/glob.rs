@@ -128,6 +128,8 @@ impl Tool for Glob {
 pub struct Found {
     pub files: Vec<(SystemTime, PathBuf)>,
     pub timed_out: bool,
+    /// What the walk left out for an ignore file it could not read safely.
+    pub unwalked: Option<scope::Unwalked>,
 }
 
 /// Walk `start` in parallel and collect the matching regular files, newest first.
@@ -141,7 +143,7 @@ pub fn walk(
 ) -> Found {
     let results: Mutex<Vec<(SystemTime, PathBuf)>> = Mutex::new(Vec::new());
     let timed_out = AtomicBool::new(false);
-    if let Some(b) = scope::walker(std::slice::from_ref(start), Visibility::Standard) {
+    if let Some((b, unwalked)) = scope::walker(std::slice::from_ref(start), Visibility::Standard) {
         let shared = Arc::new((results, timed_out));
         b.build_parallel().run(|| {
             let shared = Arc::clone(&shared);
@@ -186,6 +188,7 @@ pub fn walk(
                 return Found {
                     files: Vec::new(),
                     timed_out: true,
+                    unwalked: Some(unwalked),
                 };
             }
         };
@@ -194,11 +197,13 @@ pub fn walk(
         return Found {
             files,
             timed_out: timed_out.into_inner(),
+            unwalked: Some(unwalked),
         };
     }
     Found {
         files: Vec::new(),
         timed_out: false,
+        unwalked: None,
     }
 }
 
@@ -251,10 +256,14 @@ fn render(pattern: &str, found: Found, limit: usize) -> ToolOutput {
             GLOB_TIMEOUT.as_secs()
         ));
     }
-    ToolOutput::text(text).with_data(&GlobView {
+    let out = ToolOutput::text(text).with_data(&GlobView {
         files,
         total,
         truncated,
         timed_out: found.timed_out,
-    })
+    });
+    match &found.unwalked {
+        Some(u) => u.annotate(out, None),
+        None => out,
+    }
 }

@@ -221,7 +221,7 @@ fn language_of(ext: &str) -> Option<&'static str> {
 fn count_languages(start: &scope::Start) -> (Vec<LanguageCount>, usize, bool) {
     let counts: Mutex<BTreeMap<&'static str, usize>> = Mutex::new(BTreeMap::new());
     let seen = AtomicUsize::new(0);
-    if let Some(b) = scope::walker(std::slice::from_ref(start), Visibility::Standard) {
+    if let Some((b, _)) = scope::walker(std::slice::from_ref(start), Visibility::Standard) {
         b.build_parallel().run(|| {
             let counts = &counts;
             let seen = &seen;

@@ -484,7 +484,8 @@ pub fn human_size(n: u64) -> String {
 
 fn read_dir(ws: &Workspace, p: &str, depth: u8, reads: &ReadFilter) -> ToolResult<ToolOutput> {
     let start = scope::start(ws, p)?;
-    let Some(mut b) = scope::walker_with(std::slice::from_ref(&start), Visibility::Standard, true)
+    let Some((mut b, unwalked)) =
+        scope::walker_with(std::slice::from_ref(&start), Visibility::Standard, true)
     else {
         return Err(ToolError::io("internal: no walk start"));
     };
@@ -543,5 +544,5 @@ fn read_dir(ws: &Workspace, p: &str, depth: u8, reads: &ReadFilter) -> ToolResul
         entries,
         truncated,
     };
-    Ok(reads.annotate(ToolOutput::text(text).with_data(&v)))
+    Ok(unwalked.annotate(reads.annotate(ToolOutput::text(text).with_data(&v)), None))
 }

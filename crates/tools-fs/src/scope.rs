@@ -10,7 +10,8 @@ use globset::{GlobBuilder, GlobMatcher};
 use ignore::WalkBuilder;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use wrench_core::{Context, ToolError, ToolResult};
+use std::sync::{Arc, Mutex};
+use wrench_core::{Context, ToolError, ToolOutput, ToolResult};
 use wrench_permissions::{Workspace, openat2_beneath};
 
 /// Open the workspace of this call.
@@ -63,8 +64,9 @@ pub enum Visibility {
 }
 
 /// A walker over `starts` (at least one) with ripgrep's rules and no symlink
-/// following (`.git` itself skipped when ignored paths are shown).
-pub fn walker(starts: &[Start], vis: Visibility) -> Option<WalkBuilder> {
+/// following (`.git` itself skipped when ignored paths are shown), and what
+/// it will have left out for an ignore file it could not read safely.
+pub fn walker(starts: &[Start], vis: Visibility) -> Option<(WalkBuilder, Unwalked)> {
     walker_with(starts, vis, vis == Visibility::Everything)
 }
 
@@ -75,30 +77,165 @@ pub fn walker(starts: &[Start], vis: Visibility) -> Option<WalkBuilder> {
 /// link or a huge ignore file is not entered, and when one of the starts (or
 /// a directory above it, which the walker reads too) holds one, ignore files
 /// are not honoured for the walk at all (it then shows what they would
-/// hide). Nothing the repository names can block or stall a walk.
-pub fn walker_with(starts: &[Start], vis: Visibility, skip_git: bool) -> Option<WalkBuilder> {
-    use wrench_core::ignore_files::{bound_walker, entry_is_walkable};
+/// hide). Nothing the repository names can block or stall a walk; what was
+/// left out, and why, is in the returned [`Unwalked`].
+pub fn walker_with(
+    starts: &[Start],
+    vis: Visibility,
+    skip_git: bool,
+) -> Option<(WalkBuilder, Unwalked)> {
+    use wrench_core::ignore_files::{bound_walker_why, entry_unwalkable_why};
     let (first, rest) = starts.split_first()?;
     let mut b = WalkBuilder::new(&first.abs);
     for s in rest {
         b.add(&s.abs);
     }
     b.follow_links(false);
+    let unwalked = Unwalked::new(root_of(first));
     let honours_ignore_files = match vis {
         Visibility::Standard => {
             b.standard_filters(true);
             let abs: Vec<&Path> = starts.iter().map(|s| s.abs.as_path()).collect();
-            bound_walker(&mut b, &abs)
+            let why = bound_walker_why(&mut b, &abs);
+            if let Some(why) = &why {
+                unwalked.lock().off = Some(why.clone());
+            }
+            why.is_none()
         }
         Visibility::Everything => {
             b.standard_filters(false);
             false
         }
     };
+    let record = unwalked.clone();
     b.filter_entry(move |e| {
-        !(skip_git && e.file_name() == ".git") && (!honours_ignore_files || entry_is_walkable(e))
+        if skip_git && e.file_name() == ".git" {
+            return false;
+        }
+        if !honours_ignore_files {
+            return true;
+        }
+        match entry_unwalkable_why(e) {
+            None => true,
+            Some((file, why)) => {
+                record.skipped(e.path().join(file), why);
+                false
+            }
+        }
     });
-    Some(b)
+    Some((b, unwalked))
+}
+
+/// The workspace root of a start (its absolute path less its relative one).
+fn root_of(s: &Start) -> PathBuf {
+    let depth = s
+        .rel
+        .components()
+        .filter(|c| matches!(c, std::path::Component::Normal(_)))
+        .count();
+    // `components` drops a trailing `.` (a start of `.` is `root/.`).
+    let abs: PathBuf = s.abs.components().collect();
+    abs.ancestors().nth(depth).unwrap_or(&abs).to_path_buf()
+}
+
+/// Most directories an [`Unwalked`] names; the rest are counted.
+const UNWALKED_NAMED: usize = 5;
+
+/// What a walk left out because an ignore file could not be read safely (a
+/// FIFO, a device, a directory or a link to one, or one too big): the
+/// directories not entered, or that ignore files were switched off for the
+/// whole walk. Shared by the walk's threads; rare, so a mutex.
+#[derive(Debug, Clone)]
+pub struct Unwalked {
+    /// The workspace root, to show paths relative to it.
+    root: Arc<Path>,
+    inner: Arc<Mutex<UnwalkedInner>>,
+}
+
+#[derive(Debug, Default)]
+struct UnwalkedInner {
+    /// Ignore files were switched off for the walk, and why.
+    off: Option<String>,
+    /// The ignore files whose directories were not entered, and why.
+    named: Vec<(PathBuf, String)>,
+    count: usize,
+}
+
+impl Unwalked {
+    fn new(root: PathBuf) -> Self {
+        Unwalked {
+            root: Arc::from(root),
+            inner: Arc::default(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, UnwalkedInner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn skipped(&self, file: PathBuf, why: String) {
+        let mut g = self.lock();
+        g.count += 1;
+        if g.named.len() < UNWALKED_NAMED {
+            g.named.push((file, why));
+        }
+    }
+
+    /// Whether the walk left nothing out and honoured ignore files as asked.
+    pub fn is_empty(&self) -> bool {
+        let g = self.lock();
+        g.off.is_none() && g.count == 0
+    }
+
+    /// The notes to add to a result: which directories were not entered
+    /// (paths relative to the root), or that ignore files were not honoured,
+    /// each with why and what to do.
+    pub fn notes(&self, also: Option<&str>) -> Vec<String> {
+        let root = &*self.root;
+        let shown = |p: &Path| match p.strip_prefix(root) {
+            Ok(rel) => display_rel(rel),
+            Err(_) => wrench_core::frame::echo(&p.to_string_lossy()).into_owned(),
+        };
+        let g = self.lock();
+        let mut notes = Vec::new();
+        if let Some(why) = &g.off {
+            let why = why.replace(&format!("{}/", root.display()), "");
+            notes.push(format!(
+                "ignore files were not honoured in this walk (gitignored files are shown too): {}; an ignore file must be a regular file of at most {} bytes and {} patterns",
+                wrench_core::frame::echo(&why),
+                wrench_core::ignore_files::MAX_IGNORE_FILE_BYTES,
+                wrench_core::ignore_files::MAX_IGNORE_PATTERNS
+            ));
+        }
+        if g.count > 0 {
+            let list: Vec<String> = g
+                .named
+                .iter()
+                .map(|(f, why)| format!("{} {why}", shown(f)))
+                .collect();
+            let more = g.count - g.named.len();
+            notes.push(format!(
+                "{} director{} not searched: {}{}; an ignore file must be a regular file of at most {} bytes and {} patterns: replace or remove it{}",
+                g.count,
+                if g.count == 1 { "y" } else { "ies" },
+                list.join("; "),
+                if more > 0 { format!("; and {more} more") } else { String::new() },
+                wrench_core::ignore_files::MAX_IGNORE_FILE_BYTES,
+                wrench_core::ignore_files::MAX_IGNORE_PATTERNS,
+                also.map(|a| format!(", or {a}")).unwrap_or_default()
+            ));
+        }
+        notes
+    }
+
+    /// `out` with [`Unwalked::notes`] added; `also` is another way round a
+    /// skipped directory the tool offers (grep's `include_ignored`).
+    pub fn annotate(&self, mut out: ToolOutput, also: Option<&str>) -> ToolOutput {
+        for n in self.notes(also) {
+            out = out.with_note(n);
+        }
+        out
+    }
 }
 
 pub use wrench_permissions::pathrule::ReadFilter;

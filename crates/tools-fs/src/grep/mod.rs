@@ -347,7 +347,14 @@ fn run_search(
         probe = probe_ignored(ws, starts, q, &out, started.elapsed(), reads, cancelled);
     }
     out.searched_inodes = Vec::new();
+    let unwalked = out.unwalked.take();
     let (mut output, _, shown) = render_with_ranges(q, starts, out, probe, ctx.content_in_data);
+    if let Some(u) = &unwalked {
+        output = u.annotate(
+            output,
+            Some("pass include_ignored: true to search there without ignore files"),
+        );
+    }
     attach_sources(&mut output, shown, |rel| {
         let mut f = scope::open_beneath(ws, rel).ok()?;
         let len = f.metadata().ok()?.len();
@@ -448,6 +455,7 @@ fn search_single_file(
         searched: 1,
         timed_out: false,
         capped: capped.into_inner(),
+        unwalked: None,
     };
     let mut rendered = render_with_ranges(
         q,
@@ -510,7 +518,7 @@ mod tests {
             stop_after: None,
             skip: None,
             record: true,
-            };
+        };
         search_tree(
             ws,
             std::slice::from_ref(start),

@@ -489,6 +489,8 @@ pub(super) struct Outcome {
     pub(super) searched: u64,
     pub(super) timed_out: bool,
     pub(super) capped: bool,
+    /// What the walk left out for an ignore file it could not read safely.
+    pub(super) unwalked: Option<scope::Unwalked>,
 }
 
 /// Walk `starts` and search every file the rules let through, in parallel,
@@ -520,7 +522,9 @@ pub(super) fn search_tree(
     };
     let found = AtomicUsize::new(0);
     let counted = AtomicU64::new(0);
-    if let Some(mut b) = scope::walker(starts, pass.vis) {
+    let mut unwalked = None;
+    if let Some((mut b, left_out)) = scope::walker(starts, pass.vis) {
+        unwalked = Some(left_out);
         if let Some(t) = &q.types {
             b.types(t.clone());
         }
@@ -626,6 +630,7 @@ pub(super) fn search_tree(
         searched: shared.searched.into_inner(),
         timed_out: shared.timed_out.into_inner(),
         capped: shared.capped.into_inner(),
+        unwalked,
     }
 }
 
