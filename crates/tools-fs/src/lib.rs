@@ -20,6 +20,7 @@
 pub mod git;
 pub mod glob;
 pub mod grep;
+pub mod localfs;
 pub mod ls;
 pub mod project_info;
 pub mod read;

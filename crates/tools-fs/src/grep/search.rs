@@ -353,10 +353,11 @@ pub(super) fn search_whole(
     rel: &Path,
     file: &std::fs::File,
     bufs: (&mut Vec<u8>, &mut Vec<u8>),
+    short_eof: bool,
     budget: Budget<'_>,
 ) -> Option<FileResult> {
     let (buf, scratch) = bufs;
-    let Some(n) = read_whole(file, buf, GREP_SOURCE_MAX_BYTES as usize).ok()? else {
+    let Some(n) = read_whole(file, buf, GREP_SOURCE_MAX_BYTES as usize, short_eof).ok()? else {
         // Over the cap: from the start again, as a stream.
         let mut f = file;
         std::io::Seek::rewind(&mut f).ok()?;
@@ -385,6 +386,7 @@ pub(super) fn search_counted(
     rel: &Path,
     file: &std::fs::File,
     buf: &mut Vec<u8>,
+    short_eof: bool,
     budget: Budget<'_>,
 ) -> Option<FileResult> {
     let max = if q.mode == GrepMode::FilesWithMatches {
@@ -392,7 +394,7 @@ pub(super) fn search_counted(
     } else {
         GREP_SOURCE_MAX_BYTES as usize
     };
-    match read_whole(file, buf, max).ok()? {
+    match read_whole(file, buf, max, short_eof).ok()? {
         Some(n) => search_one(q, searcher, rel, input_of(&buf[..n]), budget),
         None => {
             let mut f = file;
@@ -416,11 +418,14 @@ fn input_of(bytes: &[u8]) -> Input<'_> {
 
 /// Read `file` to its end into `buf` (grown, zero-filled, only when the
 /// file is longer than it); the bytes read, or None when the file is
-/// longer than `max`.
+/// longer than `max`. With `short_eof` (the file is regular and on a local
+/// file system, [`crate::localfs`]) a read that fills less than asked is
+/// the end: one `read` for a file that fits, not two.
 fn read_whole(
     file: &std::fs::File,
     buf: &mut Vec<u8>,
     max: usize,
+    short_eof: bool,
 ) -> std::io::Result<Option<usize>> {
     const FIRST: usize = 64 * 1024;
     let mut f = file;
@@ -435,7 +440,12 @@ fn read_whole(
         }
         match f.read(&mut buf[n..]) {
             Ok(0) => return Ok(Some(n)),
-            Ok(k) => n += k,
+            Ok(k) => {
+                n += k;
+                if short_eof && n < buf.len() {
+                    return Ok(Some(n));
+                }
+            }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
@@ -523,6 +533,8 @@ pub(super) fn search_tree(
     let found = AtomicUsize::new(0);
     let counted = AtomicU64::new(0);
     let mut unwalked = None;
+    // Every file searched is regular (the walk yields no other kind).
+    let short_eof = crate::localfs::short_read_is_eof(ws.root());
     if let Some((mut b, left_out)) = scope::walker(starts, pass.vis) {
         unwalked = Some(left_out);
         if let Some(t) = &q.types {
@@ -595,9 +607,9 @@ pub(super) fn search_tree(
                 };
                 let found_here = if q.mode == GrepMode::Content {
                     let bufs = (&mut buf, &mut scratch);
-                    search_whole(q, &mut searcher, rel, &file, bufs, budget)
+                    search_whole(q, &mut searcher, rel, &file, bufs, short_eof, budget)
                 } else {
-                    search_counted(q, &mut searcher, rel, &file, &mut buf, budget)
+                    search_counted(q, &mut searcher, rel, &file, &mut buf, short_eof, budget)
                 };
                 if let Some(mut r) = found_here {
                     // The file's lines are printed here, on this worker;
@@ -651,22 +663,28 @@ mod tests {
             std::fs::write(&p, &bytes).unwrap();
             (std::fs::File::open(&p).unwrap(), bytes)
         };
-        let mut buf = Vec::new();
         let max = 300_000;
-        for (name, len) in [
-            ("big", 200_000),
-            ("small", 10),
-            ("empty", 0),
-            ("at-cap", max),
-            ("mid", 70_000),
-        ] {
-            let (f, bytes) = write(name, len);
-            let n = read_whole(&f, &mut buf, max).unwrap();
-            assert_eq!(n, Some(len), "{name}");
-            assert_eq!(&buf[..len], &bytes[..], "{name}");
+        // With and without taking a short read as the end (this test's
+        // temp dir is on whatever the machine has: both must agree).
+        for short_eof in [false, true] {
+            let mut buf = Vec::new();
+            for (name, len) in [
+                ("big", 200_000),
+                ("small", 10),
+                ("empty", 0),
+                ("at-cap", max),
+                ("buffer-sized", 64 * 1024),
+                ("twice-buffer", 128 * 1024),
+                ("mid", 70_000),
+            ] {
+                let (f, bytes) = write(name, len);
+                let n = read_whole(&f, &mut buf, max, short_eof).unwrap();
+                assert_eq!(n, Some(len), "{name} {short_eof}");
+                assert_eq!(&buf[..len], &bytes[..], "{name} {short_eof}");
+            }
+            let (f, _) = write("over", max + 1);
+            assert_eq!(read_whole(&f, &mut buf, max, short_eof).unwrap(), None);
         }
-        let (f, _) = write("over", max + 1);
-        assert_eq!(read_whole(&f, &mut buf, max).unwrap(), None);
     }
 }
 
@@ -763,10 +781,13 @@ mod whole_equals_file {
                 let file = std::fs::File::open(&p).unwrap();
                 let by_file =
                     search_one(&q, &mut s, rel, Input::File(&file), budget()).map(|r| r.count);
-                let file = std::fs::File::open(&p).unwrap();
-                let whole =
-                    search_counted(&q, &mut s, rel, &file, &mut buf, budget()).map(|r| r.count);
-                assert_eq!(whole, by_file, "{name}, {mode}");
+                for short_eof in [false, true] {
+                    let file = std::fs::File::open(&p).unwrap();
+                    let whole =
+                        search_counted(&q, &mut s, rel, &file, &mut buf, short_eof, budget())
+                            .map(|r| r.count);
+                    assert_eq!(whole, by_file, "{name}, {mode}, {short_eof}");
+                }
             }
         }
     }
