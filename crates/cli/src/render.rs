@@ -168,6 +168,25 @@ fn rewrite(mut out: String, text: bool) -> String {
     use std::sync::OnceLock;
     static COMPILED: [OnceLock<Option<regex::Regex>>; RULES.len()] =
         [const { OnceLock::new() }; RULES.len()];
+    // A result's text (a grep's can be megabytes) is looked at once for
+    // all the needles of the rules it may get (a multi-literal search),
+    // not once per rule; a text without any is returned as it is.
+    static TEXT_NEEDLES: OnceLock<Option<regex::Regex>> = OnceLock::new();
+    if text {
+        let any = TEXT_NEEDLES.get_or_init(|| {
+            let needles: Vec<String> = RULES
+                .iter()
+                .filter(|r| r.pattern.starts_with("(?m)^"))
+                .map(|r| regex::escape(r.needle))
+                .collect();
+            regex::Regex::new(&needles.join("|")).ok()
+        });
+        if let Some(any) = any
+            && !any.is_match(&out)
+        {
+            return out;
+        }
+    }
     for (rule, compiled) in RULES.iter().zip(&COMPILED) {
         if text && !rule.pattern.starts_with("(?m)^") {
             continue;
@@ -251,6 +270,40 @@ mod tests {
             assert!(regex::Regex::new(rule.pattern).is_ok(), "{}", rule.pattern);
             assert_eq!(for_people(from), *to, "rule {}", rule.pattern);
         }
+    }
+
+    /// A text is rewritten by the rules anchored at a line start and by
+    /// those only, whether it holds one needle, several or none.
+    #[test]
+    fn a_text_gets_every_line_start_rule_and_no_other() {
+        let mut text = String::new();
+        let mut want = String::new();
+        for rule in RULES.iter() {
+            let hint = match rule.needle {
+                "  last output (" => "  last output (120 bytes in all; bash_output bg-3",
+                "[… more output unread; call bash_output " => {
+                    "[… more output unread; call bash_output pty-2 again]"
+                }
+                " more lines; offset=" => "… 7 more lines; offset=4",
+                "Read its output with bash_output" => {
+                    "Read its output with bash_output {\"id\": \"bg-1\"}; stop it with kill_shell {\"id\": \"bg-1\"}"
+                }
+                other => other,
+            };
+            text.push_str(hint);
+            text.push('\n');
+            let line = if rule.pattern.starts_with("(?m)^") {
+                for_people(hint)
+            } else {
+                hint.to_string()
+            };
+            want.push_str(&line);
+            want.push('\n');
+        }
+        assert_ne!(text, want);
+        assert_eq!(for_people_text(&text), want);
+        let plain = "src/a.rs:1:fn main() {}\n".repeat(3);
+        assert_eq!(for_people_text(&plain), plain);
     }
 
     #[test]
