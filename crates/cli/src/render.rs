@@ -164,15 +164,20 @@ const RULES: [Rule; 9] = [
     },
 ];
 
+/// From this many bytes a text's hint needles are looked for in one pass
+/// (compiled once, in well under a millisecond) rather than one per rule.
+const ONE_PASS_MIN_BYTES: usize = 64 * 1024;
+
 fn rewrite(mut out: String, text: bool) -> String {
     use std::sync::OnceLock;
     static COMPILED: [OnceLock<Option<regex::Regex>>; RULES.len()] =
         [const { OnceLock::new() }; RULES.len()];
-    // A result's text (a grep's can be megabytes) is looked at once for
-    // all the needles of the rules it may get (a multi-literal search),
-    // not once per rule; a text without any is returned as it is.
+    // A long result's text (a grep's can be megabytes) is looked at once
+    // for all the needles of the rules it may get (a multi-literal search),
+    // not once per rule; a text without any is returned as it is. A short
+    // one (most calls) is not worth compiling the search for.
     static TEXT_NEEDLES: OnceLock<Option<regex::Regex>> = OnceLock::new();
-    if text {
+    if text && out.len() >= ONE_PASS_MIN_BYTES {
         let any = TEXT_NEEDLES.get_or_init(|| {
             let needles: Vec<String> = RULES
                 .iter()
@@ -302,6 +307,12 @@ mod tests {
         }
         assert_ne!(text, want);
         assert_eq!(for_people_text(&text), want);
+        // Past the one-pass threshold too.
+        let pad = "x\n".repeat(ONE_PASS_MIN_BYTES / 2);
+        assert_eq!(
+            for_people_text(&format!("{pad}{text}")),
+            format!("{pad}{want}")
+        );
         let plain = "src/a.rs:1:fn main() {}\n".repeat(3);
         assert_eq!(for_people_text(&plain), plain);
     }
