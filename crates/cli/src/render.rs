@@ -10,8 +10,34 @@ use wrench_core::{CallResult, OutputKind};
 /// or a commit's control sequences, BEL, CR, C1 and bidi characters shown
 /// as `⟨U+XXXX⟩`) before any colour is added. The JSON doors stay exact.
 pub fn human(r: &CallResult) -> (String, String) {
+    if let Ok(out) = &r.result
+        && let Some(text) = escaped_as_is(out)
+    {
+        let notes = rewrite_notes(r, human_raw_notes(r));
+        return (text, safe_for_terminal(notes));
+    }
     let (text, notes) = human_unescaped(r);
     (safe_for_terminal(text), safe_for_terminal(notes))
+}
+
+/// The text [`human`] shows for `out` when no hint in it is rewritten and
+/// no image is described, escaped straight from the result's text: a text
+/// that needs escaping (a grep's lines with a hidden character) is copied
+/// once, by the escaping, not once before it too. None when the general
+/// path must run: an image, a hint to rewrite, or a text ending in a CR
+/// (the line break added after it would make a CRLF of it).
+fn escaped_as_is(out: &wrench_core::ToolOutput) -> Option<String> {
+    if out.kind == OutputKind::Image || out.text.ends_with('\r') || has_text_hint(&out.text) {
+        return None;
+    }
+    let mut s = match wrench_core::frame::for_terminal(&out.text) {
+        std::borrow::Cow::Borrowed(t) => t.to_string(),
+        std::borrow::Cow::Owned(o) => o,
+    };
+    if !s.is_empty() && !s.ends_with('\n') {
+        s.push('\n');
+    }
+    Some(s)
 }
 
 /// [`wrench_core::frame::for_terminal`] that keeps the string it was given
@@ -25,6 +51,12 @@ fn safe_for_terminal(s: String) -> String {
 
 fn human_unescaped(r: &CallResult) -> (String, String) {
     let (text, notes) = human_raw(r);
+    (rewrite(text, true), rewrite_notes(r, notes))
+}
+
+/// The notes with their hints rewritten and, for a stale error, the CLI's
+/// addition.
+fn rewrite_notes(r: &CallResult, notes: String) -> String {
     let mut notes = rewrite(notes, false);
     if let Err(e) = &r.result
         && e.kind == wrench_core::ErrorKind::Stale
@@ -34,7 +66,21 @@ fn human_unescaped(r: &CallResult) -> (String, String) {
         notes.push_str(STALE_SESSION_HINT);
         notes.push('\n');
     }
-    (rewrite(text, true), notes)
+    notes
+}
+
+/// [`human_raw`]'s notes alone (the text not copied).
+fn human_raw_notes(r: &CallResult) -> String {
+    match &r.result {
+        Ok(out) => {
+            let mut notes = String::new();
+            for n in r.repaired.iter().chain(out.notes.iter()) {
+                notes.push_str(&format!("note: {n}\n"));
+            }
+            notes
+        }
+        Err(_) => human_raw(r).1,
+    }
 }
 
 fn human_raw(r: &CallResult) -> (String, String) {
@@ -164,10 +210,55 @@ const RULES: [Rule; 9] = [
     },
 ];
 
+/// From this many bytes a text's hint needles are looked for in one pass
+/// (compiled once, in well under a millisecond) rather than one per rule.
+const ONE_PASS_MIN_BYTES: usize = 64 * 1024;
+
+/// Whether a rule for a result's text ([`for_people_text`]) may rewrite
+/// something in `text`: one of their needles is in it.
+fn has_text_hint(text: &str) -> bool {
+    match text_needles(text.len()) {
+        Some(any) => any.is_match(text),
+        None => RULES
+            .iter()
+            .any(|r| r.pattern.starts_with("(?m)^") && text.contains(r.needle)),
+    }
+}
+
+/// The one-pass search for the needles of the text rules, for a text of
+/// `len` bytes: None for a short text, or when it did not compile.
+fn text_needles(len: usize) -> Option<&'static regex::Regex> {
+    use std::sync::OnceLock;
+    static TEXT_NEEDLES: OnceLock<Option<regex::Regex>> = OnceLock::new();
+    if len < ONE_PASS_MIN_BYTES {
+        return None;
+    }
+    TEXT_NEEDLES
+        .get_or_init(|| {
+            let needles: Vec<String> = RULES
+                .iter()
+                .filter(|r| r.pattern.starts_with("(?m)^"))
+                .map(|r| regex::escape(r.needle))
+                .collect();
+            regex::Regex::new(&needles.join("|")).ok()
+        })
+        .as_ref()
+}
+
 fn rewrite(mut out: String, text: bool) -> String {
     use std::sync::OnceLock;
     static COMPILED: [OnceLock<Option<regex::Regex>>; RULES.len()] =
         [const { OnceLock::new() }; RULES.len()];
+    // A long result's text (a grep's can be megabytes) is looked at once
+    // for all the needles of the rules it may get (a multi-literal search),
+    // not once per rule; a text without any is returned as it is. A short
+    // one (most calls) is not worth compiling the search for.
+    if text
+        && let Some(any) = text_needles(out.len())
+        && !any.is_match(&out)
+    {
+        return out;
+    }
     for (rule, compiled) in RULES.iter().zip(&COMPILED) {
         if text && !rule.pattern.starts_with("(?m)^") {
             continue;
@@ -250,6 +341,81 @@ mod tests {
         for ((from, to), rule) in cases.iter().zip(&RULES) {
             assert!(regex::Regex::new(rule.pattern).is_ok(), "{}", rule.pattern);
             assert_eq!(for_people(from), *to, "rule {}", rule.pattern);
+        }
+    }
+
+    /// A text is rewritten by the rules anchored at a line start and by
+    /// those only, whether it holds one needle, several or none.
+    #[test]
+    fn a_text_gets_every_line_start_rule_and_no_other() {
+        let mut text = String::new();
+        let mut want = String::new();
+        for rule in RULES.iter() {
+            let hint = match rule.needle {
+                "  last output (" => "  last output (120 bytes in all; bash_output bg-3",
+                "[… more output unread; call bash_output " => {
+                    "[… more output unread; call bash_output pty-2 again]"
+                }
+                " more lines; offset=" => "… 7 more lines; offset=4",
+                "Read its output with bash_output" => {
+                    "Read its output with bash_output {\"id\": \"bg-1\"}; stop it with kill_shell {\"id\": \"bg-1\"}"
+                }
+                other => other,
+            };
+            text.push_str(hint);
+            text.push('\n');
+            let line = if rule.pattern.starts_with("(?m)^") {
+                for_people(hint)
+            } else {
+                hint.to_string()
+            };
+            want.push_str(&line);
+            want.push('\n');
+        }
+        assert_ne!(text, want);
+        assert_eq!(for_people_text(&text), want);
+        // Past the one-pass threshold too.
+        let pad = "x\n".repeat(ONE_PASS_MIN_BYTES / 2);
+        assert_eq!(
+            for_people_text(&format!("{pad}{text}")),
+            format!("{pad}{want}")
+        );
+        let plain = "src/a.rs:1:fn main() {}\n".repeat(3);
+        assert_eq!(for_people_text(&plain), plain);
+    }
+
+    /// The text a person reads is the same whether it is escaped straight
+    /// from the result (no hint, no image, no CR at its end) or by the
+    /// general path (copied, hints rewritten, then escaped).
+    #[test]
+    fn the_direct_escape_shows_what_the_general_path_shows() {
+        let long = "src/a.rs:1:fn main() {}\n".repeat(ONE_PASS_MIN_BYTES / 20);
+        let texts = [
+            String::new(),
+            "plain".into(),
+            "plain\n".into(),
+            "a\x1b[2Jb\r\nc\rd\u{202e}e\u{7f}".into(),
+            "ends in a CR\r".into(),
+            "ends in CRLF\r\n".into(),
+            "… 7 more lines; offset=4".into(),
+            "… 7 more lines; offset=4\r".into(),
+            format!("{long}x\u{1b}y"),
+            format!("{long}… 7 more lines; offset=4\n"),
+        ];
+        for t in texts {
+            let mut out = wrench_core::ToolOutput::text(t.clone());
+            out.notes.push("a \u{1b} note".into());
+            let r = CallResult {
+                id: "1".into(),
+                tool: "read".into(),
+                group: 0,
+                result: Ok(out),
+                elapsed_ms: 0,
+                repaired: vec!["a repair".into()],
+            };
+            let (text, notes) = human_unescaped(&r);
+            let general = (safe_for_terminal(text), safe_for_terminal(notes));
+            assert_eq!(human(&r), general, "{t:?}");
         }
     }
 

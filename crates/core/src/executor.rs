@@ -504,8 +504,12 @@ fn mask_sources(r: &Redactor, out: &mut ToolOutput) -> Vetted {
     let mut data_masks: Vec<(String, Vec<crate::redact::Mask>)> = Vec::new();
     let text = out.text.as_str();
     // A source's spans and which of its pieces are verbatim copies (a
-    // compare of every shown byte) on the cores, source by source.
-    let scanned = par_map(sources.len(), scanned_bytes(&sources), |i| {
+    // compare of every shown byte) on the cores, source by source; the
+    // sources and then the text are scanned for keywords
+    // ([`Redactor::will_scan`]).
+    let bytes = scanned_bytes(&sources);
+    r.will_scan(bytes.saturating_add(text.len()));
+    let scanned = par_map(sources.len(), bytes, |i| {
         let src = &sources[i];
         (spans_of(r, src), copied(&src.text, text, &src.in_text))
     });

@@ -366,6 +366,26 @@ impl Redactor {
         }
     }
 
+    /// Tell the redactor that about `bytes` of text are about to be
+    /// scanned, in texts of any size (the sources of a grep that shows
+    /// thousands of files, then its output): the keyword scans count them
+    /// now, so when they are past [`KEYWORD_DFA_AFTER_BYTES`] the DFA (built
+    /// in about a millisecond, a few times faster to scan) serves the first
+    /// text already, not only the texts after the first megabyte. Below the
+    /// threshold nothing changes (a one-shot read builds nothing). Cost: two
+    /// atomic adds.
+    pub fn will_scan(&self, bytes: usize) {
+        use std::sync::atomic::Ordering;
+        let inner = &*self.inner;
+        if bytes >= KEYWORD_DFA_AFTER_BYTES {
+            inner.keywords.scanned.fetch_add(bytes, Ordering::Relaxed);
+            inner
+                .source_keywords
+                .scanned
+                .fetch_add(bytes, Ordering::Relaxed);
+        }
+    }
+
     /// Whether a view of some lines of `source` must be decided on the whole
     /// source: a keyword of a [`Reach::Source`] rule (a PEM header, a
     /// `.netrc` login) occurs in it. When false, the lines shown (whole,
@@ -455,69 +475,116 @@ impl Redactor {
         }
     }
 
-    /// Whether [`Redactor::find`] may find anything in `text` whose bytes
-    /// in `blanked` (sorted by start; each turned to spaces but for its line
-    /// breaks) are spaces: false only when no rule without keywords turns
-    /// on and no keyword occurs, which is decided on the bytes outside
-    /// `blanked` (and the line breaks in it), each run widened by the
-    /// longest run of spaces in a keyword: every occurrence of a keyword
-    /// holds a byte that is not a blanked space, and its blanked spaces are
-    /// at most that many in a row, so it lies inside one widened run. The
-    /// runs are scanned joined (a keyword made across a join only sends the
-    /// caller to the full scan). A grep's text is mostly its lines, vetted
-    /// and blanked: this scans the `path:line:` prefixes, not the lines.
+    /// Whether [`Redactor::find`] may find anything in the text `text`
+    /// becomes when its bytes in `blanked` (sorted by start, each on
+    /// character boundaries) are turned to spaces but for their line
+    /// breaks: false only when no rule without keywords turns on and no
+    /// keyword occurs, which is decided on the bytes outside `blanked` (and
+    /// the line breaks in it), each run widened by the longest run of
+    /// spaces in a keyword: every occurrence of a keyword holds a byte that
+    /// is not a blanked space, and its blanked spaces are at most that many
+    /// in a row, so it lies inside one widened run. The runs are copied
+    /// joined, the widened margins blanked as they are copied (the blanked
+    /// text itself is never built: a grep's text is megabytes, and this
+    /// copies only its `path:line:` prefixes), and scanned (a keyword or a
+    /// Discord candidate made across a join only sends the caller to the
+    /// full scan). Cost: one pass over the line breaks of `blanked`, a copy
+    /// and a keyword scan of the rest.
     pub(crate) fn may_find_outside(&self, text: &str, blanked: &[Range<usize>]) -> bool {
         let inner = &*self.inner;
-        let on = |i: &usize| match inner.rules[*i].check {
-            Check::Discord => discord_candidate(text),
-            _ => true,
-        };
-        if inner.always.iter().any(on) {
-            return true;
-        }
         let widen = inner.keywords.max_space_run;
         if widen == usize::MAX {
             return true;
         }
         let b = text.as_bytes();
-        let mut runs: Vec<Range<usize>> = Vec::new();
-        let mut at = 0;
+        // The blanked ranges as disjoint sorted intervals.
+        let mut union: Vec<Range<usize>> = Vec::with_capacity(blanked.len());
         for r in blanked {
             let (start, end) = (r.start.min(b.len()), r.end.min(b.len()));
-            if start > at {
-                runs.push(at..start);
+            if start >= end {
+                continue;
             }
-            let from = start.max(at);
-            if from < end {
-                runs.extend(
-                    memchr::memchr_iter(b'\n', &b[from..end]).map(|i| from + i..from + i + 1),
-                );
+            match union.last_mut() {
+                Some(last) if start <= last.end => last.end = last.end.max(end),
+                _ => union.push(start..end),
             }
-            at = at.max(end);
+        }
+        // The runs of bytes that stay: between the intervals, and each
+        // line break inside one.
+        let mut runs: Vec<Range<usize>> = Vec::new();
+        let mut at = 0;
+        for u in &union {
+            if u.start > at {
+                runs.push(at..u.start);
+            }
+            runs.extend(
+                memchr::memchr_iter(b'\n', &b[u.clone()]).map(|i| u.start + i..u.start + i + 1),
+            );
+            at = u.end;
         }
         if at < b.len() {
             runs.push(at..b.len());
         }
         let mut joined: Vec<u8> = Vec::new();
+        // The next interval that may overlap a window (windows ascend).
+        let mut next = 0;
+        let mut copy = |w: Range<usize>, joined: &mut Vec<u8>| {
+            let mut pos = w.start;
+            while next < union.len() && union[next].end <= pos {
+                next += 1;
+            }
+            let mut i = next;
+            while pos < w.end {
+                match union.get(i) {
+                    Some(u) if u.start < w.end => {
+                        if u.start > pos {
+                            joined.extend_from_slice(&b[pos..u.start]);
+                        }
+                        let (from, to) = (u.start.max(pos), u.end.min(w.end));
+                        joined.extend(
+                            b[from..to]
+                                .iter()
+                                .map(|&c| if c == b'\n' { c } else { b' ' }),
+                        );
+                        pos = to;
+                        i += 1;
+                    }
+                    _ => {
+                        joined.extend_from_slice(&b[pos..w.end]);
+                        pos = w.end;
+                    }
+                }
+            }
+        };
         let mut cur: Option<Range<usize>> = None;
         for run in runs {
             let w = run.start.saturating_sub(widen)..run.end.saturating_add(widen).min(b.len());
             cur = match cur {
                 Some(c) if w.start <= c.end => Some(c.start..c.end.max(w.end)),
                 Some(c) => {
-                    joined.extend_from_slice(&b[c]);
+                    copy(c, &mut joined);
                     Some(w)
                 }
                 None => Some(w),
             };
         }
         if let Some(c) = cur {
-            joined.extend_from_slice(&b[c]);
+            copy(c, &mut joined);
         }
-        match String::from_utf8(joined) {
-            Ok(j) => inner.keywords.occurs_in(&j),
-            Err(_) => true,
+        let Ok(j) = String::from_utf8(joined) else {
+            return true;
+        };
+        // A rule without keywords: its gate on what stays (a Discord token
+        // is unbroken token characters and dots, so one the blanked text
+        // holds lies inside one run).
+        let on = |i: &usize| match inner.rules[*i].check {
+            Check::Discord => discord_candidate(&j),
+            _ => true,
+        };
+        if inner.always.iter().any(on) {
+            return true;
         }
+        inner.keywords.occurs_in(&j)
     }
 
     /// The rules whose keywords occur in `text`, in priority order.

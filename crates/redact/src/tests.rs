@@ -205,6 +205,29 @@ fn the_keyword_dfa_finds_what_the_nfa_finds() {
     assert_eq!(r.find(&text), before);
 }
 
+/// A scan announced past the threshold is served by the DFA from its first
+/// text, and finds what the pair scan finds; one below it builds nothing.
+#[test]
+fn an_announced_large_scan_uses_the_dfa_from_the_start() {
+    let text = format!(
+        "{}\n{}",
+        sample_secrets().join("\nlet x = 1;\n"),
+        ordinary_source(400)
+    );
+    let plain = Redactor::new();
+    let small = Redactor::new();
+    small.will_scan(KEYWORD_DFA_AFTER_BYTES - 1);
+    assert_eq!(small.find(&text), plain.find(&text));
+    assert!(small.inner.keywords.dfa.get().is_none());
+    let big = Redactor::new();
+    big.will_scan(KEYWORD_DFA_AFTER_BYTES);
+    let found = big.find(&text);
+    assert!(big.inner.keywords.dfa.get().is_some_and(|d| d.is_some()));
+    assert!(found.len() >= 10, "{found:?}");
+    assert_eq!(found, plain.find(&text));
+    assert!(plain.inner.keywords.dfa.get().is_none());
+}
+
 #[test]
 fn discord_gate_passes_tokens_and_not_code() {
     assert!(discord_candidate(&format!("bot = {}", discord_token())));

@@ -307,10 +307,7 @@ impl<'a> Printer<'a> {
             self.text.push(b'\n');
             // Shown lines keep their bytes; hidden characters in them are
             // named after the output.
-            if t.iter()
-                .any(|&b| b >= 0x80 || b == 0x7f || (b < 0x20 && b != b'\t'))
-                && std::str::from_utf8(t).is_ok()
-            {
+            if may_hide(t) && std::str::from_utf8(t).is_ok() {
                 self.suspects.push((i, m.line, at..at + len));
             }
             if m.kind == MATCH {
@@ -347,6 +344,19 @@ impl<'a> Printer<'a> {
         }
         complete
     }
+}
+
+/// Whether `line` has a byte that may start a hidden character: not ASCII,
+/// DEL, or a control other than a tab. Every byte is looked at, 16 at a
+/// time with no early exit (vectorized: most lines have none, and the
+/// byte-by-byte look with an exit was a per-line cost of every search).
+fn may_hide(line: &[u8]) -> bool {
+    let odd = |b: u8| b >= 0x7f || (b < 0x20 && b != b'\t');
+    let chunks = line.chunks_exact(16);
+    let tail = chunks.remainder().iter().any(|&b| odd(b));
+    tail || chunks
+        .into_iter()
+        .any(|c| c.iter().fold(false, |acc, &b| acc | odd(b)))
 }
 
 /// `[hidden characters: …]` notes for the shown lines that hold any, a
@@ -532,4 +542,35 @@ fn describe_scope(q: &Query, starts: &[Start]) -> String {
         s.push_str(" (glob filter)");
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_hide;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The chunked look says what the byte-by-byte one says, at every
+        /// length and offset of an odd byte.
+        #[test]
+        fn the_chunked_look_for_hidden_bytes_is_the_plain_one(
+            line in proptest::collection::vec(
+                prop_oneof![0x20u8..0x7f, Just(b'\t'), Just(0x7fu8), 0u8..0x20, 0x80u8..=0xff],
+                0..70,
+            ),
+            plain_bytes in 0usize..70,
+        ) {
+            let plain = |t: &[u8]| t.iter().any(|&b| b >= 0x80 || b == 0x7f || (b < 0x20 && b != b'\t'));
+            prop_assert_eq!(may_hide(&line), plain(&line));
+            // Mostly plain text with one odd byte somewhere.
+            let t = vec![b'a'; plain_bytes];
+            for odd in [0x1bu8, 0x7f, 0xc3, b'\t', b' '] {
+                for at in 0..=t.len() {
+                    let mut u = t.clone();
+                    u.insert(at, odd);
+                    prop_assert_eq!(may_hide(&u), plain(&u));
+                }
+            }
+        }
+    }
 }
