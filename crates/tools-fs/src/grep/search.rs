@@ -367,17 +367,19 @@ pub(super) fn search_whole(
     search_bytes(q, searcher, rel, &buf[..n], scratch, budget)
 }
 
-/// The most bytes of a file that `-l` reads whole before searching (it
-/// stops at the first match, so a longer file is searched as a stream).
-const LISTED_WHOLE_MAX_BYTES: usize = 256 * 1024;
+/// The most bytes of a file that `-l` and `-c` read whole before searching:
+/// a longer one is searched as a stream through a buffer of ripgrep's size
+/// (`-l` stops at the first match, and neither needs the whole file, whose
+/// first touch of fresh memory would cost more than the stream).
+const COUNTED_WHOLE_MAX_BYTES: usize = 256 * 1024;
 
 /// Files-with-matches and count mode over one file, read whole into the
 /// worker's buffer (see [`search_whole`]) and searched as bytes: two
 /// `read`s for a file that fits, where the file path takes three (its
 /// first read only sniffs for a byte-order mark, which a slice search
-/// checks in the bytes). A file longer than the cap (256 KiB for `-l`,
-/// [`GREP_SOURCE_MAX_BYTES`] for `-c`) is searched from its start as a
-/// stream. Results are those of the file search: a byte-order mark is
+/// checks in the bytes). A file longer than
+/// [`COUNTED_WHOLE_MAX_BYTES`] is searched as a stream: the bytes read,
+/// then the rest. Results are those of the file search: a byte-order mark is
 /// still transcoded, and binary detection stops where it stops in a file
 /// ([`input_of`]).
 pub(super) fn search_counted(
@@ -389,18 +391,11 @@ pub(super) fn search_counted(
     short_eof: bool,
     budget: Budget<'_>,
 ) -> Option<FileResult> {
-    let max = if q.mode == GrepMode::FilesWithMatches {
-        LISTED_WHOLE_MAX_BYTES
-    } else {
-        GREP_SOURCE_MAX_BYTES as usize
-    };
-    match read_whole(file, buf, max, short_eof).ok()? {
+    match read_whole(file, buf, COUNTED_WHOLE_MAX_BYTES, short_eof).ok()? {
         Some(n) => search_one(q, searcher, rel, input_of(&buf[..n]), budget),
-        None => {
-            let mut f = file;
-            std::io::Seek::rewind(&mut f).ok()?;
-            search_one(q, searcher, rel, Input::File(file), budget)
-        }
+        // Longer: the bytes read so far, then the rest of the file, as one
+        // stream (read buffer by buffer, as the file search reads it).
+        None => search_one(q, searcher, rel, Input::Chain(buf, file), budget),
     }
 }
 
@@ -474,6 +469,9 @@ pub(super) enum Input<'a> {
     Bytes(&'a [u8]),
     /// Bytes searched as a stream, buffer after buffer, as a file is.
     Stream(&'a [u8]),
+    /// The first bytes of a file, read already, then the rest of it: one
+    /// stream, as the file itself.
+    Chain(&'a [u8], &'a std::fs::File),
 }
 
 impl Input<'_> {
@@ -487,6 +485,7 @@ impl Input<'_> {
             Input::File(f) => searcher.search_file(&q.matcher, f, sink),
             Input::Bytes(b) => searcher.search_slice(&q.matcher, b, sink),
             Input::Stream(b) => searcher.search_reader(&q.matcher, b, sink),
+            Input::Chain(b, f) => searcher.search_reader(&q.matcher, b.chain(f), sink),
         }
     }
 }
@@ -751,6 +750,15 @@ mod whole_equals_file {
             ("nul at the first buffer's end", with_nul_at(64 * 1024 - 22)),
             ("nul past the first buffer", with_nul_at(64 * 1024 + 10)),
             ("nul far past the first buffer", with_nul_at(200 * 1024)),
+            ("nul past the whole-read cap", with_nul_at(300 * 1024)),
+            ("utf-16le bom over the whole-read cap", {
+                let mut v = vec![0xFF, 0xFE];
+                let text = "filler line\n".repeat(30_000) + "a needle\n";
+                for u in text.encode_utf16() {
+                    v.extend(u.to_le_bytes());
+                }
+                v
+            }),
             ("over the -l cap, match at the end", big),
             ("over the -l cap, matches at both ends", big_early),
             ("over the -c cap", huge_count),
