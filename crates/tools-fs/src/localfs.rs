@@ -21,8 +21,12 @@ pub const LOCAL_TYPES: &[&str] = &[
 /// mount holding `root` and all mounts below it are local ([`LOCAL_TYPES`]).
 /// False when the mount table cannot be read.
 pub fn short_read_is_eof(root: &Path) -> bool {
-    std::fs::read_to_string("/proc/self/mountinfo")
-        .is_ok_and(|info| short_read_is_eof_in(&info, root))
+    use std::io::Read;
+    // A proc file has no size: read into room for a typical table at once.
+    let mut info = Vec::with_capacity(64 * 1024);
+    std::fs::File::open("/proc/self/mountinfo")
+        .and_then(|mut f| f.read_to_end(&mut info))
+        .is_ok_and(|_| short_read_is_eof_in(&String::from_utf8_lossy(&info), root))
 }
 
 /// [`short_read_is_eof`] over the text of a `mountinfo` table. A line it
