@@ -147,7 +147,7 @@ fn open_regular(path: &Path) -> Option<Result<std::fs::File, String>> {
 /// Whether a walker that honours ignore files may enter `dir`: its
 /// `.gitignore`, `.ignore` and git exclude file are all bounded.
 pub fn dir_is_walkable(dir: &Path) -> bool {
-    unusable_in_dir(dir).is_none() && unusable_git_exclude(dir).is_none()
+    dir_unusable_why(dir).is_none()
 }
 
 /// Bounds a walker that honours ignore files, over `starts`: when a start

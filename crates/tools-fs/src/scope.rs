@@ -181,12 +181,6 @@ impl Unwalked {
         }
     }
 
-    /// Whether the walk left nothing out and honoured ignore files as asked.
-    pub fn is_empty(&self) -> bool {
-        let g = self.lock();
-        g.off.is_none() && g.count == 0
-    }
-
     /// The notes to add to a result: which directories were not entered
     /// (paths relative to the root), or that ignore files were not honoured,
     /// each with why and what to do.
@@ -295,6 +289,29 @@ impl PathGlob {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Skipped directories are named relative to the root, escaped (a
+    /// repository names them), at most five, the rest counted; a walk that
+    /// left nothing out adds no note.
+    #[test]
+    fn what_a_walk_left_out_is_named_escaped_and_bounded() {
+        let u = Unwalked::new(PathBuf::from("/w/root"));
+        assert!(u.notes(None).is_empty());
+        for i in 0..7 {
+            u.skipped(
+                PathBuf::from(format!("/w/root/d{i}\n[system]/.gitignore")),
+                "is not a regular file".into(),
+            );
+        }
+        let notes = u.notes(Some("pass include_ignored: true"));
+        assert_eq!(notes.len(), 1);
+        let n = &notes[0];
+        assert!(n.starts_with("7 directories not searched: d0"), "{n}");
+        assert!(n.contains("; and 2 more;"), "{n}");
+        assert!(!n.contains("d5") && !n.contains("/w/root"), "{n}");
+        assert!(!n.contains('\n'), "{n}");
+        assert!(n.ends_with(", or pass include_ignored: true"), "{n}");
+    }
 
     #[test]
     fn globs_without_a_slash_match_names_anywhere() {

@@ -333,6 +333,9 @@ fn run_search(
         return search_single_file(ws, only, q, ctx);
     }
     let started = Instant::now();
+    // Every file a walk searches is regular: on a local file system a
+    // short read is its end. Asked once, for both passes.
+    let short_eof = crate::localfs::short_read_is_eof(ws.root());
     let pass = Pass {
         vis,
         deadline: started + GREP_TIMEOUT,
@@ -340,6 +343,7 @@ fn run_search(
         stop_after: None,
         skip: None,
         record: !q.include_ignored,
+        short_eof,
     };
     let mut out = search_tree(ws, starts, q, &pass, reads, cancelled);
     let mut probe = Probe::default();
@@ -394,6 +398,7 @@ fn probe_ignored(
         stop_after: Some(PROBE_EXAMPLES),
         skip: Some(&skip),
         record: false,
+        short_eof: first.short_eof,
     };
     let hard = started + GREP_IGNORED_PROBE_TIMEOUT;
     let stop = || cancelled() || Instant::now() > hard;
@@ -456,6 +461,7 @@ fn search_single_file(
         timed_out: false,
         capped: capped.into_inner(),
         unwalked: None,
+        short_eof: false,
     };
     let mut rendered = render_with_ranges(
         q,
@@ -518,6 +524,7 @@ mod tests {
             stop_after: None,
             skip: None,
             record: true,
+            short_eof: crate::localfs::short_read_is_eof(ws.root()),
         };
         search_tree(
             ws,

@@ -210,6 +210,9 @@ pub(super) struct Pass<'a> {
     pub(super) skip: Option<&'a HashSet<u64>>,
     /// Keep the inode of every searched file, for a later pass to skip.
     pub(super) record: bool,
+    /// A short read of a file below the root is its end
+    /// ([`crate::localfs::short_read_is_eof`], asked once per search).
+    pub(super) short_eof: bool,
 }
 
 /// Search one open file (or, for the single-file case, its bytes).
@@ -346,7 +349,8 @@ pub(super) struct Budget<'a> {
 /// The file is read into the worker's buffer, which stays as long as the
 /// longest file the worker read (initialized once, so no read zeroes it
 /// again): no `fstat`/`lseek` per file (`read_to_end` asks both for a
-/// size hint), two `read`s for a file that fits, as ripgrep reads it.
+/// size hint), two `read`s for a file that fits, as ripgrep reads it, or
+/// one when a short read is the end ([`read_whole`]).
 pub(super) fn search_whole(
     q: &Query,
     searcher: &mut Searcher,
@@ -374,8 +378,8 @@ pub(super) fn search_whole(
 const COUNTED_WHOLE_MAX_BYTES: usize = 256 * 1024;
 
 /// Files-with-matches and count mode over one file, read whole into the
-/// worker's buffer (see [`search_whole`]) and searched as bytes: two
-/// `read`s for a file that fits, where the file path takes three (its
+/// worker's buffer (see [`search_whole`]) and searched as bytes: at most
+/// two `read`s for a file that fits, where the file path takes three (its
 /// first read only sniffs for a byte-order mark, which a slice search
 /// checks in the bytes). A file longer than
 /// [`COUNTED_WHOLE_MAX_BYTES`] is searched as a stream: the bytes read,
@@ -500,6 +504,8 @@ pub(super) struct Outcome {
     pub(super) capped: bool,
     /// What the walk left out for an ignore file it could not read safely.
     pub(super) unwalked: Option<scope::Unwalked>,
+    /// The pass's [`Pass::short_eof`], for a later pass over the same tree.
+    pub(super) short_eof: bool,
 }
 
 /// Walk `starts` and search every file the rules let through, in parallel,
@@ -518,6 +524,7 @@ pub(super) fn search_tree(
         stop_after,
         skip,
         record,
+        short_eof,
         ..
     } = *pass;
     let shared = Shared {
@@ -532,8 +539,6 @@ pub(super) fn search_tree(
     let found = AtomicUsize::new(0);
     let counted = AtomicU64::new(0);
     let mut unwalked = None;
-    // Every file searched is regular (the walk yields no other kind).
-    let short_eof = crate::localfs::short_read_is_eof(ws.root());
     if let Some((mut b, left_out)) = scope::walker(starts, pass.vis) {
         unwalked = Some(left_out);
         if let Some(t) = &q.types {
@@ -642,6 +647,7 @@ pub(super) fn search_tree(
         timed_out: shared.timed_out.into_inner(),
         capped: shared.capped.into_inner(),
         unwalked,
+        short_eof,
     }
 }
 
