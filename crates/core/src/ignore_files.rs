@@ -8,7 +8,7 @@
 
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The largest ignore file a walk honours.
 pub const MAX_IGNORE_FILE_BYTES: u64 = 1 << 20;
@@ -50,13 +50,7 @@ pub fn unusable(path: &Path) -> Option<String> {
     if text.len() as u64 > MAX_IGNORE_FILE_BYTES {
         return Some(big(text.len() as u64));
     }
-    let patterns = text
-        .split(|b| *b == b'\n')
-        .filter(|l| {
-            let l = l.trim_ascii();
-            !l.is_empty() && !l.starts_with(b"#")
-        })
-        .count();
+    let patterns = count_patterns(&text);
     (patterns > MAX_IGNORE_PATTERNS)
         .then(|| format!("has {patterns} patterns, over {MAX_IGNORE_PATTERNS}"))
 }
@@ -79,30 +73,99 @@ const MAX_GIT_LINK_BYTES: u64 = 4096;
 /// follows it (its `gitdir:` line, that dir's `commondir` line), each link
 /// file bounded, to the exclude file it names.
 pub fn unusable_git_exclude(dir: &Path) -> Option<String> {
+    let exclude = match git_exclude_path(dir)? {
+        Ok(p) => p,
+        Err(why) => return Some(why),
+    };
+    let why = unusable(&exclude)?;
+    if exclude.starts_with(dir.join(".git")) {
+        Some(format!(".git/info/exclude {why}"))
+    } else {
+        Some(format!("{} {why}", exclude.display()))
+    }
+}
+
+/// Where the git exclude file of a repository rooted at `dir` is, as
+/// ripgrep's walker finds it: `dir/.git/info/exclude` when `.git` is a
+/// directory (or a link the walker reads through as one); for a `.git`
+/// file, its `gitdir:` line, that dir's `commondir` line, then
+/// `info/exclude` there (each link file bounded and read without
+/// blocking). None when there is no `.git` or the links lead nowhere;
+/// Err(why) when a link file is not a small regular file.
+pub fn git_exclude_path(dir: &Path) -> Option<Result<PathBuf, String>> {
     let dot_git = dir.join(".git");
     let meta = std::fs::symlink_metadata(&dot_git).ok()?;
     if !meta.is_file() {
         // A directory, or a link the walker reads through as one (a FIFO
         // or a link to a file gives ENOTDIR below, never a block).
-        return unusable(&dot_git.join("info/exclude")).map(|w| format!(".git/info/exclude {w}"));
+        return Some(Ok(dot_git.join("info/exclude")));
     }
     let gitdir = match first_line(&dot_git)? {
         Ok(line) => line,
-        Err(w) => return Some(format!(".git {w}")),
+        Err(w) => return Some(Err(format!(".git {w}"))),
     };
     let real = gitdir.strip_prefix("gitdir: ")?;
     let real = Path::new(real);
     let commondir = match first_line(&real.join("commondir"))? {
         Ok(line) => line,
-        Err(w) => return Some(format!("{} {w}", real.join("commondir").display())),
+        Err(w) => return Some(Err(format!("{} {w}", real.join("commondir").display()))),
     };
     let common = if commondir.starts_with('.') {
         real.join(commondir)
     } else {
-        std::path::PathBuf::from(commondir)
+        PathBuf::from(commondir)
     };
-    let exclude = common.join("info/exclude");
-    unusable(&exclude).map(|w| format!("{} {w}", exclude.display()))
+    Some(Ok(common.join("info/exclude")))
+}
+
+/// The text of an ignore file opened (without blocking) as `f`, bounded:
+/// Err(why) when it is not a regular file, over [`MAX_IGNORE_FILE_BYTES`]
+/// or over [`MAX_IGNORE_PATTERNS`]. What a walker that reads ignore files
+/// itself calls instead of [`unusable`]: one `fstat` and one read for the
+/// file it has already opened.
+pub fn read_bounded(f: std::fs::File) -> Result<Vec<u8>, String> {
+    let meta = f.metadata().map_err(|e| format!("cannot be read: {e}"))?;
+    if !meta.is_file() {
+        return Err("is not a regular file".to_string());
+    }
+    let big = |n: u64| format!("is {n} bytes, over {MAX_IGNORE_FILE_BYTES}");
+    if meta.len() > MAX_IGNORE_FILE_BYTES {
+        return Err(big(meta.len()));
+    }
+    let mut text = Vec::with_capacity(meta.len() as usize);
+    f.take(MAX_IGNORE_FILE_BYTES + 1)
+        .read_to_end(&mut text)
+        .map_err(|e| format!("cannot be read: {e}"))?;
+    if text.len() as u64 > MAX_IGNORE_FILE_BYTES {
+        return Err(big(text.len() as u64));
+    }
+    let patterns = count_patterns(&text);
+    if patterns > MAX_IGNORE_PATTERNS {
+        return Err(format!(
+            "has {patterns} patterns, over {MAX_IGNORE_PATTERNS}"
+        ));
+    }
+    Ok(text)
+}
+
+/// Lines of an ignore file that are patterns (not blank, not comments).
+fn count_patterns(text: &[u8]) -> usize {
+    text.split(|b| *b == b'\n')
+        .filter(|l| {
+            let l = l.trim_ascii();
+            !l.is_empty() && !l.starts_with(b"#")
+        })
+        .count()
+}
+
+/// `path` opened for reading without blocking, for [`read_bounded`]; None
+/// when it cannot be opened (absent, a dangling link).
+pub fn open_nonblocking(path: &Path) -> Option<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((nix::fcntl::OFlag::O_NONBLOCK | nix::fcntl::OFlag::O_NOCTTY).bits())
+        .open(path)
+        .ok()
 }
 
 /// The first line of a small regular file, read without blocking: None when
@@ -163,10 +226,7 @@ pub fn bound_walker(b: &mut ignore::WalkBuilder, starts: &[&Path]) -> bool {
 /// unusable ignore file found at or above a start, and what is wrong with
 /// it. None when the walk honours them.
 pub fn bound_walker_why(b: &mut ignore::WalkBuilder, starts: &[&Path]) -> Option<String> {
-    let why = starts.iter().find_map(|s| {
-        let dir = if s.is_dir() { Some(*s) } else { s.parent() };
-        dir.and_then(|d| d.ancestors().find_map(dir_unusable_why))
-    });
+    let why = starts_unusable_why(starts);
     if why.is_some() {
         b.ignore(false)
             .git_ignore(false)
@@ -175,6 +235,17 @@ pub fn bound_walker_why(b: &mut ignore::WalkBuilder, starts: &[&Path]) -> Option
             .parents(false);
     }
     why
+}
+
+/// The first unusable ignore file at or above one of `starts` (each a
+/// directory or a file), and what is wrong with it: a walker that honours
+/// ignore files reads all of them before it can check a time cap, so when
+/// one is unusable ignore files are switched off for the whole walk.
+pub fn starts_unusable_why(starts: &[&Path]) -> Option<String> {
+    starts.iter().find_map(|s| {
+        let dir = if s.is_dir() { Some(*s) } else { s.parent() };
+        dir.and_then(|d| d.ancestors().find_map(dir_unusable_why))
+    })
 }
 
 /// Why a walker that honours ignore files may not enter `dir`: which of its

@@ -17,6 +17,7 @@
 //! assert!(reg.resolve("Grep").is_ok());
 //! ```
 
+pub mod fdwalk;
 pub mod git;
 pub mod glob;
 pub mod grep;

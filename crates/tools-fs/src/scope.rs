@@ -127,7 +127,7 @@ pub fn walker_with(
 }
 
 /// The workspace root of a start (its absolute path less its relative one).
-fn root_of(s: &Start) -> PathBuf {
+pub(crate) fn root_of(s: &Start) -> PathBuf {
     let depth = s
         .rel
         .components()
@@ -153,27 +153,27 @@ pub struct Unwalked {
 }
 
 #[derive(Debug, Default)]
-struct UnwalkedInner {
+pub(crate) struct UnwalkedInner {
     /// Ignore files were switched off for the walk, and why.
-    off: Option<String>,
+    pub(crate) off: Option<String>,
     /// The ignore files whose directories were not entered, and why.
     named: Vec<(PathBuf, String)>,
     count: usize,
 }
 
 impl Unwalked {
-    fn new(root: PathBuf) -> Self {
+    pub(crate) fn new(root: PathBuf) -> Self {
         Unwalked {
             root: Arc::from(root),
             inner: Arc::default(),
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, UnwalkedInner> {
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, UnwalkedInner> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn skipped(&self, file: PathBuf, why: String) {
+    pub(crate) fn skipped(&self, file: PathBuf, why: String) {
         let mut g = self.lock();
         g.count += 1;
         if g.named.len() < UNWALKED_NAMED {
