@@ -278,7 +278,10 @@ impl<'a> Walk<'a> {
             for s in files {
                 // A start is searched whatever the rules say, as ripgrep
                 // does; only a regular file is opened.
-                if !std::fs::symlink_metadata(&s.abs).is_ok_and(|m| m.is_file()) {
+                let Ok(meta) = std::fs::symlink_metadata(&s.abs) else {
+                    continue;
+                };
+                if !meta.is_file() {
                     continue;
                 }
                 let e = FileEntry {
@@ -286,7 +289,7 @@ impl<'a> Walk<'a> {
                     name: c"",
                     path: &s.abs,
                     rel: &s.rel,
-                    ino: None,
+                    ino: Some(std::os::unix::fs::MetadataExt::ino(&meta)),
                     root_fd: self.ws.root_fd(),
                 };
                 if v(Visit::File(&e)) == Flow::Quit {

@@ -3,9 +3,9 @@
 
 use super::query::Query;
 use super::{GREP_MAX_COLLECT_BYTES, GREP_SOURCE_MAX_BYTES, GrepMode};
+use crate::fdwalk::{Flow, Visit};
 use crate::scope::{self, ReadFilter, Start, Visibility};
 use grep_searcher::{Searcher, Sink, SinkContext, SinkMatch};
-use ignore::WalkState;
 use std::collections::HashSet;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -539,13 +539,10 @@ pub(super) fn search_tree(
     let found = AtomicUsize::new(0);
     let counted = AtomicU64::new(0);
     let mut unwalked = None;
-    if let Some((mut b, left_out)) = scope::walker(starts, pass.vis) {
-        unwalked = Some(left_out);
-        if let Some(t) = &q.types {
-            b.types(t.clone());
-        }
+    if !starts.is_empty() {
+        let walk = crate::fdwalk::Walk::new(ws, starts, pass.vis, q.types.as_ref());
         let root = ws.root();
-        b.build_parallel().run(|| {
+        walk.run(|| {
             let mut w = Worker {
                 shared: &shared,
                 results: Vec::new(),
@@ -555,20 +552,17 @@ pub(super) fn search_tree(
             let (mut buf, mut scratch) = (Vec::new(), Vec::new());
             let mut searcher = q.searcher();
             let (found, counted) = (&found, &counted);
-            Box::new(move |ent| {
+            move |visit: Visit<'_>| {
                 if cancelled()
                     || (Instant::now() > deadline
                         && (min_files == 0 || counted.load(Ordering::Relaxed) >= min_files))
                 {
                     w.shared.timed_out.store(true, Ordering::Relaxed);
-                    return WalkState::Quit;
+                    return Flow::Quit;
                 }
-                let Ok(ent) = ent else {
-                    return WalkState::Continue;
+                let Visit::File(ent) = visit else {
+                    return Flow::Continue;
                 };
-                if !ent.file_type().is_some_and(|t| t.is_file()) {
-                    return WalkState::Continue;
-                }
                 let path = ent.path();
                 if !q.globs.is_empty() {
                     let in_start = starts
@@ -578,23 +572,23 @@ pub(super) fn search_tree(
                         .or_else(|| path.file_name().map(Path::new))
                         .unwrap_or(path);
                     if !q.glob_allows(in_start) {
-                        return WalkState::Continue;
+                        return Flow::Continue;
                     }
                 }
                 let Some(rel) = scope::rel_of(root, path) else {
-                    return WalkState::Continue;
+                    return Flow::Continue;
                 };
                 let ino = ent.ino();
                 if let (Some(skip), Some(ino)) = (skip, ino)
                     && skip.contains(&ino)
                 {
-                    return WalkState::Continue;
+                    return Flow::Continue;
                 }
                 if !reads.allows(path) {
-                    return WalkState::Continue;
+                    return Flow::Continue;
                 }
-                let Ok(file) = scope::open_beneath(ws, rel) else {
-                    return WalkState::Continue;
+                let Ok(file) = ent.open() else {
+                    return Flow::Continue;
                 };
                 w.searched += 1;
                 if min_files > 0 {
@@ -625,12 +619,13 @@ pub(super) fn search_tree(
                     if let Some(n) = stop_after
                         && found.fetch_add(1, Ordering::Relaxed) + 1 >= n
                     {
-                        return WalkState::Quit;
+                        return Flow::Quit;
                     }
                 }
-                WalkState::Continue
-            })
+                Flow::Continue
+            }
         });
+        unwalked = Some(walk.unwalked().clone());
     }
     let mut results = shared
         .results
