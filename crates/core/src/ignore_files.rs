@@ -94,10 +94,12 @@ pub fn unusable_git_exclude(dir: &Path) -> Option<String> {
 /// Err(why) when a link file is not a small regular file.
 pub fn git_exclude_path(dir: &Path) -> Option<Result<PathBuf, String>> {
     let dot_git = dir.join(".git");
-    let meta = std::fs::symlink_metadata(&dot_git).ok()?;
+    // Links followed, as ripgrep does: a `.git` linked to a `gitdir:` file
+    // is one.
+    let meta = std::fs::metadata(&dot_git).ok()?;
     if !meta.is_file() {
-        // A directory, or a link the walker reads through as one (a FIFO
-        // or a link to a file gives ENOTDIR below, never a block).
+        // A directory (or a link to one); a FIFO or a device gives ENOTDIR
+        // below, never a block.
         return Some(Ok(dot_git.join("info/exclude")));
     }
     let gitdir = match first_line(&dot_git)? {
@@ -168,27 +170,29 @@ pub fn open_nonblocking(path: &Path) -> Option<std::fs::File> {
         .ok()
 }
 
-/// The first line of a small regular file, read without blocking: None when
-/// absent, Err(why) when it is not a regular file or over
-/// [`MAX_GIT_LINK_BYTES`].
+/// The first line of a regular file, read without blocking and at most
+/// [`MAX_GIT_LINK_BYTES`] of it: None when absent, not UTF-8, or when the
+/// first line is longer than that (ripgrep reads it whole, and a line that
+/// long names no path it can open: the same as no link); Err(why) when it
+/// is not a regular file (a FIFO there would block ripgrep).
 fn first_line(path: &Path) -> Option<Result<String, String>> {
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() {
         return Some(Err("is not a regular file".into()));
     }
-    if meta.len() > MAX_GIT_LINK_BYTES {
-        return Some(Err(format!(
-            "is {} bytes, over {MAX_GIT_LINK_BYTES}",
-            meta.len()
-        )));
-    }
     let f = match open_regular(path)? {
         Ok(f) => f,
         Err(why) => return Some(Err(why)),
     };
-    let mut text = String::new();
-    f.take(MAX_GIT_LINK_BYTES).read_to_string(&mut text).ok()?;
-    Some(Ok(text.lines().next().unwrap_or("").to_string()))
+    let mut text = Vec::new();
+    f.take(MAX_GIT_LINK_BYTES).read_to_end(&mut text).ok()?;
+    let line = match text.iter().position(|c| *c == b'\n') {
+        Some(i) => &text[..i],
+        None if (text.len() as u64) < MAX_GIT_LINK_BYTES => &text[..],
+        None => return None,
+    };
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    std::str::from_utf8(line).ok().map(|l| Ok(l.to_string()))
 }
 
 /// `path` opened for reading without blocking (it may have been swapped for
@@ -357,8 +361,18 @@ mod tests {
         std::fs::remove_file(real.join("commondir")).unwrap();
         nix::unistd::mkfifo(&real.join("commondir"), nix::sys::stat::Mode::S_IRWXU).unwrap();
         assert!(unusable_git_exclude(&wt).is_some());
+        // An endless first line is read only to the bound, and names no
+        // link (ripgrep could open nothing by it either).
         std::fs::write(wt.join(".git"), vec![b'g'; 10_000]).unwrap();
-        assert!(unusable_git_exclude(&wt).is_some());
+        assert_eq!(unusable_git_exclude(&wt), None);
+        // A short gitdir line followed by a long tail is followed.
+        let mut long = format!("gitdir: {}\n", real.display()).into_bytes();
+        long.extend(vec![b'g'; 10_000]);
+        std::fs::write(wt.join(".git"), long).unwrap();
+        assert!(
+            unusable_git_exclude(&wt).is_some(),
+            "the FIFO commondir is reached"
+        );
     }
 
     #[test]
