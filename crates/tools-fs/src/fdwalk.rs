@@ -26,7 +26,7 @@ use crate::scope::{Start, Unwalked, Visibility};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::types::Types;
-use nix::dir::{Dir, Type};
+use nix::dir::Type;
 use nix::fcntl::OFlag;
 use nix::sys::stat::Mode;
 use std::ffi::{CStr, CString, OsStr};
@@ -308,9 +308,10 @@ impl<'a> Walk<'a> {
 
     /// One thread: take work until there is none left anywhere.
     fn work<V: FnMut(Visit<'_>) -> Flow>(&self, queue: &Queue, mut v: V) {
+        let mut listing = Vec::new();
         while let Some(w) = queue.take() {
             let flow = match w {
-                Work::Dir(d) => self.dir(queue, d, &mut v),
+                Work::Dir(d) => self.dir(queue, d, &mut listing, &mut v),
                 Work::Files(f) => self.files(&f, &mut v),
             };
             if flow == Flow::Quit {
@@ -322,44 +323,52 @@ impl<'a> Walk<'a> {
 
     /// List a directory, read its ignore files, queue its subdirectories
     /// and visit its files.
-    fn dir<V: FnMut(Visit<'_>) -> Flow>(&self, queue: &Queue, w: DirWork, v: &mut V) -> Flow {
+    fn dir<V: FnMut(Visit<'_>) -> Flow>(
+        &self,
+        queue: &Queue,
+        w: DirWork,
+        listing: &mut Vec<u8>,
+        v: &mut V,
+    ) -> Flow {
         if v(Visit::Dir) == Flow::Quit {
             return Flow::Quit;
         }
-        let Ok(fd) = openat2_beneath(
+        let Ok(dir) = openat2_beneath(
             self.ws.root_fd(),
             &w.rel,
             libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW,
         ) else {
             return Flow::Continue;
         };
-        let Ok(mut dir) = Dir::from_fd(OwnedFd::from(fd)) else {
-            return Flow::Continue;
-        };
+        let dir = OwnedFd::from(dir);
         let mut marks = Marks::default();
         let mut subdirs: Vec<CString> = Vec::new();
         let mut files: Vec<(CString, u64)> = Vec::new();
         let mut unknown: Vec<(CString, u64)> = Vec::new();
-        for ent in dir.iter() {
-            let Ok(ent) = ent else { break };
-            let name = ent.file_name();
-            let bytes = name.to_bytes();
-            if bytes == b"." || bytes == b".." {
-                continue;
+        let listed = list_dir(dir.as_fd(), listing, |name, d_type, ino| {
+            if name == b"." || name == b".." {
+                return;
             }
-            match bytes {
+            match name {
                 b".gitignore" => marks.git_ignore = true,
                 b".ignore" => marks.ignore = true,
                 b".git" => marks.git = true,
                 b".jj" => marks.jj = true,
                 _ => {}
             }
-            match ent.file_type() {
-                Some(Type::Directory) => subdirs.push(name.to_owned()),
-                Some(Type::File) => files.push((name.to_owned(), ent.ino())),
-                Some(_) => {}
-                None => unknown.push((name.to_owned(), ent.ino())),
+            let Ok(name) = CString::new(name) else {
+                return;
+            };
+            match d_type {
+                libc::DT_DIR => subdirs.push(name),
+                libc::DT_REG => files.push((name, ino)),
+                libc::DT_UNKNOWN => unknown.push((name, ino)),
+                _ => {}
             }
+        });
+        if listed.is_err() {
+            // Half a listing would search half a directory as if whole.
+            return Flow::Continue;
         }
         // A file system that does not fill in types (DT_UNKNOWN): ask.
         for (name, ino) in unknown {
@@ -391,11 +400,9 @@ impl<'a> Walk<'a> {
                 }));
             }
         }
-        if files.len() > 2 * FILES_BATCH
-            && let Ok(fd) = dir.as_fd().try_clone_to_owned()
-        {
+        if files.len() > 2 * FILES_BATCH {
             // A wide directory: the rest in batches any thread may take.
-            let fd = Arc::new(fd);
+            let fd = Arc::new(dir);
             let (abs, rel): (Arc<Path>, Arc<Path>) = (Arc::from(w.abs), Arc::from(w.rel));
             while files.len() > FILES_BATCH {
                 let batch = files.split_off(files.len() - FILES_BATCH);
@@ -633,6 +640,71 @@ fn ignore_flags() -> OFlag {
     OFlag::O_RDONLY | OFlag::O_NOCTTY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC
 }
 
+/// The bytes `getdents64` is asked to fill at a time (glibc's `readdir`
+/// asks for 32 KiB too).
+const LISTING_BYTES: usize = 32 * 1024;
+
+/// List the directory open as `dir` with `getdents64(2)` into the thread's
+/// reused buffer, calling `each(name, d_type, inode)` for every entry
+/// (`.` and `..` included). `readdir(3)` on the same fd would add an
+/// `fstat`, two `fcntl`s and an `lseek` per directory.
+fn list_dir(
+    dir: BorrowedFd<'_>,
+    buf: &mut Vec<u8>,
+    mut each: impl FnMut(&[u8], u8, u64),
+) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    buf.resize(LISTING_BYTES, 0);
+    loop {
+        // SAFETY: the kernel writes at most `buf.len()` bytes at
+        // `buf.as_mut_ptr()`, which this buffer owns and is that long; the
+        // fd is open for the borrow's life.
+        let n = unsafe {
+            libc::syscall(
+                libc::SYS_getdents64,
+                dir.as_raw_fd(),
+                buf.as_mut_ptr(),
+                buf.len(),
+            )
+        };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        let n = (n as usize).min(buf.len());
+        if n == 0 {
+            return Ok(());
+        }
+        parse_dirents(&buf[..n], &mut each);
+    }
+}
+
+/// The entries of one `getdents64` answer: each record is `d_ino` (8
+/// bytes), `d_off` (8), `d_reclen` (2), `d_type` (1), then the name and a
+/// NUL, padded to `d_reclen`. A record that does not fit ends the parse.
+fn parse_dirents(b: &[u8], each: &mut impl FnMut(&[u8], u8, u64)) {
+    let mut off = 0;
+    while let Some(rec) = b.get(off..) {
+        let (Some(ino), Some(reclen), Some(&d_type)) =
+            (rec.get(0..8), rec.get(16..18), rec.get(18))
+        else {
+            return;
+        };
+        let reclen = usize::from(u16::from_ne_bytes([reclen[0], reclen[1]]));
+        let Some(name) = rec.get(19..reclen) else {
+            return;
+        };
+        let name = &name[..memchr::memchr(0, name).unwrap_or(name.len())];
+        let mut ino8 = [0u8; 8];
+        ino8.copy_from_slice(ino);
+        each(name, d_type, u64::from_ne_bytes(ino8));
+        off += reclen;
+    }
+}
+
 /// The type of `name` in `dir` when the listing did not say (`DT_UNKNOWN`).
 fn type_at(dir: BorrowedFd<'_>, name: &CStr) -> Option<Type> {
     let st = nix::sys::stat::fstatat(dir, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW).ok()?;
@@ -678,6 +750,9 @@ struct QueueState {
     stack: Vec<Work>,
     /// Threads holding a piece of work (which may push more).
     active: usize,
+    /// Threads waiting for work: a push wakes one only then (a wake is a
+    /// system call even with nobody waiting).
+    idle: usize,
 }
 
 impl Queue {
@@ -686,8 +761,14 @@ impl Queue {
     }
 
     fn push(&self, w: Work) {
-        self.lock().stack.push(w);
-        self.wake.notify_one();
+        let wake = {
+            let mut g = self.lock();
+            g.stack.push(w);
+            g.idle > 0
+        };
+        if wake {
+            self.wake.notify_one();
+        }
     }
 
     /// The next piece of work; None when the walk is over (nothing queued
@@ -706,7 +787,9 @@ impl Queue {
                 self.wake.notify_all();
                 return None;
             }
+            g.idle += 1;
             g = self.wake.wait(g).unwrap_or_else(|p| p.into_inner());
+            g.idle -= 1;
         }
     }
 
@@ -752,4 +835,82 @@ pub fn files(
     let mut found = found.into_inner().unwrap_or_else(|p| p.into_inner());
     found.sort();
     (found, walk.unwalked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn record(ino: u64, d_type: u8, name: &[u8], pad: usize) -> Vec<u8> {
+        let reclen = 19 + name.len() + 1 + pad;
+        let mut r = Vec::new();
+        r.extend(ino.to_ne_bytes());
+        r.extend(0i64.to_ne_bytes());
+        r.extend((reclen as u16).to_ne_bytes());
+        r.push(d_type);
+        r.extend(name);
+        r.push(0);
+        r.extend(std::iter::repeat_n(0, pad));
+        r
+    }
+
+    fn parsed(b: &[u8]) -> Vec<(Vec<u8>, u8, u64)> {
+        let mut v = Vec::new();
+        parse_dirents(b, &mut |n: &[u8], t, i| v.push((n.to_vec(), t, i)));
+        v
+    }
+
+    #[test]
+    fn a_listing_is_read_record_by_record_and_a_cut_record_ends_it() {
+        let mut b = record(7, libc::DT_REG, b"a.rs", 4);
+        b.extend(record(9, libc::DT_DIR, b"sub", 0));
+        assert_eq!(
+            parsed(&b),
+            vec![
+                (b"a.rs".to_vec(), libc::DT_REG, 7),
+                (b"sub".to_vec(), libc::DT_DIR, 9)
+            ]
+        );
+        // Cut anywhere: whole records before the cut only, never a panic.
+        for cut in 0..b.len() {
+            let got = parsed(&b[..cut]);
+            assert!(got.len() <= 2);
+            assert!(got.iter().all(|(n, _, _)| n == b"a.rs" || n == b"sub"));
+        }
+        // A record claiming a length shorter than its header ends the parse.
+        let mut bad = record(1, libc::DT_REG, b"x", 0);
+        bad[16..18].copy_from_slice(&3u16.to_ne_bytes());
+        assert!(parsed(&bad).is_empty());
+    }
+
+    #[test]
+    fn a_directory_bigger_than_one_listing_call_is_listed_whole() {
+        let d = tempfile::tempdir().unwrap();
+        for i in 0..3000 {
+            std::fs::write(
+                d.path().join(format!("file-with-a-longish-name-{i:05}")),
+                "",
+            )
+            .unwrap();
+        }
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        let want: BTreeSet<Vec<u8>> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().as_bytes().to_vec())
+            .collect();
+        let f = File::open(d.path()).unwrap();
+        let mut got = BTreeSet::new();
+        let mut dirs = 0;
+        let mut buf = Vec::new();
+        list_dir(f.as_fd(), &mut buf, |n, t, _| {
+            if n != b"." && n != b".." {
+                got.insert(n.to_vec());
+                dirs += usize::from(t == libc::DT_DIR);
+            }
+        })
+        .unwrap();
+        assert_eq!(got, want);
+        assert_eq!(dirs, 1);
+    }
 }
