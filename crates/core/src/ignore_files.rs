@@ -160,14 +160,17 @@ fn count_patterns(text: &[u8]) -> usize {
         .count()
 }
 
-/// `path` opened for reading without blocking, for [`read_bounded`]; None
-/// when it cannot be opened (absent, a dangling link).
-pub fn open_nonblocking(path: &Path) -> Option<std::fs::File> {
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags((nix::fcntl::OFlag::O_NONBLOCK | nix::fcntl::OFlag::O_NOCTTY).bits())
-        .open(path)
-        .ok()
+/// An ignore file at `path` opened for [`read_bounded`]: stat'ed first
+/// (links followed) so that nothing but a regular file is ever opened (the
+/// open of a device can act: a watchdog arms, a tape rewinds), then opened
+/// without blocking (it may have been swapped for a FIFO since). None when
+/// absent or unopenable; Err(why) when it is not a regular file.
+pub fn open_ignore_file(path: &Path) -> Option<Result<std::fs::File, String>> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() {
+        return Some(Err("is not a regular file".to_string()));
+    }
+    open_regular(path)
 }
 
 /// The first line of a regular file, read without blocking and at most
@@ -201,7 +204,7 @@ fn first_line(path: &Path) -> Option<Result<String, String>> {
 fn open_regular(path: &Path) -> Option<Result<std::fs::File, String>> {
     let f = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .custom_flags((nix::fcntl::OFlag::O_NONBLOCK | nix::fcntl::OFlag::O_NOCTTY).bits())
         .open(path)
         .ok()?;
     if f.metadata().is_ok_and(|m| m.is_file()) {

@@ -532,12 +532,10 @@ impl<'a> Walk<'a> {
                 if !present {
                     return Ok(Gitignore::empty());
                 }
-                let Ok(fd) = nix::fcntl::openat(dfd, name, ignore_flags(), Mode::empty()) else {
-                    return Ok(Gitignore::empty());
-                };
-                match ignore_files::read_bounded(File::from(fd)) {
-                    Ok(text) => Ok(gitignore_of(abs, &abs.join(name), &text)),
-                    Err(why) => Err((name, why)),
+                match open_ignore_at(dfd, name).map(|f| f.and_then(ignore_files::read_bounded)) {
+                    None => Ok(Gitignore::empty()),
+                    Some(Ok(text)) => Ok(gitignore_of(abs, &abs.join(name), &text)),
+                    Some(Err(why)) => Err((name, why)),
                 }
             };
         // `.gitignore` first: the order `unusable_in_dir` reports in.
@@ -558,21 +556,22 @@ impl<'a> Walk<'a> {
             match ignore_files::git_exclude_path(abs) {
                 None => Gitignore::empty(),
                 Some(Err(why)) => return Err((".git", why)),
-                Some(Ok(path)) => match ignore_files::open_nonblocking(&path) {
-                    None => Gitignore::empty(),
-                    Some(f) => match ignore_files::read_bounded(f) {
-                        Ok(text) => gitignore_of(abs, &path, &text),
-                        Err(why) => return Err((".git/info/exclude", why)),
-                    },
-                },
+                Some(Ok(path)) => {
+                    match ignore_files::open_ignore_file(&path)
+                        .map(|f| f.and_then(ignore_files::read_bounded))
+                    {
+                        None => Gitignore::empty(),
+                        Some(Ok(text)) => gitignore_of(abs, &path, &text),
+                        Some(Err(why)) => return Err((".git/info/exclude", why)),
+                    }
+                }
             }
         } else {
-            match nix::fcntl::openat(dfd, ".git/info/exclude", ignore_flags(), Mode::empty()) {
-                Err(_) => Gitignore::empty(),
-                Ok(fd) => match ignore_files::read_bounded(File::from(fd)) {
-                    Ok(text) => gitignore_of(abs, &abs.join(".git/info/exclude"), &text),
-                    Err(why) => return Err((".git/info/exclude", why)),
-                },
+            const EXCLUDE: &str = ".git/info/exclude";
+            match open_ignore_at(dfd, EXCLUDE).map(|f| f.and_then(ignore_files::read_bounded)) {
+                None => Gitignore::empty(),
+                Some(Ok(text)) => gitignore_of(abs, &abs.join(EXCLUDE), &text),
+                Some(Err(why)) => return Err((EXCLUDE, why)),
             }
         };
         let has_git = git_type.is_some() || has_jj;
@@ -603,8 +602,8 @@ impl<'a> Walk<'a> {
         for dir in above {
             let read = |name: &str| {
                 let path = dir.join(name);
-                ignore_files::open_nonblocking(&path)
-                    .and_then(|f| ignore_files::read_bounded(f).ok())
+                ignore_files::open_ignore_file(&path)
+                    .and_then(|f| f.and_then(ignore_files::read_bounded).ok())
                     .map(|text| gitignore_of(dir, &path, &text))
                     .unwrap_or_else(Gitignore::empty)
             };
@@ -613,8 +612,8 @@ impl<'a> Walk<'a> {
             let has_git = std::fs::metadata(dir.join(".git")).is_ok()
                 || std::fs::metadata(dir.join(".jj")).is_ok();
             let exclude = match ignore_files::git_exclude_path(dir) {
-                Some(Ok(path)) => ignore_files::open_nonblocking(&path)
-                    .and_then(|f| ignore_files::read_bounded(f).ok())
+                Some(Ok(path)) => ignore_files::open_ignore_file(&path)
+                    .and_then(|f| f.and_then(ignore_files::read_bounded).ok())
                     .map(|text| gitignore_of(dir, &path, &text))
                     .unwrap_or_else(Gitignore::empty),
                 _ => Gitignore::empty(),
@@ -636,8 +635,18 @@ impl<'a> Walk<'a> {
     }
 }
 
-fn ignore_flags() -> OFlag {
-    OFlag::O_RDONLY | OFlag::O_NOCTTY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC
+/// An ignore file `name` below `dir`, opened for
+/// [`ignore_files::read_bounded`] as [`ignore_files::open_ignore_file`]
+/// opens one: stat'ed first (links followed), so only a regular file is
+/// ever opened, then opened without blocking. None when absent.
+fn open_ignore_at(dir: BorrowedFd<'_>, name: &str) -> Option<Result<File, String>> {
+    let st = nix::sys::stat::fstatat(dir, name, nix::fcntl::AtFlags::empty()).ok()?;
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return Some(Err("is not a regular file".to_string()));
+    }
+    let flags = OFlag::O_RDONLY | OFlag::O_NOCTTY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC;
+    let fd = nix::fcntl::openat(dir, name, flags, Mode::empty()).ok()?;
+    Some(Ok(File::from(fd)))
 }
 
 /// The bytes `getdents64` is asked to fill at a time (glibc's `readdir`
@@ -912,5 +921,40 @@ mod tests {
         .unwrap();
         assert_eq!(got, want);
         assert_eq!(dirs, 1);
+    }
+
+    #[test]
+    fn an_ignore_file_that_is_not_a_regular_file_is_never_opened() {
+        use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        let mode = nix::sys::stat::Mode::S_IRWXU;
+        // A FIFO as `.ignore`, and a `.gitignore` linked to a FIFO outside
+        // the directory: the open of either would be seen by inotify.
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::create_dir_all(root.join("b")).unwrap();
+        nix::unistd::mkfifo(&root.join("a/.ignore"), mode).unwrap();
+        nix::unistd::mkfifo(&root.join("fifo"), mode).unwrap();
+        std::os::unix::fs::symlink("../fifo", root.join("b/.gitignore")).unwrap();
+        std::fs::write(root.join("a/x.txt"), "x").unwrap();
+        std::fs::write(root.join("b/y.txt"), "y").unwrap();
+        std::fs::write(root.join("z.txt"), "z").unwrap();
+        std::fs::create_dir(root.join(".git")).unwrap();
+        let ino = Inotify::init(InitFlags::IN_NONBLOCK).unwrap();
+        ino.add_watch(&root.join("a/.ignore"), AddWatchFlags::IN_OPEN)
+            .unwrap();
+        ino.add_watch(&root.join("fifo"), AddWatchFlags::IN_OPEN)
+            .unwrap();
+        let ws = Workspace::open(&root).unwrap();
+        let start = crate::scope::start(&ws, ".").unwrap();
+        let (found, unwalked) = files(&ws, &[start], Visibility::Standard, None);
+        assert_eq!(found, vec![root.join("z.txt")]);
+        let notes = unwalked.notes(None).join("\n");
+        assert!(
+            notes.contains("a/.ignore") && notes.contains("b/.gitignore"),
+            "{notes}"
+        );
+        let opened = ino.read_events().map(|e| e.len()).unwrap_or(0);
+        assert_eq!(opened, 0, "a FIFO ignore file was opened");
     }
 }
