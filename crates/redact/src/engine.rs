@@ -934,6 +934,17 @@ impl Redactor {
                 )?;
                 Some((kind, start, start, end))
             }
+            Check::Quoted => {
+                let key = caps.get(1)?;
+                let quote = caps.get(2).or_else(|| caps.get(3))?;
+                let (kind, start, end) = quoted_value(
+                    text,
+                    key.as_str(),
+                    quote.end(),
+                    text.as_bytes()[quote.start()],
+                )?;
+                Some((kind, start, start, end))
+            }
             Check::Assignment | Check::CliFlag => None,
         }
     }

@@ -28,6 +28,7 @@ pub(crate) fn of(kind: &str) -> Option<fn(&[u8]) -> bool> {
 pub(crate) fn of_spec(spec: &crate::rules::Spec) -> Option<fn(&[u8]) -> bool> {
     of(spec.kind).or(match spec.check {
         crate::rules::Check::Block => Some(yaml_block),
+        crate::rules::Check::Quoted => Some(quote_left_open),
         _ => None,
     })
 }
@@ -70,6 +71,32 @@ fn yaml_block(b: &[u8]) -> bool {
         line.iter()
             .all(|&c| key(c) || matches!(c, b' ' | b'\t' | b'"' | b'\''))
             && line.iter().any(|&c| key(c))
+    })
+}
+
+/// A quote opened right after a `=` and not closed on its line (a `.env`
+/// value over several lines): `="` or `='`, then no such quote (in `"`, a
+/// `\"` does not count) before a line break. Its keywords (`key="`,
+/// `token='`) are in every HTML attribute and keyword argument, which
+/// close on their line.
+fn quote_left_open(b: &[u8]) -> bool {
+    memchr::memchr_iter(b'=', b).any(|i| {
+        let Some(&q) = b.get(i + 1) else {
+            return false;
+        };
+        if q != b'"' && q != b'\'' {
+            return false;
+        }
+        let mut j = i + 2;
+        while let Some(&c) = b.get(j) {
+            match c {
+                b'\n' => return true,
+                b'\\' if q == b'"' => j += 2,
+                c if c == q => return false,
+                _ => j += 1,
+            }
+        }
+        false
     })
 }
 
@@ -175,6 +202,7 @@ mod tests {
                 "a:b", " -u a:b", "\t-u=\"a:b", "u:p@h", "x://a:b@c",
                 ": |", ": >", ":\t|", "|", ">", "|-", ">+2", "-1", "# c", "\r\n", "- ", "key",
                 "**  0", "*", "'k'", "\"k\"", "  ",
+                "token=\"", "KEY='", "export ", "=\"", "='", "\\\"", "\r",
             ]).prop_map(str::to_string),
             1 => "[ -~]{0,8}",
         ]
@@ -221,6 +249,29 @@ mod tests {
             ": |\n",
         ] {
             assert!(!block(no.as_bytes()), "{no:?}");
+        }
+    }
+
+    #[test]
+    fn the_open_quote_gate_opens_on_values_over_several_lines_only() {
+        let gate = specs()
+            .find(|s| s.check == crate::rules::Check::Quoted)
+            .and_then(of_spec)
+            .unwrap();
+        for yes in [
+            "KEY=\"line one\nline two\"\n",
+            "x\nexport TOKEN='a\r\nb'",
+            "PASSWORD=\"\n\"",
+        ] {
+            assert!(gate(yes.as_bytes()), "{yes:?}");
+        }
+        for no in [
+            "<a key=\"x\" href=\"y\">\n",
+            "f(token='abc')\nkey=\"v\"\n",
+            "KEY=value\n",
+            "KEY=\"unclosed at the end",
+        ] {
+            assert!(!gate(no.as_bytes()), "{no:?}");
         }
     }
 

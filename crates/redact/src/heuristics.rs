@@ -1105,6 +1105,52 @@ pub(crate) fn block_value(
     Some((kind, start, end))
 }
 
+/// The most lines a quoted value may run over past its key's line
+/// ([`quoted_value`]); a quote left open longer is taken for a typo, not a
+/// value (its first line is still redacted by the line rule).
+pub(crate) const QUOTED_MAX_LINES: usize = 64;
+
+/// The value of `key="...` (or `'`) whose quote, opened just before `body`,
+/// is not closed on the key's line: from `body` to the closing quote on one
+/// of the next [`QUOTED_MAX_LINES`] lines (in `"` a `\"` does not close it).
+/// `(kind, start, end)`, or None when the key is not secret-named, the quote
+/// is not closed in reach, or the value is a placeholder or (under a weakly
+/// secret name) does not look random.
+pub(crate) fn quoted_value(
+    text: &str,
+    key: &str,
+    body: usize,
+    quote: u8,
+) -> Option<(&'static str, usize, usize)> {
+    let kind = classify_key(key)?;
+    let b = text.as_bytes();
+    let mut lines = 0;
+    let mut i = body;
+    let end = loop {
+        match *b.get(i)? {
+            c if c == quote => break i,
+            b'\\' if quote == b'"' => i += 2,
+            b'\n' => {
+                lines += 1;
+                if lines > QUOTED_MAX_LINES {
+                    return None;
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    };
+    let value = &text[body..end];
+    let first = value.lines().next().unwrap_or_default().trim();
+    if is_placeholder(value.trim()) || is_placeholder(first) {
+        return None;
+    }
+    if kind == "generic_secret" && !looks_random(first) {
+        return None;
+    }
+    Some((kind, body, end))
+}
+
 /// Decodes base64 in the standard or URL alphabet (padding optional, a
 /// trailing partial character ignored); None on any other character.
 pub(crate) fn b64_decode(s: &str) -> Option<Vec<u8>> {

@@ -57,6 +57,48 @@ pub(crate) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password_assignment",
+        // A `.env` or shell value over several lines: `KEY="first line`, the
+        // quote closed on a later line. The line rule takes the first line;
+        // the lines after it hold no key, so a view showing only them needs
+        // the whole source (`Check::Quoted` finds the closing quote).
+        pattern: r#"(?mi-u)^[ \t]*(?:export[ \t]+)?([A-Za-z0-9_.\-]*(?:password|passwd|pass|pwd|secret|token|key|credentials|cred|auth|cookie|salt|hmac|jwt|session))=(?:(")(?:(?u:[^"\\\r\n])|\\(?u:[^\r\n]))*|(')(?u:[^'\r\n])*)\r?\n"#,
+        keywords: &[
+            "password=\"",
+            "passwd=\"",
+            "pass=\"",
+            "pwd=\"",
+            "secret=\"",
+            "token=\"",
+            "key=\"",
+            "credentials=\"",
+            "cred=\"",
+            "auth=\"",
+            "cookie=\"",
+            "salt=\"",
+            "hmac=\"",
+            "jwt=\"",
+            "session=\"",
+            "password='",
+            "passwd='",
+            "pass='",
+            "pwd='",
+            "secret='",
+            "token='",
+            "key='",
+            "credentials='",
+            "cred='",
+            "auth='",
+            "cookie='",
+            "salt='",
+            "hmac='",
+            "jwt='",
+            "session='",
+        ],
+        check: Check::Quoted,
+        reach: Reach::Source,
+    },
+    Spec {
+        kind: "password_assignment",
         // PHP constants: `define('AUTH_KEY', '...')` (WordPress salts, API keys).
         pattern: r#"(?i-u)define\([ \t]*['"][A-Z0-9_]*(?:KEY|SALT|SECRET|PASSWORD|PASS|TOKEN|PWD)[A-Z0-9_]*['"][ \t]*,[ \t]*['"]((?u:[^'"\r\n]){6,})['"]"#,
         keywords: &["define("],

@@ -31,6 +31,10 @@ pub(crate) enum Check {
     /// comes before it on its line; the value is the lines after the match
     /// indented deeper than the key.
     Block,
+    /// A quoted value whose quote is not closed on its key's line (a `.env`
+    /// value over several lines): group 1 is the key, group 2 the opening
+    /// quote; the value runs to the closing quote on a later line.
+    Quoted,
 }
 
 /// How far from a shown piece of a source a rule must look to decide on it.
