@@ -1,0 +1,835 @@
+//! grep's fd walker (`fdwalk::files`) held to ripgrep's walker
+//! (`ignore::WalkBuilder` as `scope::walker` configures it, built
+//! sequentially, regular files only): the same files over generated trees
+//! (nested repositories, `.gitignore`/`.ignore`/`.git/info/exclude` lines
+//! from a pattern vocabulary with CRLF, BOM and invalid UTF-8, hidden names,
+//! starts below ignore files), named rows for the rules the generator hits
+//! rarely, and hostile ignore files only the fd walker is run on (ripgrep's
+//! own walker would block on them).
+//!
+//! The global git excludes file is read on both sides; the vocabulary keeps
+//! to names a global excludes file would not name.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use ignore::types::{Types, TypesBuilder};
+use proptest::prelude::*;
+use proptest::test_runner::Config;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use wrench_permissions::Workspace;
+use wrench_tools_fs::fdwalk;
+use wrench_tools_fs::scope::{self, Start, Visibility};
+
+// ---------------------------------------------------------------------------
+// The two walkers.
+
+/// ripgrep's walker as grep configured it before fdwalk: sorted absolute
+/// paths of the regular files it yields.
+fn reference(starts: &[Start], vis: Visibility, types: Option<&Types>) -> Vec<PathBuf> {
+    let (mut b, _) = scope::walker(starts, vis).expect("at least one start");
+    if let Some(t) = types {
+        b.types(t.clone());
+    }
+    let mut out: Vec<PathBuf> = b
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+        .map(|e| e.path().to_path_buf())
+        .collect();
+    out.sort();
+    out
+}
+
+fn starts_of(ws: &Workspace, rels: &[&str]) -> Vec<Start> {
+    rels.iter()
+        .map(|r| scope::start(ws, r).unwrap_or_else(|e| panic!("start {r:?}: {e:?}")))
+        .collect()
+}
+
+/// Paths relative to `root` as `/`-joined strings (a `.` component dropped).
+fn rels(root: &Path, paths: &[PathBuf]) -> Vec<String> {
+    paths
+        .iter()
+        .map(|p| {
+            let p: PathBuf = p.components().collect();
+            p.strip_prefix(root)
+                .map(|r| r.to_string_lossy().into_owned())
+                .unwrap_or_else(|_| format!("OUTSIDE {}", p.display()))
+        })
+        .collect()
+}
+
+/// Both walkers over `starts` in the workspace at `root`: (fdwalk, reference),
+/// as paths relative to the root.
+fn both(
+    root: &Path,
+    starts: &[&str],
+    vis: Visibility,
+    types: Option<&Types>,
+) -> (Vec<String>, Vec<String>) {
+    let ws = Workspace::open(root).unwrap();
+    let starts = starts_of(&ws, starts);
+    let (fd, _) = fdwalk::files(&ws, &starts, vis, types);
+    let rf = reference(&starts, vis, types);
+    (rels(root, &fd), rels(root, &rf))
+}
+
+fn rust_types() -> Types {
+    let mut t = TypesBuilder::new();
+    t.add_defaults();
+    t.select("rust");
+    t.build().unwrap()
+}
+
+/// Every entry under `root`, one a line, with the bytes of ignore files and
+/// `.git` files: what a failure prints.
+fn render(root: &Path) -> String {
+    fn go(dir: &Path, root: &Path, out: &mut String) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut ents: Vec<_> = rd.filter_map(Result::ok).collect();
+        ents.sort_by_key(|e| e.file_name());
+        for e in ents {
+            let p = e.path();
+            let rel = p.strip_prefix(root).unwrap_or(&p).display().to_string();
+            let Ok(m) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            if m.is_dir() {
+                let _ = writeln!(out, "{rel}/");
+                go(&p, root, out);
+            } else if m.file_type().is_symlink() {
+                let t = std::fs::read_link(&p).unwrap_or_default();
+                let _ = writeln!(out, "{rel} -> {}", t.display());
+            } else if m.is_file() {
+                let name = e.file_name();
+                let shown = [".gitignore", ".ignore", ".git", "exclude", "commondir"]
+                    .iter()
+                    .any(|n| name == *n);
+                if shown {
+                    let text = std::fs::read(&p).unwrap_or_default();
+                    let _ = writeln!(out, "{rel}  \"{}\"", text.escape_ascii());
+                } else {
+                    let _ = writeln!(out, "{rel}");
+                }
+            } else {
+                let _ = writeln!(out, "{rel} (special)");
+            }
+        }
+    }
+    let mut out = String::new();
+    go(root, root, &mut out);
+    out
+}
+
+fn write(root: &Path, rel: &str, text: &[u8]) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn mkdir(root: &Path, rel: &str) {
+    std::fs::create_dir_all(root.join(rel)).unwrap();
+}
+
+/// A workspace root in a fresh temp dir (canonical), with the guard.
+fn fixture() -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(d.path()).unwrap().join("ws");
+    std::fs::create_dir(&root).unwrap();
+    (d, root)
+}
+
+// ---------------------------------------------------------------------------
+// Generated trees.
+
+const DIR_NAMES: [&str; 8] = ["a", "b", "sub", "deep", "rooted", ".hidden", "build", "ign"];
+
+const FILE_NAMES: [&str; 12] = [
+    "x.rs", "y.log", "z.txt", ".env", ".foo.rs", "deep", "rooted", "keep.log", "build", "a",
+    "notes.md", "ign",
+];
+
+/// Lines an ignore file is made of.
+const PATTERNS: [&str; 44] = [
+    "x.rs",
+    "*.log",
+    "a/",
+    "sub/",
+    "build/",
+    "/rooted",
+    "**/deep",
+    "deep/",
+    "!keep.log",
+    "!.env",
+    "!.hidden/",
+    "!.hidden",
+    ".hidden/",
+    "sub/*.rs",
+    "a/**/z.txt",
+    "# comment",
+    "",
+    "z.txt   ",
+    "*.rs",
+    "!x.rs",
+    "!/sub",
+    "/a",
+    "*",
+    "!*/",
+    "ign",
+    ".env",
+    "!*.rs",
+    "\\#x",
+    "build",
+    "**/sub/**",
+    "deep/*",
+    "!deep",
+    "*.md",
+    ".*",
+    "!.foo.rs",
+    "a/x.rs",
+    "x.rs\\ ",
+    "[ab]",
+    "?.txt",
+    "**",
+    "/ign/",
+    "!/ign/x.rs",
+    "sub/deep/",
+    "  ",
+];
+
+/// One line that is not UTF-8 (a reader that stops there, or reads it
+/// lossily, differs from ripgrep).
+const INVALID_LINE: &[u8] = b"notes.md\xff";
+
+#[derive(Debug, Clone)]
+struct IgnoreText {
+    bom: bool,
+    /// (index into PATTERNS, CRLF line end)
+    lines: Vec<(usize, bool)>,
+    /// Put [`INVALID_LINE`] before this line.
+    invalid_at: Option<usize>,
+    final_newline: bool,
+}
+
+impl IgnoreText {
+    fn bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        if self.bom {
+            out.extend_from_slice("\u{feff}".as_bytes());
+        }
+        let n = self.lines.len();
+        for (i, (p, crlf)) in self.lines.iter().enumerate() {
+            if self.invalid_at == Some(i) {
+                out.extend_from_slice(INVALID_LINE);
+                out.push(b'\n');
+            }
+            out.extend_from_slice(PATTERNS[*p].as_bytes());
+            if i + 1 < n || self.final_newline {
+                out.extend_from_slice(if *crlf { b"\r\n" } else { b"\n" });
+            }
+        }
+        if self.invalid_at.is_some_and(|i| i >= n) {
+            out.extend_from_slice(INVALID_LINE);
+        }
+        out
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Repo {
+    None,
+    /// `.git/`, with `info/exclude` when Some.
+    GitDir(Option<IgnoreText>),
+    /// A `.git` file (`gitdir:` to a directory outside the workspace whose
+    /// `commondir` is `.`), with `info/exclude` there when Some.
+    GitFile(Option<IgnoreText>),
+    /// `.jj/`.
+    Jj,
+}
+
+#[derive(Debug, Clone)]
+struct Dir {
+    files: Vec<usize>,
+    gitignore: Option<IgnoreText>,
+    ignore: Option<IgnoreText>,
+    repo: Repo,
+    dirs: Vec<(usize, Dir)>,
+}
+
+/// Makes `d` at `at`; `outside` holds `.git` files' git dirs. Returns the
+/// paths made, relative to `root` (directories and files).
+fn make(d: &Dir, at: &Path, root: &Path, outside: &Path, n: &mut usize, made: &mut Vec<String>) {
+    std::fs::create_dir_all(at).unwrap();
+    let rel = |p: &Path| p.strip_prefix(root).unwrap().display().to_string();
+    if let Some(t) = &d.gitignore {
+        std::fs::write(at.join(".gitignore"), t.bytes()).unwrap();
+        made.push(rel(&at.join(".gitignore")));
+    }
+    if let Some(t) = &d.ignore {
+        std::fs::write(at.join(".ignore"), t.bytes()).unwrap();
+        made.push(rel(&at.join(".ignore")));
+    }
+    match &d.repo {
+        Repo::None => {}
+        Repo::GitDir(ex) => {
+            std::fs::create_dir_all(at.join(".git/info")).unwrap();
+            made.push(rel(&at.join(".git")));
+            if let Some(t) = ex {
+                std::fs::write(at.join(".git/info/exclude"), t.bytes()).unwrap();
+                made.push(rel(&at.join(".git/info/exclude")));
+            }
+        }
+        Repo::GitFile(ex) => {
+            *n += 1;
+            let gd = outside.join(format!("gd{n}"));
+            std::fs::create_dir_all(gd.join("info")).unwrap();
+            std::fs::write(gd.join("commondir"), ".\n").unwrap();
+            if let Some(t) = ex {
+                std::fs::write(gd.join("info/exclude"), t.bytes()).unwrap();
+            }
+            std::fs::write(at.join(".git"), format!("gitdir: {}\n", gd.display())).unwrap();
+            made.push(rel(&at.join(".git")));
+        }
+        Repo::Jj => {
+            std::fs::create_dir_all(at.join(".jj")).unwrap();
+            made.push(rel(&at.join(".jj")));
+        }
+    }
+    for f in &d.files {
+        let p = at.join(FILE_NAMES[*f]);
+        if p.exists() {
+            continue;
+        }
+        std::fs::write(&p, b"x\n").unwrap();
+        made.push(rel(&p));
+    }
+    for (name, sub) in &d.dirs {
+        let p = at.join(DIR_NAMES[*name]);
+        if p.exists() {
+            // A file of that name, or a directory made already.
+            continue;
+        }
+        made.push(rel(&p));
+        make(sub, &p, root, outside, n, made);
+    }
+}
+
+fn ignore_text() -> impl Strategy<Value = IgnoreText> {
+    (
+        prop::bool::weighted(0.15),
+        prop::collection::vec((0..PATTERNS.len(), prop::bool::weighted(0.2)), 0..6),
+        prop::option::weighted(0.15, 0..6usize),
+        prop::bool::weighted(0.8),
+    )
+        .prop_map(|(bom, lines, invalid_at, final_newline)| IgnoreText {
+            bom,
+            lines,
+            invalid_at,
+            final_newline,
+        })
+}
+
+fn repo(weights: [u32; 4]) -> impl Strategy<Value = Repo> {
+    prop_oneof![
+        weights[0] => Just(Repo::None),
+        weights[1] => prop::option::weighted(0.6, ignore_text()).prop_map(Repo::GitDir),
+        weights[2] => prop::option::weighted(0.6, ignore_text()).prop_map(Repo::GitFile),
+        weights[3] => Just(Repo::Jj),
+    ]
+}
+
+fn leaf(weights: [u32; 4]) -> impl Strategy<Value = Dir> {
+    (
+        prop::collection::vec(0..FILE_NAMES.len(), 0..5),
+        prop::option::weighted(0.45, ignore_text()),
+        prop::option::weighted(0.25, ignore_text()),
+        repo(weights),
+    )
+        .prop_map(|(files, gitignore, ignore, repo)| Dir {
+            files,
+            gitignore,
+            ignore,
+            repo,
+            dirs: Vec::new(),
+        })
+}
+
+/// A tree at most four directories deep below its root; the root is a
+/// repository more often than the directories in it.
+fn tree() -> impl Strategy<Value = Dir> {
+    let nested = [12, 2, 1, 1];
+    let sub = leaf(nested).prop_recursive(3, 16, 3, move |inner| {
+        (
+            leaf(nested),
+            prop::collection::vec((0..DIR_NAMES.len(), inner), 0..3),
+        )
+            .prop_map(|(mut d, dirs)| {
+                d.dirs = dirs;
+                d
+            })
+    });
+    (
+        leaf([3, 4, 1, 1]),
+        prop::collection::vec((0..DIR_NAMES.len(), sub), 0..4),
+    )
+        .prop_map(|(mut d, dirs)| {
+            d.dirs = dirs;
+            d
+        })
+}
+
+/// How a start is picked: the root, a directory, a file, anything made.
+#[derive(Debug, Clone)]
+struct StartPick(u8, prop::sample::Index);
+
+fn starts() -> impl Strategy<Value = Vec<StartPick>> {
+    prop::collection::vec(
+        (0..4u8, any::<prop::sample::Index>()).prop_map(|(k, i)| StartPick(k, i)),
+        1..=2,
+    )
+}
+
+/// The file types a case keeps: none, Rust, Rust and text, all but Rust.
+fn types_of(pick: u8) -> Option<Types> {
+    let mut t = TypesBuilder::new();
+    t.add_defaults();
+    match pick {
+        1 => {
+            t.select("rust");
+        }
+        2 => {
+            t.select("rust");
+            t.select("txt");
+        }
+        3 => {
+            t.negate("rust");
+        }
+        _ => return None,
+    }
+    Some(t.build().unwrap())
+}
+
+fn case(d: &Dir, picks: &[StartPick], vis: Visibility, types: u8) -> Result<(), TestCaseError> {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(tmp.path()).unwrap();
+    let root = base.join("ws");
+    let outside = base.join("gitdirs");
+    let mut made = Vec::new();
+    make(d, &root, &root, &outside, &mut 0, &mut made);
+    let dirs: Vec<&String> = made.iter().filter(|p| root.join(p).is_dir()).collect();
+    let files: Vec<&String> = made.iter().filter(|p| root.join(p).is_file()).collect();
+    let chosen: Vec<&str> = picks
+        .iter()
+        .map(|StartPick(k, i)| {
+            let from = match k {
+                1 => dirs.clone(),
+                2 => files.clone(),
+                3 => made.iter().collect(),
+                _ => Vec::new(),
+            };
+            if from.is_empty() {
+                "."
+            } else {
+                from[i.index(from.len())].as_str()
+            }
+        })
+        .collect();
+    let types = types_of(types);
+    let (fd, rf) = both(&root, &chosen, vis, types.as_ref());
+    prop_assert_eq!(
+        &fd,
+        &rf,
+        "fdwalk (left) and ripgrep's walker (right) differ\nstarts {:?}, {:?}, types {:?}\ntree:\n{}",
+        chosen,
+        vis,
+        types.map(|t| t
+            .definitions()
+            .iter()
+            .map(|d| d.name().to_string())
+            .collect::<Vec<_>>()),
+        render(&root)
+    );
+    Ok(())
+}
+
+fn config() -> Config {
+    Config {
+        cases: 64,
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// With ripgrep's standard filters both walkers yield the same files.
+    #[test]
+    fn standard_walk_yields_what_ripgreps_walker_yields(
+        d in tree(), picks in starts(), types in 0..4u8,
+    ) {
+        case(&d, &picks, Visibility::Standard, types)?;
+    }
+
+    /// Showing everything (only `.git` skipped), the same files too.
+    #[test]
+    fn everything_walk_yields_what_ripgreps_walker_yields(
+        d in tree(), picks in starts(), types in 0..4u8,
+    ) {
+        case(&d, &picks, Visibility::Everything, types)?;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Named rows: rules the generator reaches rarely. Each asserts both walkers
+// agree, and the rule's decision.
+
+/// Asserts both walkers yield `want` (relative paths, sorted).
+fn agree(root: &Path, starts: &[&str], vis: Visibility, types: Option<&Types>, want: &[&str]) {
+    let (fd, rf) = both(root, starts, vis, types);
+    let tree = render(root);
+    assert_eq!(fd, rf, "fdwalk (left) vs ripgrep's walker (right)\n{tree}");
+    let mut want: Vec<String> = want.iter().map(|s| s.to_string()).collect();
+    want.sort();
+    assert_eq!(rf, want, "ripgrep's walker vs the rule\n{tree}");
+}
+
+#[test]
+fn a_gitignore_whitelist_lets_a_hidden_file_through() {
+    let (_d, root) = fixture();
+    mkdir(&root, ".git");
+    write(&root, ".gitignore", b"!.env\n");
+    write(&root, ".env", b"K=v\n");
+    write(&root, ".other", b"x\n");
+    write(&root, "a.txt", b"x\n");
+    agree(
+        &root,
+        &["."],
+        Visibility::Standard,
+        None,
+        &[".env", "a.txt"],
+    );
+}
+
+#[test]
+fn a_gitignore_above_a_nested_repository_does_not_apply_inside_it() {
+    let (_d, root) = fixture();
+    mkdir(&root, ".git");
+    write(&root, ".gitignore", b"*.rs\n");
+    write(&root, "top.rs", b"x\n");
+    mkdir(&root, "nested/.git");
+    write(&root, "nested/in.rs", b"x\n");
+    write(&root, "nested/deeper/in2.rs", b"x\n");
+    agree(
+        &root,
+        &["."],
+        Visibility::Standard,
+        None,
+        &["nested/deeper/in2.rs", "nested/in.rs"],
+    );
+    // From a start inside the nested repository too (the root's
+    // .gitignore is then an ignore file above the start).
+    agree(
+        &root,
+        &["nested/deeper"],
+        Visibility::Standard,
+        None,
+        &["nested/deeper/in2.rs"],
+    );
+}
+
+#[test]
+fn a_git_file_marks_a_nested_repository_as_a_git_dir_does() {
+    let (d, root) = fixture();
+    mkdir(&root, ".git");
+    write(&root, ".gitignore", b"*.rs\n");
+    let gd = d.path().join("gitdirs/sm");
+    std::fs::create_dir_all(&gd).unwrap();
+    write(
+        &root,
+        "sm/.git",
+        format!(
+            "gitdir: {}\n",
+            std::fs::canonicalize(&gd).unwrap().display()
+        )
+        .as_bytes(),
+    );
+    write(&root, "sm/in.rs", b"x\n");
+    agree(&root, &["."], Visibility::Standard, None, &["sm/in.rs"]);
+}
+
+#[test]
+fn a_jj_directory_makes_gitignore_apply() {
+    let (_d, root) = fixture();
+    mkdir(&root, ".jj");
+    write(&root, ".gitignore", b"*.log\n");
+    write(&root, "a.log", b"x\n");
+    write(&root, "a.rs", b"x\n");
+    agree(&root, &["."], Visibility::Standard, None, &["a.rs"]);
+}
+
+#[test]
+fn gitignore_needs_a_repository_but_ignore_does_not() {
+    let (_d, root) = fixture();
+    // Nothing above the temp dir may be a repository for this row to mean
+    // what it says.
+    let above_is_repo = root
+        .ancestors()
+        .any(|a| a.join(".git").exists() || a.join(".jj").exists());
+    assert!(
+        !above_is_repo,
+        "a directory above {} is a repository: run with TMPDIR outside any repository",
+        root.display()
+    );
+    write(&root, ".gitignore", b"a.txt\n");
+    write(&root, ".ignore", b"b.txt\n");
+    write(&root, "a.txt", b"x\n");
+    write(&root, "b.txt", b"x\n");
+    write(&root, "c.txt", b"x\n");
+    agree(
+        &root,
+        &["."],
+        Visibility::Standard,
+        None,
+        &["a.txt", "c.txt"],
+    );
+}
+
+#[test]
+fn ignore_overrides_a_gitignore_whitelist_and_the_other_way_round() {
+    let (_d, root) = fixture();
+    mkdir(&root, ".git");
+    write(&root, "one/.gitignore", b"!keep.log\n");
+    write(&root, "one/.ignore", b"*.log\n");
+    write(&root, "one/keep.log", b"x\n");
+    write(&root, "two/.gitignore", b"*.log\n");
+    write(&root, "two/.ignore", b"!keep.log\n");
+    write(&root, "two/keep.log", b"x\n");
+    write(&root, "two/drop.log", b"x\n");
+    agree(&root, &["."], Visibility::Standard, None, &["two/keep.log"]);
+}
+
+#[test]
+fn a_dir_pattern_matches_directories_only() {
+    let (_d, root) = fixture();
+    mkdir(&root, ".git");
+    write(&root, ".gitignore", b"build/\n");
+    write(&root, "build", b"a file named build\n");
+    write(&root, "sub/build/x.rs", b"x\n");
+    write(&root, "sub/y.rs", b"x\n");
+    agree(
+        &root,
+        &["."],
+        Visibility::Standard,
+        None,
+        &["build", "sub/y.rs"],
+    );
+}
+
+#[test]
+fn a_start_below_an_ignored_directory_is_walked_with_the_rules_above_it() {
+    let (_d, root) = fixture();
+    mkdir(&root, ".git");
+    write(&root, ".gitignore", b"ign/\n*.log\n");
+    write(&root, "ign/sub/f.rs", b"x\n");
+    write(&root, "ign/sub/x.log", b"x\n");
+    write(&root, "ign/top.rs", b"x\n");
+    agree(
+        &root,
+        &["ign/sub"],
+        Visibility::Standard,
+        None,
+        &["ign/sub/f.rs"],
+    );
+}
+
+#[test]
+fn a_file_type_lets_a_hidden_file_through() {
+    let (_d, root) = fixture();
+    write(&root, ".foo.rs", b"x\n");
+    write(&root, ".bar.txt", b"x\n");
+    write(&root, "a.rs", b"x\n");
+    write(&root, "b.txt", b"x\n");
+    write(&root, ".hid/c.rs", b"x\n");
+    let t = rust_types();
+    agree(
+        &root,
+        &["."],
+        Visibility::Standard,
+        Some(&t),
+        &[".foo.rs", "a.rs"],
+    );
+}
+
+#[test]
+fn git_info_exclude_applies_in_its_repository_only() {
+    let (_d, root) = fixture();
+    write(&root, ".git/info/exclude", b"*.md\n");
+    write(&root, "a.md", b"x\n");
+    write(&root, "b.rs", b"x\n");
+    mkdir(&root, "inner/.git");
+    write(&root, "inner/c.md", b"x\n");
+    agree(
+        &root,
+        &["."],
+        Visibility::Standard,
+        None,
+        &["b.rs", "inner/c.md"],
+    );
+}
+
+#[test]
+fn crlf_bom_and_an_invalid_line_read_as_ripgrep_reads_them() {
+    let (_d, root) = fixture();
+    mkdir(&root, ".git");
+    // BOM before the first pattern, CRLF ends, a line that is not UTF-8 in
+    // the middle (skipped; the lines after it still count), a last line
+    // without a newline.
+    write(
+        &root,
+        ".gitignore",
+        b"\xef\xbb\xbfa.log\r\nb.log\r\n\xff\xfe\nc.log\r\nd.log   \ne.log",
+    );
+    for f in ["a.log", "b.log", "c.log", "d.log", "e.log", "f.log"] {
+        write(&root, f, b"x\n");
+    }
+    agree(&root, &["."], Visibility::Standard, None, &["f.log"]);
+}
+
+#[test]
+fn a_start_that_is_a_file_is_yielded_whatever_the_rules_say() {
+    let (_d, root) = fixture();
+    mkdir(&root, ".git");
+    write(&root, ".gitignore", b"*.log\n");
+    write(&root, "sub/.hidden.log", b"x\n");
+    write(&root, "sub/a.rs", b"x\n");
+    let t = rust_types();
+    agree(
+        &root,
+        &["sub/.hidden.log", "sub"],
+        Visibility::Standard,
+        Some(&t),
+        &["sub/.hidden.log", "sub/a.rs"],
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Hostile ignore files, through fdwalk only: rows in
+// data/walk_hostile_ignore_files.txt.
+
+/// Opens `fifo` for writing after a while, so a walk blocked reading it
+/// gets an end of file and the row fails instead of hanging (a walk that
+/// never blocks never meets this writer: it opens without waiting for a
+/// reader, and fails when there is none).
+fn unblock_later(fifo: PathBuf) {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(5));
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+            .open(&fifo);
+    });
+}
+
+/// The files of the hostile rows' tree: a repository with `*.log` ignored.
+const HOSTILE_TREE: [&str; 6] = [
+    "top.rs",
+    "gone.log",
+    "sub/inner.rs",
+    "sub/deeper/d.rs",
+    "sub/deeper/gone.log",
+    "other/o.rs",
+];
+
+fn make_hostile(root: &Path, at: &str, kind: &str) {
+    let p = root.join(at);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    match kind {
+        "fifo" => {
+            nix::unistd::mkfifo(&p, nix::sys::stat::Mode::S_IRWXU).unwrap();
+            unblock_later(p);
+        }
+        "devzero" => std::os::unix::fs::symlink("/dev/zero", &p).unwrap(),
+        "dir" => std::fs::create_dir(&p).unwrap(),
+        "big" => {
+            let line = b"*.generated-pattern-line\n";
+            let text: Vec<u8> = line.iter().copied().cycle().take(2 << 20).collect();
+            std::fs::write(&p, text).unwrap();
+        }
+        other => panic!("unknown hostile kind {other:?} in the data file"),
+    }
+}
+
+#[test]
+fn hostile_ignore_files_skip_their_directory_only_and_are_named() {
+    let table = include_str!("data/walk_hostile_ignore_files.txt");
+    let mut rows = 0;
+    for line in table.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        let [start, at, kind, expect] = cols[..] else {
+            panic!("bad row {line:?}: want start, path, kind, expect");
+        };
+        rows += 1;
+        let (_d, root) = fixture();
+        mkdir(&root, ".git");
+        write(&root, ".gitignore", b"*.log\n");
+        for f in HOSTILE_TREE {
+            write(&root, f, b"x\n");
+        }
+        if at.contains("/.git/") {
+            mkdir(&root, at.split("/.git/").next().unwrap());
+        }
+        make_hostile(&root, at, kind);
+        let ws = Workspace::open(&root).unwrap();
+        let starts = starts_of(&ws, &[start]);
+        let (found, unwalked) = fdwalk::files(&ws, &starts, Visibility::Standard, None);
+        let found = rels(&root, &found);
+        let notes = unwalked.notes(None);
+        let under = |f: &str, dir: &str| dir == "." || f.starts_with(&format!("{dir}/"));
+        let mut want: Vec<String> = match expect {
+            "skip" => {
+                // The directory holding the ignore file (the repository's
+                // root for its exclude file).
+                let skipped = match at.split_once("/.git/") {
+                    Some((repo, _)) => repo.to_string(),
+                    None => Path::new(at).parent().unwrap().display().to_string(),
+                };
+                assert_eq!(notes.len(), 1, "row {line:?}: {notes:?}");
+                assert!(
+                    notes[0].starts_with("1 directory not searched: ")
+                        && notes[0].contains(&format!("{at} ")),
+                    "row {line:?}: the note names {at}: {notes:?}"
+                );
+                HOSTILE_TREE
+                    .iter()
+                    .filter(|f| under(f, start) && !under(f, &skipped) && !f.ends_with(".log"))
+                    .map(|f| f.to_string())
+                    .collect()
+            }
+            "off" => {
+                assert_eq!(notes.len(), 1, "row {line:?}: {notes:?}");
+                assert!(
+                    notes[0].starts_with("ignore files were not honoured") && notes[0].contains(at),
+                    "row {line:?}: the note says why: {notes:?}"
+                );
+                HOSTILE_TREE
+                    .iter()
+                    .filter(|f| under(f, start))
+                    .map(|f| f.to_string())
+                    .collect()
+            }
+            other => panic!("row {line:?}: unknown expectation {other:?}"),
+        };
+        want.sort();
+        assert_eq!(found, want, "row {line:?}\n{}", render(&root));
+    }
+    assert!(rows >= 10, "the data file lost its rows ({rows})");
+}
