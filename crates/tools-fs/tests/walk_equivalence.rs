@@ -833,3 +833,145 @@ fn hostile_ignore_files_skip_their_directory_only_and_are_named() {
     }
     assert!(rows >= 10, "the data file lost its rows ({rows})");
 }
+
+// ---------------------------------------------------------------------------
+// More named rows: links, names, what lies above the workspace.
+
+#[test]
+fn a_git_link_to_a_gitdir_file_reads_that_repositorys_exclude_file() {
+    // `.git` a symlink to a regular `gitdir:` file (a worktree's `.git`
+    // file moved aside and linked back): ripgrep's walker follows the link
+    // (it stats `.git` through links) and reads the exclude file the
+    // `gitdir:`/`commondir` lines lead to.
+    let (d, root) = fixture();
+    let base = std::fs::canonicalize(d.path()).unwrap();
+    let gd = base.join("gitdirs/wt");
+    std::fs::create_dir_all(gd.join("info")).unwrap();
+    std::fs::write(gd.join("commondir"), ".\n").unwrap();
+    std::fs::write(gd.join("info/exclude"), "*.md\n").unwrap();
+    std::fs::write(
+        base.join("gitdirs/dot-git"),
+        format!("gitdir: {}\n", gd.display()),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(base.join("gitdirs/dot-git"), root.join(".git")).unwrap();
+    write(&root, "a.md", b"x\n");
+    write(&root, "b.rs", b"x\n");
+    write(&root, "sub/c.md", b"x\n");
+    agree(&root, &["."], Visibility::Standard, None, &["b.rs"]);
+    // The same repository seen from a start below its root.
+    agree(&root, &["sub"], Visibility::Standard, None, &[]);
+}
+
+#[test]
+fn a_git_link_to_a_directory_marks_a_repository() {
+    let (d, root) = fixture();
+    let base = std::fs::canonicalize(d.path()).unwrap();
+    std::fs::create_dir_all(base.join("gitdirs/real/info")).unwrap();
+    std::fs::write(base.join("gitdirs/real/info/exclude"), "*.md\n").unwrap();
+    std::os::unix::fs::symlink(base.join("gitdirs/real"), root.join(".git")).unwrap();
+    write(&root, ".gitignore", b"*.log\n");
+    write(&root, "a.md", b"x\n");
+    write(&root, "a.log", b"x\n");
+    write(&root, "b.rs", b"x\n");
+    agree(&root, &["."], Visibility::Standard, None, &["b.rs"]);
+}
+
+#[test]
+fn links_are_not_yielded_and_a_linked_gitignore_is_read() {
+    let (_d, root) = fixture();
+    mkdir(&root, ".git");
+    write(&root, "rules.txt", b"*.log\n");
+    std::os::unix::fs::symlink("rules.txt", root.join(".gitignore")).unwrap();
+    write(&root, "a.log", b"x\n");
+    write(&root, "dir/b.rs", b"x\n");
+    std::os::unix::fs::symlink("dir/b.rs", root.join("link.rs")).unwrap();
+    std::os::unix::fs::symlink("dir", root.join("linkdir")).unwrap();
+    std::os::unix::fs::symlink("nowhere", root.join("dangling.rs")).unwrap();
+    agree(
+        &root,
+        &["."],
+        Visibility::Standard,
+        None,
+        &["dir/b.rs", "rules.txt"],
+    );
+    agree(
+        &root,
+        &["."],
+        Visibility::Everything,
+        None,
+        &["a.log", "dir/b.rs", "rules.txt"],
+    );
+}
+
+#[test]
+fn names_that_are_not_utf8_are_matched_as_ripgrep_matches_them() {
+    use std::os::unix::ffi::OsStrExt;
+    let (_d, root) = fixture();
+    mkdir(&root, ".git");
+    write(&root, ".gitignore", b"*.log\n");
+    let odd = std::ffi::OsStr::from_bytes(b"caf\xe9.log");
+    std::fs::write(root.join(odd), b"x\n").unwrap();
+    let odd_rs = std::ffi::OsStr::from_bytes(b"caf\xe9.rs");
+    std::fs::write(root.join(odd_rs), b"x\n").unwrap();
+    let (fd, rf) = both(&root, &["."], Visibility::Standard, None);
+    assert_eq!(fd, rf, "{}", render(&root));
+    assert_eq!(rf.len(), 1, "only the .rs file: {rf:?}");
+}
+
+#[test]
+fn ignore_files_above_the_workspace_root_apply_as_ripgrep_applies_them() {
+    // The workspace is a directory inside a repository whose root (the
+    // temp dir) is above the workspace root.
+    let (d, root) = fixture();
+    let base = std::fs::canonicalize(d.path()).unwrap();
+    std::fs::create_dir_all(base.join(".git/info")).unwrap();
+    std::fs::write(base.join(".git/info/exclude"), "*.md\n").unwrap();
+    std::fs::write(base.join(".gitignore"), "*.log\nws/deep/\n").unwrap();
+    std::fs::write(base.join(".ignore"), "*.tmp\n").unwrap();
+    write(&root, "a.log", b"x\n");
+    write(&root, "a.md", b"x\n");
+    write(&root, "a.tmp", b"x\n");
+    write(&root, "a.rs", b"x\n");
+    write(&root, "deep/b.rs", b"x\n");
+    agree(&root, &["."], Visibility::Standard, None, &["a.rs"]);
+}
+
+/// Hostile ignore files ripgrep's walker survives (a directory named
+/// `.gitignore`, one over the size bound): both walkers leave out the same
+/// directory, or stop honouring ignore files, and say the same.
+#[test]
+fn unusable_ignore_files_are_left_out_alike_by_both_walkers() {
+    for (start, at, kind) in [
+        (".", "sub/.gitignore", "dir"),
+        (".", "sub/.ignore", "dir"),
+        (".", "sub/.gitignore", "big"),
+        (".", "sub/deeper/.ignore", "big"),
+        ("sub", "sub/.gitignore", "dir"),
+        ("sub/deeper", "sub/.ignore", "big"),
+        ("sub", "sub/deeper/.gitignore", "dir"),
+    ] {
+        let (_d, root) = fixture();
+        mkdir(&root, ".git");
+        write(&root, ".gitignore", b"*.log\n");
+        for f in HOSTILE_TREE {
+            write(&root, f, b"x\n");
+        }
+        make_hostile(&root, at, kind);
+        let ws = Workspace::open(&root).unwrap();
+        let starts = starts_of(&ws, &[start]);
+        let (fd, fd_left) = fdwalk::files(&ws, &starts, Visibility::Standard, None);
+        let (b, rf_left) = scope::walker(&starts, Visibility::Standard).unwrap();
+        let mut rf: Vec<PathBuf> = b
+            .build()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .map(|e| e.path().to_path_buf())
+            .collect();
+        rf.sort();
+        let row = format!("{start} {at} {kind}");
+        assert_eq!(rels(&root, &fd), rels(&root, &rf), "row {row}");
+        assert_eq!(fd_left.notes(None), rf_left.notes(None), "row {row}");
+        assert_eq!(fd_left.notes(None).len(), 1, "row {row}: one note");
+    }
+}
