@@ -110,7 +110,13 @@ fn render(root: &Path) -> String {
                     .any(|n| name == *n);
                 if shown {
                     let text = std::fs::read(&p).unwrap_or_default();
-                    let _ = writeln!(out, "{rel}  \"{}\"", text.escape_ascii());
+                    let shown = &text[..text.len().min(200)];
+                    let more = if text.len() > 200 {
+                        format!(" ... ({} bytes)", text.len())
+                    } else {
+                        String::new()
+                    };
+                    let _ = writeln!(out, "{rel}  \"{}\"{more}", shown.escape_ascii());
                 } else {
                     let _ = writeln!(out, "{rel}");
                 }
@@ -974,4 +980,118 @@ fn unusable_ignore_files_are_left_out_alike_by_both_walkers() {
         assert_eq!(fd_left.notes(None), rf_left.notes(None), "row {row}");
         assert_eq!(fd_left.notes(None).len(), 1, "row {row}: one note");
     }
+}
+
+#[test]
+fn a_wide_directory_handed_out_in_batches_yields_what_ripgrep_yields() {
+    // More files than one thread lists alone (fdwalk hands the rest out in
+    // batches of 64), some ignored, some hidden, some whitelisted.
+    let (_d, root) = fixture();
+    mkdir(&root, ".git");
+    write(&root, "wide/.gitignore", b"*.log\n!k7*.log\n");
+    for i in 0..300 {
+        let name = match i % 5 {
+            0 => format!("wide/f{i}.rs"),
+            1 => format!("wide/k{i}.log"),
+            2 => format!("wide/.h{i}.rs"),
+            3 => format!("wide/t{i}.txt"),
+            _ => format!("wide/d{i}/in.rs"),
+        };
+        write(&root, &name, b"x\n");
+    }
+    for vis in [Visibility::Standard, Visibility::Everything] {
+        for types in [None, Some(rust_types())] {
+            let (fd, rf) = both(&root, &["."], vis, types.as_ref());
+            assert_eq!(fd, rf, "{vis:?} types {}", types.is_some());
+            assert!(rf.len() > 100, "{vis:?}: {}", rf.len());
+        }
+    }
+}
+
+#[test]
+fn special_files_in_the_tree_are_not_yielded() {
+    let (_d, root) = fixture();
+    write(&root, "a.rs", b"x\n");
+    nix::unistd::mkfifo(&root.join("pipe.rs"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let _sock = std::os::unix::net::UnixListener::bind(root.join("sock.rs")).unwrap();
+    for vis in [Visibility::Standard, Visibility::Everything] {
+        agree(&root, &["."], vis, None, &["a.rs"]);
+    }
+}
+
+#[test]
+fn hostile_ignore_files_in_ignored_or_hidden_directories_are_never_read() {
+    // A directory the rules leave out is not listed, so its ignore files
+    // are neither read nor reported, by either walker.
+    let (_d, root) = fixture();
+    mkdir(&root, ".git");
+    write(&root, ".gitignore", b"gone/\n");
+    write(&root, "a.rs", b"x\n");
+    write(&root, "gone/b.rs", b"x\n");
+    write(&root, ".hid/c.rs", b"x\n");
+    make_hostile(&root, "gone/.gitignore", "dir");
+    make_hostile(&root, ".hid/.ignore", "big");
+    let ws = Workspace::open(&root).unwrap();
+    let starts = starts_of(&ws, &["."]);
+    let (fd, fd_left) = fdwalk::files(&ws, &starts, Visibility::Standard, None);
+    let (b, rf_left) = scope::walker(&starts, Visibility::Standard).unwrap();
+    let mut rf: Vec<PathBuf> = b
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+        .map(|e| e.path().to_path_buf())
+        .collect();
+    rf.sort();
+    assert_eq!(rels(&root, &fd), vec!["a.rs".to_string()]);
+    assert_eq!(rels(&root, &fd), rels(&root, &rf));
+    assert!(fd_left.notes(None).is_empty(), "{:?}", fd_left.notes(None));
+    assert!(rf_left.notes(None).is_empty(), "{:?}", rf_left.notes(None));
+}
+
+#[test]
+fn showing_everything_never_reads_hostile_ignore_files_and_matches_ripgrep() {
+    // With ignore files off neither walker opens them, so ripgrep's walker
+    // can run on FIFOs and device links too.
+    let table = include_str!("data/walk_hostile_ignore_files.txt");
+    for line in table.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        let [start, at, kind, _] = cols[..] else {
+            panic!("bad row {line:?}");
+        };
+        let (_d, root) = fixture();
+        mkdir(&root, ".git");
+        write(&root, ".gitignore", b"*.log\n");
+        for f in HOSTILE_TREE {
+            write(&root, f, b"x\n");
+        }
+        if let Some((repo, _)) = at.split_once("/.git/") {
+            mkdir(&root, repo);
+        }
+        make_hostile(&root, at, kind);
+        let (fd, rf) = both(&root, &[start], Visibility::Everything, None);
+        assert_eq!(fd, rf, "row {line:?}\n{}", render(&root));
+    }
+}
+
+#[test]
+fn a_git_file_longer_than_its_first_line_bound_reads_as_ripgrep_reads_it() {
+    // A `.git` file whose `gitdir:` line is short but which goes on past
+    // 4 KiB: ripgrep reads the first line and honours the exclude file it
+    // leads to. fdwalk refuses the file as over its 4096-byte bound for a
+    // link file and leaves the whole repository out.
+    let (d, root) = fixture();
+    let base = std::fs::canonicalize(d.path()).unwrap();
+    let gd = base.join("gitdirs/wt");
+    std::fs::create_dir_all(gd.join("info")).unwrap();
+    std::fs::write(gd.join("commondir"), ".\n").unwrap();
+    std::fs::write(gd.join("info/exclude"), "*.md\n").unwrap();
+    let mut text = format!("gitdir: {}\n", gd.display()).into_bytes();
+    text.resize(5000, b'#');
+    write(&root, "sm/.git", &text);
+    write(&root, "sm/a.md", b"x\n");
+    write(&root, "sm/b.rs", b"x\n");
+    agree(&root, &["."], Visibility::Standard, None, &["sm/b.rs"]);
 }
