@@ -158,8 +158,12 @@ const FILE_NAMES: [&str; 12] = [
     "notes.md", "ign",
 ];
 
+/// Where generated symlinks lead: files, directories, an ignore file,
+/// out of the directory, nowhere.
+const LINK_TARGETS: [&str; 7] = ["x.rs", "sub", "..", ".gitignore", "../x.rs", "nowhere", "/"];
+
 /// Lines an ignore file is made of.
-const PATTERNS: [&str; 44] = [
+const PATTERNS: [&str; 51] = [
     "x.rs",
     "*.log",
     "a/",
@@ -204,6 +208,13 @@ const PATTERNS: [&str; 44] = [
     "!/ign/x.rs",
     "sub/deep/",
     "  ",
+    "{x,z}.*",
+    "a{b",
+    "[z-a]",
+    "!{keep,y}.log",
+    "!.*",
+    "!.git",
+    "!.jj/",
 ];
 
 /// One line that is not UTF-8 (a reader that stops there, or reads it
@@ -259,6 +270,12 @@ enum Repo {
 #[derive(Debug, Clone)]
 struct Dir {
     files: Vec<usize>,
+    /// Symlinks: (index into FILE_NAMES, index into LINK_TARGETS).
+    links: Vec<(usize, usize)>,
+    /// `.gitignore` is a link to `rules.txt`, which holds its text.
+    gitignore_linked: bool,
+    /// A FIFO named `pipe.rs`.
+    fifo: bool,
     gitignore: Option<IgnoreText>,
     ignore: Option<IgnoreText>,
     repo: Repo,
@@ -271,8 +288,17 @@ fn make(d: &Dir, at: &Path, root: &Path, outside: &Path, n: &mut usize, made: &m
     std::fs::create_dir_all(at).unwrap();
     let rel = |p: &Path| p.strip_prefix(root).unwrap().display().to_string();
     if let Some(t) = &d.gitignore {
-        std::fs::write(at.join(".gitignore"), t.bytes()).unwrap();
+        if d.gitignore_linked {
+            std::fs::write(at.join("rules.txt"), t.bytes()).unwrap();
+            std::os::unix::fs::symlink("rules.txt", at.join(".gitignore")).unwrap();
+            made.push(rel(&at.join("rules.txt")));
+        } else {
+            std::fs::write(at.join(".gitignore"), t.bytes()).unwrap();
+        }
         made.push(rel(&at.join(".gitignore")));
+    }
+    if d.fifo {
+        nix::unistd::mkfifo(&at.join("pipe.rs"), nix::sys::stat::Mode::S_IRWXU).unwrap();
     }
     if let Some(t) = &d.ignore {
         std::fs::write(at.join(".ignore"), t.bytes()).unwrap();
@@ -321,6 +347,14 @@ fn make(d: &Dir, at: &Path, root: &Path, outside: &Path, n: &mut usize, made: &m
         made.push(rel(&p));
         make(sub, &p, root, outside, n, made);
     }
+    // Links last, so they may lead to the files and directories made.
+    for (name, target) in &d.links {
+        let p = at.join(FILE_NAMES[*name]);
+        if std::fs::symlink_metadata(&p).is_ok() {
+            continue;
+        }
+        std::os::unix::fs::symlink(LINK_TARGETS[*target], &p).unwrap();
+    }
 }
 
 fn ignore_text() -> impl Strategy<Value = IgnoreText> {
@@ -353,14 +387,22 @@ fn leaf(weights: [u32; 4]) -> impl Strategy<Value = Dir> {
         prop::option::weighted(0.45, ignore_text()),
         prop::option::weighted(0.25, ignore_text()),
         repo(weights),
+        prop::collection::vec((0..FILE_NAMES.len(), 0..LINK_TARGETS.len()), 0..2),
+        prop::bool::weighted(0.1),
+        prop::bool::weighted(0.05),
     )
-        .prop_map(|(files, gitignore, ignore, repo)| Dir {
-            files,
-            gitignore,
-            ignore,
-            repo,
-            dirs: Vec::new(),
-        })
+        .prop_map(
+            |(files, gitignore, ignore, repo, links, gitignore_linked, fifo)| Dir {
+                files,
+                links,
+                gitignore_linked,
+                fifo,
+                gitignore,
+                ignore,
+                repo,
+                dirs: Vec::new(),
+            },
+        )
 }
 
 /// A tree at most four directories deep below its root; the root is a
@@ -392,8 +434,9 @@ fn tree() -> impl Strategy<Value = Dir> {
 struct StartPick(u8, prop::sample::Index);
 
 fn starts() -> impl Strategy<Value = Vec<StartPick>> {
+    let kind = prop_oneof![2 => Just(0u8), 4 => Just(1u8), 1 => Just(2u8), 2 => Just(3u8)];
     prop::collection::vec(
-        (0..4u8, any::<prop::sample::Index>()).prop_map(|(k, i)| StartPick(k, i)),
+        (kind, any::<prop::sample::Index>()).prop_map(|(k, i)| StartPick(k, i)),
         1..=2,
     )
 }
@@ -461,9 +504,14 @@ fn case(d: &Dir, picks: &[StartPick], vis: Visibility, types: u8) -> Result<(), 
     Ok(())
 }
 
+/// 64 cases a property (a few seconds in a debug build); `PROPTEST_CASES`
+/// asks for more.
 fn config() -> Config {
     Config {
-        cases: 64,
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(64),
         failure_persistence: None,
         ..Config::default()
     }
@@ -1094,4 +1142,65 @@ fn a_git_file_longer_than_its_first_line_bound_reads_as_ripgrep_reads_it() {
     write(&root, "sm/a.md", b"x\n");
     write(&root, "sm/b.rs", b"x\n");
     agree(&root, &["."], Visibility::Standard, None, &["sm/b.rs"]);
+}
+
+/// Every file a walk with `threads` threads lets through, sorted.
+fn fdwalk_threads(ws: &Workspace, starts: &[Start], threads: usize) -> Vec<PathBuf> {
+    let walk = fdwalk::Walk::new(ws, starts, Visibility::Standard, None).threads(threads);
+    let found = std::sync::Mutex::new(Vec::new());
+    walk.run(|| {
+        let found = &found;
+        move |v: fdwalk::Visit<'_>| {
+            if let fdwalk::Visit::File(e) = v {
+                found.lock().unwrap().push(e.path().to_path_buf());
+            }
+            fdwalk::Flow::Continue
+        }
+    });
+    let mut found = found.into_inner().unwrap();
+    found.sort();
+    found
+}
+
+#[test]
+fn any_number_of_threads_yields_what_ripgrep_yields_on_a_bushy_tree() {
+    // Many small directories, nested repositories and ignore files at
+    // several levels: work handed between threads is neither lost nor
+    // walked twice.
+    let (_d, root) = fixture();
+    mkdir(&root, ".git");
+    write(&root, ".gitignore", b"*.log\n");
+    for a in 0..12 {
+        if a % 4 == 0 {
+            mkdir(&root, &format!("d{a}/.git"));
+        }
+        if a % 3 == 0 {
+            write(&root, &format!("d{a}/.gitignore"), b"!keep.log\nb1/\n");
+        }
+        for b in 0..6 {
+            for c in 0..4 {
+                let dir = format!("d{a}/b{b}/c{c}");
+                write(&root, &format!("{dir}/x.rs"), b"x\n");
+                write(&root, &format!("{dir}/keep.log"), b"x\n");
+                if c == 0 {
+                    write(&root, &format!("{dir}/.ignore"), b"x.rs\n");
+                }
+            }
+        }
+    }
+    // Wide directories, listed by one thread and handed out in batches.
+    for i in 0..400 {
+        write(&root, &format!("w/f{i}.rs"), b"x\n");
+        write(&root, &format!("d3/w/f{i}.log"), b"x\n");
+    }
+    let ws = Workspace::open(&root).unwrap();
+    let starts = starts_of(&ws, &["."]);
+    let want = reference(&starts, Visibility::Standard, None);
+    assert!(want.len() > 700, "{}", want.len());
+    for threads in [1, 2, 3, 8, 16] {
+        for _ in 0..3 {
+            let got = fdwalk_threads(&ws, &starts, threads);
+            assert_eq!(rels(&root, &got), rels(&root, &want), "{threads} threads");
+        }
+    }
 }
