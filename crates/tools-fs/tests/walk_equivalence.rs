@@ -1204,3 +1204,66 @@ fn any_number_of_threads_yields_what_ripgrep_yields_on_a_bushy_tree() {
         }
     }
 }
+
+/// A nested repository whose `.git` file leads (`gitdir:`) to a git dir
+/// outside the workspace: the fixture, the git dir.
+fn linked_repo() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let (d, root) = fixture();
+    let base = std::fs::canonicalize(d.path()).unwrap();
+    let gd = base.join("gitdirs/sm");
+    std::fs::create_dir_all(gd.join("info")).unwrap();
+    mkdir(&root, ".git");
+    write(&root, ".gitignore", b"*.log\n");
+    write(&root, "top.rs", b"x\n");
+    write(&root, "other/o.rs", b"x\n");
+    write(&root, "sm/in.rs", b"x\n");
+    write(
+        &root,
+        "sm/.git",
+        format!("gitdir: {}\n", gd.display()).as_bytes(),
+    );
+    (d, root, gd)
+}
+
+#[test]
+fn a_fifo_where_a_git_file_leads_skips_that_repository_only() {
+    for (file, named) in [
+        ("commondir", "commondir"),
+        ("info/exclude", ".git/info/exclude"),
+    ] {
+        let (_d, root, gd) = linked_repo();
+        if file != "commondir" {
+            std::fs::write(gd.join("commondir"), ".\n").unwrap();
+        }
+        make_hostile(&gd, file, "fifo");
+        let ws = Workspace::open(&root).unwrap();
+        let starts = starts_of(&ws, &["."]);
+        let (found, left) = fdwalk::files(&ws, &starts, Visibility::Standard, None);
+        assert_eq!(
+            rels(&root, &found),
+            vec!["other/o.rs".to_string(), "top.rs".to_string()],
+            "{file}"
+        );
+        let notes = left.notes(None);
+        assert_eq!(notes.len(), 1, "{file}: {notes:?}");
+        assert!(
+            notes[0].starts_with("1 directory not searched: sm/") && notes[0].contains(named),
+            "{file}: the note names sm and {named}: {notes:?}"
+        );
+    }
+}
+
+#[test]
+fn a_git_that_is_a_fifo_or_a_device_link_marks_a_repository_and_is_not_read() {
+    for kind in ["fifo", "devzero"] {
+        let (_d, root) = fixture();
+        mkdir(&root, ".git");
+        write(&root, ".gitignore", b"*.rs\n");
+        write(&root, "top.rs", b"x\n");
+        write(&root, "sm/in.rs", b"x\n");
+        make_hostile(&root, "sm/.git", kind);
+        let (fd, rf) = both(&root, &["."], Visibility::Standard, None);
+        assert_eq!(fd, rf, "{kind}");
+        assert_eq!(rf, vec!["sm/in.rs".to_string()], "{kind}");
+    }
+}
