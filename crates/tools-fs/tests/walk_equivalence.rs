@@ -1267,3 +1267,88 @@ fn a_git_that_is_a_fifo_or_a_device_link_marks_a_repository_and_is_not_read() {
         assert_eq!(rf, vec!["sm/in.rs".to_string()], "{kind}");
     }
 }
+
+/// The environment variable that makes
+/// [`the_global_excludes_file_applies_alike`] the child: the workspace root.
+const GLOBAL_CHILD: &str = "WRENCH_WALK_EQ_GLOBAL_ROOT";
+
+/// The global git excludes file (`core.excludesFile`), read from the
+/// user's git config on both sides: set up in a child process of this test
+/// binary (its own HOME, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL and working
+/// directory), so nothing leaks into the other tests.
+#[test]
+fn the_global_excludes_file_applies_alike() {
+    if let Some(root) = std::env::var_os(GLOBAL_CHILD) {
+        let root = PathBuf::from(root);
+        // Outside any repository the global file does not apply; inside
+        // one it does, anchored patterns relative to the working
+        // directory (the repository's root here).
+        agree(
+            &root,
+            &["."],
+            Visibility::Standard,
+            None,
+            &[
+                "a.bak",
+                "anch.tmp",
+                "repo/keep.bak",
+                "repo/sub/anch.tmp",
+                "repo/sub/y.txt",
+            ],
+        );
+        agree(
+            &root,
+            &["repo/sub"],
+            Visibility::Standard,
+            None,
+            &["repo/sub/anch.tmp", "repo/sub/y.txt"],
+        );
+        return;
+    }
+    let (d, root) = fixture();
+    let base = std::fs::canonicalize(d.path()).unwrap();
+    std::fs::write(
+        base.join("global-ignore"),
+        "*.bak\n/anch.tmp\nsub/*.rs\n!keep.bak\n",
+    )
+    .unwrap();
+    std::fs::write(
+        base.join("gitconfig"),
+        format!(
+            "[core]\n\texcludesFile = {}\n",
+            base.join("global-ignore").display()
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(base.join("home")).unwrap();
+    for f in [
+        "a.bak",
+        "anch.tmp",
+        "repo/a.bak",
+        "repo/keep.bak",
+        "repo/anch.tmp",
+        "repo/sub/anch.tmp",
+        "repo/sub/x.rs",
+        "repo/sub/y.txt",
+    ] {
+        write(&root, f, b"x\n");
+    }
+    mkdir(&root, "repo/.git");
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "the_global_excludes_file_applies_alike",
+            "--test-threads=1",
+        ])
+        .env(GLOBAL_CHILD, &root)
+        .env("HOME", base.join("home"))
+        .env("XDG_CONFIG_HOME", base.join("home/.config"))
+        .env("GIT_CONFIG_GLOBAL", base.join("gitconfig"))
+        .env("GIT_CONFIG_SYSTEM", base.join("home/no-system-config"))
+        .current_dir(root.join("repo"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "the child failed:\n{text}");
+    assert!(text.contains("1 passed"), "the child ran no test:\n{text}");
+}
