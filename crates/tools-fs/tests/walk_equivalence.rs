@@ -1352,3 +1352,30 @@ fn the_global_excludes_file_applies_alike() {
     assert!(out.status.success(), "the child failed:\n{text}");
     assert!(text.contains("1 passed"), "the child ran no test:\n{text}");
 }
+
+/// The bound every other walker relies on ([`scope::walker`] through
+/// `wrench_core::ignore_files`) follows a `.git` link as ripgrep's walker
+/// does: a `.git` that links to a `gitdir:` file whose `commondir` is a
+/// FIFO makes ripgrep's walker block opening it, so the start's ignore
+/// files must be refused (same root cause as
+/// [`a_git_link_to_a_gitdir_file_reads_that_repositorys_exclude_file`]).
+#[test]
+fn a_git_link_to_a_gitdir_file_leading_to_a_fifo_is_refused_before_a_walk() {
+    let (d, root) = fixture();
+    let base = std::fs::canonicalize(d.path()).unwrap();
+    let gd = base.join("gitdirs/wt");
+    std::fs::create_dir_all(&gd).unwrap();
+    nix::unistd::mkfifo(&gd.join("commondir"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    std::fs::write(
+        base.join("gitdirs/dot-git"),
+        format!("gitdir: {}\n", gd.display()),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(base.join("gitdirs/dot-git"), root.join(".git")).unwrap();
+    write(&root, "a.rs", b"x\n");
+    let why = wrench_core::ignore_files::dir_unusable_why(&root);
+    assert!(
+        why.as_deref().is_some_and(|w| w.contains("commondir")),
+        "the FIFO commondir behind the .git link is not refused: {why:?}"
+    );
+}
