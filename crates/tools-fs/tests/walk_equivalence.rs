@@ -163,7 +163,7 @@ const FILE_NAMES: [&str; 12] = [
 const LINK_TARGETS: [&str; 7] = ["x.rs", "sub", "..", ".gitignore", "../x.rs", "nowhere", "/"];
 
 /// Lines an ignore file is made of.
-const PATTERNS: [&str; 51] = [
+const PATTERNS: [&str; 54] = [
     "x.rs",
     "*.log",
     "a/",
@@ -215,6 +215,9 @@ const PATTERNS: [&str; 51] = [
     "!.*",
     "!.git",
     "!.jj/",
+    "ws/sub/",
+    "/ws/a",
+    "ws/**/x.rs",
 ];
 
 /// One line that is not UTF-8 (a reader that stops there, or reads it
@@ -461,13 +464,42 @@ fn types_of(pick: u8) -> Option<Types> {
     Some(t.build().unwrap())
 }
 
-fn case(d: &Dir, picks: &[StartPick], vis: Visibility, types: u8) -> Result<(), TestCaseError> {
+/// The directory holding the workspace root: its ignore files and
+/// repository marker apply to the walk too (ripgrep reads every directory
+/// above a start); it holds no files of its own.
+fn outer() -> impl Strategy<Value = Dir> {
+    (
+        prop::option::weighted(0.25, ignore_text()),
+        prop::option::weighted(0.1, ignore_text()),
+        repo([8, 2, 1, 1]),
+    )
+        .prop_map(|(gitignore, ignore, repo)| Dir {
+            files: Vec::new(),
+            links: Vec::new(),
+            gitignore_linked: false,
+            fifo: false,
+            gitignore,
+            ignore,
+            repo,
+            dirs: Vec::new(),
+        })
+}
+
+fn case(
+    d: &Dir,
+    above: &Dir,
+    picks: &[StartPick],
+    vis: Visibility,
+    types: u8,
+) -> Result<(), TestCaseError> {
     let tmp = tempfile::tempdir().unwrap();
     let base = std::fs::canonicalize(tmp.path()).unwrap();
     let root = base.join("ws");
     let outside = base.join("gitdirs");
     let mut made = Vec::new();
-    make(d, &root, &root, &outside, &mut 0, &mut made);
+    let mut n = 0;
+    make(above, &base, &base, &outside, &mut n, &mut Vec::new());
+    make(d, &root, &root, &outside, &mut n, &mut made);
     let dirs: Vec<&String> = made.iter().filter(|p| root.join(p).is_dir()).collect();
     let files: Vec<&String> = made.iter().filter(|p| root.join(p).is_file()).collect();
     let chosen: Vec<&str> = picks
@@ -523,17 +555,17 @@ proptest! {
     /// With ripgrep's standard filters both walkers yield the same files.
     #[test]
     fn standard_walk_yields_what_ripgreps_walker_yields(
-        d in tree(), picks in starts(), types in 0..4u8,
+        d in tree(), above in outer(), picks in starts(), types in 0..4u8,
     ) {
-        case(&d, &picks, Visibility::Standard, types)?;
+        case(&d, &above, &picks, Visibility::Standard, types)?;
     }
 
     /// Showing everything (only `.git` skipped), the same files too.
     #[test]
     fn everything_walk_yields_what_ripgreps_walker_yields(
-        d in tree(), picks in starts(), types in 0..4u8,
+        d in tree(), above in outer(), picks in starts(), types in 0..4u8,
     ) {
-        case(&d, &picks, Visibility::Everything, types)?;
+        case(&d, &above, &picks, Visibility::Everything, types)?;
     }
 }
 
