@@ -518,20 +518,17 @@ fn case(
             }
         })
         .collect();
+    let label = ["none", "rust", "rust and txt", "all but rust"][usize::from(types % 4)];
     let types = types_of(types);
     let (fd, rf) = both(&root, &chosen, vis, types.as_ref());
     prop_assert_eq!(
         &fd,
         &rf,
-        "fdwalk (left) and ripgrep's walker (right) differ\nstarts {:?}, {:?}, types {:?}\ntree:\n{}",
+        "fdwalk (left) and ripgrep's walker (right) differ\nstarts {:?}, {:?}, types {}\ntree (the workspace is ws/):\n{}",
         chosen,
         vis,
-        types.map(|t| t
-            .definitions()
-            .iter()
-            .map(|d| d.name().to_string())
-            .collect::<Vec<_>>()),
-        render(&root)
+        label,
+        render(&base)
     );
     Ok(())
 }
