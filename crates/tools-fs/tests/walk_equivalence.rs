@@ -843,6 +843,29 @@ fn make_hostile(root: &Path, at: &str, kind: &str) {
             let text: Vec<u8> = line.iter().copied().cycle().take(2 << 20).collect();
             std::fs::write(&p, text).unwrap();
         }
+        "many" => {
+            // One pattern over the bound, in a small file.
+            let text: String = (0..=10_000).map(|i| format!("p{i}\n")).collect();
+            std::fs::write(&p, text).unwrap();
+        }
+        "atlimit" => {
+            // Exactly at the byte bound (usable): a pattern, then comments.
+            let mut text = b"*.rs\n".to_vec();
+            text.resize(1 << 20, b'#');
+            std::fs::write(&p, text).unwrap();
+        }
+        "overlimit" => {
+            let mut text = b"*.rs\n".to_vec();
+            text.resize((1 << 20) + 1, b'#');
+            std::fs::write(&p, text).unwrap();
+        }
+        "comments" => {
+            // Three times as many comment lines as the pattern bound, and
+            // a pattern: usable.
+            let mut text: String = (0..30_000).map(|i| format!("# c{i}\n")).collect();
+            text.push_str("*.rs\n");
+            std::fs::write(&p, text).unwrap();
+        }
         other => panic!("unknown hostile kind {other:?} in the data file"),
     }
 }
@@ -1025,14 +1048,23 @@ fn ignore_files_above_the_workspace_root_apply_as_ripgrep_applies_them() {
 /// directory, or stop honouring ignore files, and say the same.
 #[test]
 fn unusable_ignore_files_are_left_out_alike_by_both_walkers() {
-    for (start, at, kind) in [
-        (".", "sub/.gitignore", "dir"),
-        (".", "sub/.ignore", "dir"),
-        (".", "sub/.gitignore", "big"),
-        (".", "sub/deeper/.ignore", "big"),
-        ("sub", "sub/.gitignore", "dir"),
-        ("sub/deeper", "sub/.ignore", "big"),
-        ("sub", "sub/deeper/.gitignore", "dir"),
+    // (start, ignore file, kind, notes): usable files at the bounds give
+    // no note.
+    for (start, at, kind, notes) in [
+        (".", "sub/.gitignore", "dir", 1),
+        (".", "sub/.ignore", "dir", 1),
+        (".", "sub/.gitignore", "big", 1),
+        (".", "sub/deeper/.ignore", "big", 1),
+        ("sub", "sub/.gitignore", "dir", 1),
+        ("sub/deeper", "sub/.ignore", "big", 1),
+        ("sub", "sub/deeper/.gitignore", "dir", 1),
+        (".", "sub/.gitignore", "many", 1),
+        ("sub", "sub/.ignore", "many", 1),
+        (".", "sub/.gitignore", "overlimit", 1),
+        (".", "sub/.gitignore", "atlimit", 0),
+        ("sub", "sub/.ignore", "atlimit", 0),
+        (".", "sub/.gitignore", "comments", 0),
+        ("sub/deeper", "sub/.ignore", "comments", 0),
     ] {
         let (_d, root) = fixture();
         mkdir(&root, ".git");
@@ -1055,7 +1087,17 @@ fn unusable_ignore_files_are_left_out_alike_by_both_walkers() {
         let row = format!("{start} {at} {kind}");
         assert_eq!(rels(&root, &fd), rels(&root, &rf), "row {row}");
         assert_eq!(fd_left.notes(None), rf_left.notes(None), "row {row}");
-        assert_eq!(fd_left.notes(None).len(), 1, "row {row}: one note");
+        assert_eq!(fd_left.notes(None).len(), notes, "row {row}: notes");
+        if notes == 0 {
+            // The file was honoured: its `*.rs` hides sub's Rust files.
+            assert!(
+                !rels(&root, &fd)
+                    .iter()
+                    .any(|f| f.starts_with("sub/") && f.ends_with(".rs")),
+                "row {row}: {:?}",
+                rels(&root, &fd)
+            );
+        }
     }
 }
 
