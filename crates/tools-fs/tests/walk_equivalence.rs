@@ -302,6 +302,8 @@ fn make(d: &Dir, at: &Path, root: &Path, outside: &Path, n: &mut usize, made: &m
     }
     if d.fifo {
         nix::unistd::mkfifo(&at.join("pipe.rs"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        // A start may be the FIFO too (neither walker opens it).
+        made.push(rel(&at.join("pipe.rs")));
     }
     if let Some(t) = &d.ignore {
         std::fs::write(at.join(".ignore"), t.bytes()).unwrap();
