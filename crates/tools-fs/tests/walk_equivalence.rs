@@ -268,6 +268,10 @@ enum Repo {
     GitFile(Option<IgnoreText>),
     /// `.jj/`.
     Jj,
+    /// `.git` a link to a git directory outside the workspace, with
+    /// `info/exclude` there when Some. (A link to a `gitdir:` file is a
+    /// known mismatch, held by its own test.)
+    GitLink(Option<IgnoreText>),
 }
 
 #[derive(Debug, Clone)]
@@ -330,6 +334,16 @@ fn make(d: &Dir, at: &Path, root: &Path, outside: &Path, n: &mut usize, made: &m
             std::fs::write(at.join(".git"), format!("gitdir: {}\n", gd.display())).unwrap();
             made.push(rel(&at.join(".git")));
         }
+        Repo::GitLink(ex) => {
+            *n += 1;
+            let gd = outside.join(format!("linked{n}"));
+            std::fs::create_dir_all(gd.join("info")).unwrap();
+            if let Some(t) = ex {
+                std::fs::write(gd.join("info/exclude"), t.bytes()).unwrap();
+            }
+            // Not a start: it leads out of the workspace.
+            std::os::unix::fs::symlink(&gd, at.join(".git")).unwrap();
+        }
         Repo::Jj => {
             std::fs::create_dir_all(at.join(".jj")).unwrap();
             made.push(rel(&at.join(".jj")));
@@ -377,11 +391,14 @@ fn ignore_text() -> impl Strategy<Value = IgnoreText> {
         })
 }
 
+/// Weights: none, `.git/`, `.git` file, `.jj/`; a `.git` link takes the
+/// `.git` file's weight again.
 fn repo(weights: [u32; 4]) -> impl Strategy<Value = Repo> {
     prop_oneof![
         weights[0] => Just(Repo::None),
         weights[1] => prop::option::weighted(0.6, ignore_text()).prop_map(Repo::GitDir),
         weights[2] => prop::option::weighted(0.6, ignore_text()).prop_map(Repo::GitFile),
+        weights[2] => prop::option::weighted(0.6, ignore_text()).prop_map(Repo::GitLink),
         weights[3] => Just(Repo::Jj),
     ]
 }
