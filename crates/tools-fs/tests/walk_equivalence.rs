@@ -288,6 +288,9 @@ struct Dir {
     gitignore_linked: bool,
     /// A FIFO named `pipe.rs`.
     fifo: bool,
+    /// An unusable ignore file both walkers survive, in place of
+    /// `.ignore`: 1 a directory, 2 one with 10001 patterns.
+    unusable: u8,
     gitignore: Option<IgnoreText>,
     ignore: Option<IgnoreText>,
     repo: Repo,
@@ -314,9 +317,17 @@ fn make(d: &Dir, at: &Path, root: &Path, outside: &Path, n: &mut usize, made: &m
         // A start may be the FIFO too (neither walker opens it).
         made.push(rel(&at.join("pipe.rs")));
     }
-    if let Some(t) = &d.ignore {
-        std::fs::write(at.join(".ignore"), t.bytes()).unwrap();
-        made.push(rel(&at.join(".ignore")));
+    match (d.unusable, &d.ignore) {
+        (1, _) => std::fs::create_dir(at.join(".ignore")).unwrap(),
+        (2, _) => {
+            let text: String = (0..=10_000).map(|i| format!("p{i}\n")).collect();
+            std::fs::write(at.join(".ignore"), text).unwrap();
+        }
+        (_, Some(t)) => {
+            std::fs::write(at.join(".ignore"), t.bytes()).unwrap();
+            made.push(rel(&at.join(".ignore")));
+        }
+        (_, None) => {}
     }
     match &d.repo {
         Repo::None => {}
@@ -417,13 +428,15 @@ fn leaf(weights: [u32; 4]) -> impl Strategy<Value = Dir> {
         prop::collection::vec((0..FILE_NAMES.len(), 0..LINK_TARGETS.len()), 0..2),
         prop::bool::weighted(0.1),
         prop::bool::weighted(0.05),
+        prop_oneof![40 => Just(0u8), 1 => Just(1u8), 1 => Just(2u8)],
     )
         .prop_map(
-            |(files, gitignore, ignore, repo, links, gitignore_linked, fifo)| Dir {
+            |(files, gitignore, ignore, repo, links, gitignore_linked, fifo, unusable)| Dir {
                 files,
                 links,
                 gitignore_linked,
                 fifo,
+                unusable,
                 gitignore,
                 ignore,
                 repo,
@@ -502,6 +515,7 @@ fn outer() -> impl Strategy<Value = Dir> {
             links: Vec::new(),
             gitignore_linked: false,
             fifo: false,
+            unusable: 0,
             gitignore,
             ignore,
             repo,
@@ -544,7 +558,39 @@ fn case(
         .collect();
     let label = ["none", "rust", "rust and txt", "all but rust"][usize::from(types % 4)];
     let types = types_of(types);
-    let (fd, rf) = both(&root, &chosen, vis, types.as_ref());
+    let ws = Workspace::open(&root).unwrap();
+    let starts = starts_of(&ws, &chosen);
+    let (fd, fd_left) = fdwalk::files(&ws, &starts, vis, types.as_ref());
+    let (mut b, rf_left) = scope::walker(&starts, vis).unwrap();
+    if let Some(t) = &types {
+        b.types(t.clone());
+    }
+    let mut rf: Vec<PathBuf> = b
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+        .map(|e| e.path().to_path_buf())
+        .collect();
+    rf.sort();
+    let (fd, rf) = (rels(&root, &fd), rels(&root, &rf));
+    // What each left out: the notes' heads (how many directories, or that
+    // ignore files were off); the lists may come in another order.
+    let heads = |u: &scope::Unwalked| -> Vec<String> {
+        u.notes(None)
+            .iter()
+            .map(|n| n.split(':').next().unwrap_or("").to_string())
+            .collect()
+    };
+    prop_assert_eq!(
+        heads(&fd_left),
+        heads(&rf_left),
+        "what fdwalk (left) and ripgrep's walker (right) left out differs\nstarts {:?}, {:?}\n{:?}\n{:?}\ntree (the workspace is ws/):\n{}",
+        chosen,
+        vis,
+        fd_left.notes(None),
+        rf_left.notes(None),
+        render(&base)
+    );
     prop_assert_eq!(
         &fd,
         &rf,
