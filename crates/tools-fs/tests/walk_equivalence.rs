@@ -1028,12 +1028,10 @@ fn hostile_ignore_files_skip_their_directory_only_and_are_named() {
 // ---------------------------------------------------------------------------
 // More named rows: links, names, what lies above the workspace.
 
-#[test]
-fn a_git_link_to_a_gitdir_file_reads_that_repositorys_exclude_file() {
-    // `.git` a symlink to a regular `gitdir:` file (a worktree's `.git`
-    // file moved aside and linked back): ripgrep's walker follows the link
-    // (it stats `.git` through links) and reads the exclude file the
-    // `gitdir:`/`commondir` lines lead to.
+/// A workspace whose `.git` is a symlink to a regular `gitdir:` file (a
+/// worktree's `.git` file moved aside and linked back), the git dir's
+/// `info/exclude` hiding `*.md`.
+fn git_linked_to_a_gitdir_file() -> (tempfile::TempDir, PathBuf) {
     let (d, root) = fixture();
     let base = std::fs::canonicalize(d.path()).unwrap();
     let gd = base.join("gitdirs/wt");
@@ -1049,8 +1047,24 @@ fn a_git_link_to_a_gitdir_file_reads_that_repositorys_exclude_file() {
     write(&root, "a.md", b"x\n");
     write(&root, "b.rs", b"x\n");
     write(&root, "sub/c.md", b"x\n");
+    (d, root)
+}
+
+/// ripgrep's walker stats `.git` through the link, sees a file, and reads
+/// the exclude file its `gitdir:`/`commondir` lines lead to; fdwalk
+/// (`ignore_files::git_exclude_path`, which looks at the link itself)
+/// looks for `.git/info/exclude` and finds nothing.
+#[test]
+fn a_git_link_to_a_gitdir_file_reads_that_repositorys_exclude_file() {
+    let (_d, root) = git_linked_to_a_gitdir_file();
     agree(&root, &["."], Visibility::Standard, None, &["b.rs"]);
-    // The same repository seen from a start below its root.
+}
+
+/// The same repository seen from a start below its root (the exclude file
+/// is then read with the directories above the start).
+#[test]
+fn a_git_link_to_a_gitdir_file_reads_its_exclude_file_from_a_start_below() {
+    let (_d, root) = git_linked_to_a_gitdir_file();
     agree(&root, &["sub"], Visibility::Standard, None, &[]);
 }
 
