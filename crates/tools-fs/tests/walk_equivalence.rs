@@ -1164,6 +1164,8 @@ fn unusable_ignore_files_are_left_out_alike_by_both_walkers() {
         ("sub", "sub/.ignore", "atlimit", 0),
         (".", "sub/.gitignore", "comments", 0),
         ("sub/deeper", "sub/.ignore", "comments", 0),
+        ("sub/inner.rs", "sub/.gitignore", "dir", 1),
+        ("sub/deeper/d.rs", "sub/.ignore", "many", 1),
     ] {
         let (_d, root) = fixture();
         mkdir(&root, ".git");
