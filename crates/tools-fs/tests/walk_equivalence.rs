@@ -1551,3 +1551,18 @@ fn a_git_link_to_a_gitdir_file_leading_to_a_fifo_is_refused_before_a_walk() {
         "the FIFO commondir behind the .git link is not refused: {why:?}"
     );
 }
+
+#[test]
+fn no_starts_yield_nothing() {
+    // ripgrep's walker needs a start (`scope::walker` gives None); fdwalk
+    // given none walks nothing and leaves nothing out.
+    let (_d, root) = fixture();
+    write(&root, "a.rs", b"x\n");
+    let ws = Workspace::open(&root).unwrap();
+    assert!(scope::walker(&[], Visibility::Standard).is_none());
+    for vis in [Visibility::Standard, Visibility::Everything] {
+        let (found, left) = fdwalk::files(&ws, &[], vis, None);
+        assert!(found.is_empty(), "{found:?}");
+        assert!(left.notes(None).is_empty());
+    }
+}
