@@ -73,15 +73,16 @@ const MAX_GIT_LINK_BYTES: u64 = 4096;
 /// follows it (its `gitdir:` line, that dir's `commondir` line), each link
 /// file bounded, to the exclude file it names.
 pub fn unusable_git_exclude(dir: &Path) -> Option<String> {
-    let exclude = match git_exclude_path(dir)? {
-        Ok(p) => p,
-        Err(why) => return Some(why),
+    let (file, why) = match git_exclude_path(dir)? {
+        Ok(exclude) => {
+            let why = unusable(&exclude)?;
+            (exclude, why)
+        }
+        Err(file_why) => file_why,
     };
-    let why = unusable(&exclude)?;
-    if exclude.starts_with(dir.join(".git")) {
-        Some(format!(".git/info/exclude {why}"))
-    } else {
-        Some(format!("{} {why}", exclude.display()))
+    match file.strip_prefix(dir) {
+        Ok(rel) => Some(format!("{} {why}", rel.display())),
+        Err(_) => Some(format!("{} {why}", file.display())),
     }
 }
 
@@ -91,8 +92,8 @@ pub fn unusable_git_exclude(dir: &Path) -> Option<String> {
 /// file, its `gitdir:` line, that dir's `commondir` line, then
 /// `info/exclude` there (each link file bounded and read without
 /// blocking). None when there is no `.git` or the links lead nowhere;
-/// Err(why) when a link file is not a small regular file.
-pub fn git_exclude_path(dir: &Path) -> Option<Result<PathBuf, String>> {
+/// Err((link file, why)) when a link file is not a regular file.
+pub fn git_exclude_path(dir: &Path) -> Option<Result<PathBuf, (PathBuf, String)>> {
     let dot_git = dir.join(".git");
     // Links followed, as ripgrep does: a `.git` linked to a `gitdir:` file
     // is one.
@@ -104,13 +105,13 @@ pub fn git_exclude_path(dir: &Path) -> Option<Result<PathBuf, String>> {
     }
     let gitdir = match first_line(&dot_git)? {
         Ok(line) => line,
-        Err(w) => return Some(Err(format!(".git {w}"))),
+        Err(w) => return Some(Err((dot_git, w))),
     };
     let real = gitdir.strip_prefix("gitdir: ")?;
     let real = Path::new(real);
     let commondir = match first_line(&real.join("commondir"))? {
         Ok(line) => line,
-        Err(w) => return Some(Err(format!("{} {w}", real.join("commondir").display()))),
+        Err(w) => return Some(Err((real.join("commondir"), w))),
     };
     let common = if commondir.starts_with('.') {
         real.join(commondir)

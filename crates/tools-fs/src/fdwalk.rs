@@ -381,8 +381,17 @@ impl<'a> Walk<'a> {
         let node = if self.ignore_files {
             match self.node_here(dir.as_fd(), &w.abs, &marks, w.node) {
                 Ok(n) => Some(n),
+                Err((file, why)) if file.starts_with(&w.abs) => {
+                    self.unwalked.skipped(file, why);
+                    return Flow::Continue;
+                }
                 Err((file, why)) => {
-                    self.unwalked.skipped(w.abs.join(file), why);
+                    // Where a `.git` file leads, outside this directory.
+                    let why = format!(
+                        "leads to {}, which {why}",
+                        wrench_core::frame::echo(&file.to_string_lossy())
+                    );
+                    self.unwalked.skipped(w.abs.join(".git"), why);
                     return Flow::Continue;
                 }
             }
@@ -519,25 +528,26 @@ impl<'a> Walk<'a> {
     }
 
     /// The rules of a listed directory, its ignore files read from its fd:
-    /// Err((file, why)) when one is not a small regular file.
+    /// Err((file, why)) when one is not a small regular file (`file` its
+    /// absolute path: the exclude file a `.git` file leads to may lie
+    /// outside the directory).
     fn node_here(
         &self,
         dfd: BorrowedFd<'_>,
         abs: &Path,
         marks: &Marks,
         parent: Option<Arc<Node>>,
-    ) -> Result<Arc<Node>, (&'static str, String)> {
-        let read =
-            |name: &'static str, present: bool| -> Result<Gitignore, (&'static str, String)> {
-                if !present {
-                    return Ok(Gitignore::empty());
-                }
-                match open_ignore_at(dfd, name).map(|f| f.and_then(ignore_files::read_bounded)) {
-                    None => Ok(Gitignore::empty()),
-                    Some(Ok(text)) => Ok(gitignore_of(abs, &abs.join(name), &text)),
-                    Some(Err(why)) => Err((name, why)),
-                }
-            };
+    ) -> Result<Arc<Node>, (PathBuf, String)> {
+        let read = |name: &'static str, present: bool| -> Result<Gitignore, (PathBuf, String)> {
+            if !present {
+                return Ok(Gitignore::empty());
+            }
+            match open_ignore_at(dfd, name).map(|f| f.and_then(ignore_files::read_bounded)) {
+                None => Ok(Gitignore::empty()),
+                Some(Ok(text)) => Ok(gitignore_of(abs, &abs.join(name), &text)),
+                Some(Err(why)) => Err((abs.join(name), why)),
+            }
+        };
         // `.gitignore` first: the order `unusable_in_dir` reports in.
         let git = read(".gitignore", marks.git_ignore)?;
         let ignore = read(".ignore", marks.ignore)?;
@@ -555,14 +565,14 @@ impl<'a> Walk<'a> {
         } else if git_type == Some(libc::S_IFREG) {
             match ignore_files::git_exclude_path(abs) {
                 None => Gitignore::empty(),
-                Some(Err(why)) => return Err((".git", why)),
+                Some(Err(file_why)) => return Err(file_why),
                 Some(Ok(path)) => {
                     match ignore_files::open_ignore_file(&path)
                         .map(|f| f.and_then(ignore_files::read_bounded))
                     {
                         None => Gitignore::empty(),
                         Some(Ok(text)) => gitignore_of(abs, &path, &text),
-                        Some(Err(why)) => return Err((".git/info/exclude", why)),
+                        Some(Err(why)) => return Err((path, why)),
                     }
                 }
             }
@@ -571,7 +581,7 @@ impl<'a> Walk<'a> {
             match open_ignore_at(dfd, EXCLUDE).map(|f| f.and_then(ignore_files::read_bounded)) {
                 None => Gitignore::empty(),
                 Some(Ok(text)) => gitignore_of(abs, &abs.join(EXCLUDE), &text),
-                Some(Err(why)) => return Err((EXCLUDE, why)),
+                Some(Err(why)) => return Err((abs.join(EXCLUDE), why)),
             }
         };
         let has_git = git_type.is_some() || has_jj;
