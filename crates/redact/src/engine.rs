@@ -75,7 +75,7 @@ pub(crate) struct Inner {
     /// The [`Reach::Source`] rules that have a gate, with their keywords
     /// (text, whether exact-case): their gate is checked first, the
     /// keywords only where it passes.
-    pub(crate) source_gated: Vec<(usize, Vec<(String, bool)>)>,
+    pub(crate) source_gated: Vec<GatedSource>,
     /// Rules without keywords, gated by a check of their own (Discord bot
     /// tokens: [`discord_candidate`]).
     pub(crate) always: Vec<usize>,
@@ -233,7 +233,11 @@ impl Redactor {
                         (k.to_string(), exact)
                     })
                     .collect();
-                (idx, kws)
+                GatedSource {
+                    idx,
+                    kws,
+                    any_case: OnceLock::new(),
+                }
             })
             .collect();
         let kinds_alt: Vec<String> = KINDS.iter().map(|k| regex::escape(k)).collect();
@@ -429,17 +433,10 @@ impl Redactor {
         if found {
             return true;
         }
-        inner.source_gated.iter().any(|(idx, kws)| {
-            inner.rules[*idx].gate.is_none_or(|gate| gate(b))
-                && kws.iter().any(|(k, exact)| {
-                    let k = k.as_bytes();
-                    if *exact {
-                        memchr::memmem::find(b, k).is_some()
-                    } else {
-                        k.is_empty() || b.windows(k.len()).any(|w| w.eq_ignore_ascii_case(k))
-                    }
-                })
-        })
+        inner
+            .source_gated
+            .iter()
+            .any(|g| inner.rules[g.idx].gate.is_none_or(|gate| gate(b)) && g.keyword_in(b))
     }
 
     /// The raw findings of the [`Reach::Source`] rules whose keywords occur
@@ -1026,6 +1023,55 @@ fn join_pieces(text: &str) -> (String, usize) {
         .map(|(x, _)| *x)
         .collect();
     (String::from_utf8_lossy(&kept).into_owned(), first)
+}
+
+/// A [`Reach::Source`] rule with a gate, and its keywords (text, whether
+/// exact-case).
+pub(crate) struct GatedSource {
+    pub(crate) idx: usize,
+    pub(crate) kws: Vec<(String, bool)>,
+    /// One case-folding multi-literal scan for the keywords of any case,
+    /// built on first use (a window-by-window compare per keyword ran at a
+    /// few hundred MB/s, once per keyword).
+    any_case: OnceLock<Option<AhoCorasick>>,
+}
+
+impl GatedSource {
+    /// Whether one of the keywords occurs in `b`.
+    pub(crate) fn keyword_in(&self, b: &[u8]) -> bool {
+        if self
+            .kws
+            .iter()
+            .any(|(k, exact)| *exact && memchr::memmem::find(b, k.as_bytes()).is_some())
+        {
+            return true;
+        }
+        let folded: Vec<&str> = self
+            .kws
+            .iter()
+            .filter(|(_, exact)| !exact)
+            .map(|(k, _)| k.as_str())
+            .collect();
+        if folded.is_empty() {
+            return false;
+        }
+        if folded.iter().any(|k| k.is_empty()) {
+            return true;
+        }
+        match self.any_case.get_or_init(|| {
+            AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                .build(&folded)
+                .ok()
+        }) {
+            Some(ac) => ac.is_match(b),
+            None => folded.iter().any(|k| {
+                let k = k.as_bytes();
+                b.windows(k.len()).any(|w| w.eq_ignore_ascii_case(k))
+            }),
+        }
+    }
 }
 
 /// The key/value candidate of rule `idx` that starts at `m_start`: its

@@ -1471,3 +1471,34 @@ fn ascii_folded_rules_take_any_case_and_stop_at_non_ascii_neighbours() {
         assert_redacted(kind, &before, &secret, after);
     }
 }
+
+/// A gated source rule's keywords are found by one case-folding scan as a
+/// window-by-window compare finds them, in any case and anywhere.
+#[test]
+fn gated_source_keywords_are_found_as_a_plain_scan_finds_them() {
+    let inner = &*r().inner;
+    let mut pieces: Vec<String> = vec!["x".into(), " ".into(), "\n".into(), "=\"".into()];
+    for g in &inner.source_gated {
+        for (k, _) in &g.kws {
+            pieces.push(k.clone());
+            pieces.push(k.to_ascii_uppercase());
+            pieces.push(k[..k.len() / 2].to_string());
+        }
+    }
+    let strategy = proptest::collection::vec(0..pieces.len(), 0..8);
+    proptest!(|(picks in strategy)| {
+        let t: String = picks.iter().map(|&i| pieces[i].as_str()).collect();
+        let b = t.as_bytes();
+        for g in &inner.source_gated {
+            let plain = g.kws.iter().any(|(k, exact)| {
+                let k = k.as_bytes();
+                if *exact {
+                    b.windows(k.len()).any(|w| w == k)
+                } else {
+                    b.windows(k.len()).any(|w| w.eq_ignore_ascii_case(k))
+                }
+            });
+            prop_assert_eq!(g.keyword_in(b), plain, "{:?}", t);
+        }
+    });
+}
