@@ -933,13 +933,9 @@ impl Redactor {
             }
             Check::Quoted => {
                 let key = caps.get(1)?;
-                let quote = caps.get(2).or_else(|| caps.get(3))?;
-                let (kind, start, end) = quoted_value(
-                    text,
-                    key.as_str(),
-                    quote.end(),
-                    text.as_bytes()[quote.start()],
-                )?;
+                let quote = (2..=5).find_map(|g| caps.get(g))?;
+                let (kind, start, end) =
+                    quoted_value(text, key.as_str(), quote.end(), quote.as_str().as_bytes())?;
                 Some((kind, start, start, end))
             }
             Check::Assignment | Check::CliFlag => None,

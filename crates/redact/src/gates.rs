@@ -74,24 +74,31 @@ fn yaml_block(b: &[u8]) -> bool {
     })
 }
 
-/// A quote opened right after a `=` and not closed on its line (a `.env`
-/// value over several lines): `="` or `='`, then no such quote (in `"`, a
-/// `\"` does not count) before a line break. Its keywords (`key="`,
-/// `token='`) are in every HTML attribute and keyword argument, which
-/// close on their line.
+/// A quote opened after a `=` or `:` (blanks between) and not closed on
+/// its line (a value over several lines): `"` (a `\` escapes the next byte)
+/// or `'`, then no such quote before a line break; or a triple quote. Its
+/// keywords (`key`, `token`) are everywhere; quoted strings close on their
+/// line.
 fn quote_left_open(b: &[u8]) -> bool {
-    memchr::memchr_iter(b'=', b).any(|i| {
-        let Some(&q) = b.get(i + 1) else {
-            return false;
-        };
-        if q != b'"' && q != b'\'' {
+    memchr::memchr2_iter(b'"', b'\'', b).any(|i| {
+        let q = b[i];
+        let before = b[..i].iter().rev().find(|c| !matches!(c, b' ' | b'\t'));
+        if !matches!(before, Some(b'=' | b':')) {
             return false;
         }
-        let mut j = i + 2;
+        if b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q) {
+            return true;
+        }
+        let mut j = i + 1;
         while let Some(&c) = b.get(j) {
             match c {
-                b'\n' => return true,
-                b'\\' if q == b'"' => j += 2,
+                b'\n' | b'\r' => return true,
+                b'\\' if q == b'"' => {
+                    if matches!(b.get(j + 1), Some(b'\n' | b'\r')) {
+                        return true;
+                    }
+                    j += 2;
+                }
                 c if c == q => return false,
                 _ => j += 1,
             }
@@ -262,6 +269,9 @@ mod tests {
             "KEY=\"line one\nline two\"\n",
             "x\nexport TOKEN='a\r\nb'",
             "PASSWORD=\"\n\"",
+            "  password: \"a\n  b\"",
+            "SECRET = \"\"\"\nx\n\"\"\"",
+            "api_key = \"a\\\n  b\"",
         ] {
             assert!(gate(yes.as_bytes()), "{yes:?}");
         }

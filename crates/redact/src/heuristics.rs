@@ -1110,38 +1110,52 @@ pub(crate) fn block_value(
 /// value (its first line is still redacted by the line rule).
 pub(crate) const QUOTED_MAX_LINES: usize = 64;
 
-/// The value of `key="...` (or `'`) whose quote, opened just before `body`,
-/// is not closed on the key's line: from `body` to the closing quote on one
-/// of the next [`QUOTED_MAX_LINES`] lines (in `"` a `\"` does not close it).
-/// `(kind, start, end)`, or None when the key is not secret-named, the quote
-/// is not closed in reach, or the value is a placeholder or (under a weakly
-/// secret name) does not look random.
+/// The value of `key = "...` whose quote (`"`, `'`, `"""` or `\'\'\'`: `delim`),
+/// opened just before `body`, is not closed on the key's line: from `body`
+/// to the closing `delim` on one of the next [`QUOTED_MAX_LINES`] lines (in
+/// `"` and `"""` a `\` escapes the next byte, a line break too). `(kind,
+/// start, end)`, or None when the key is not secret-named, the quote closes
+/// on its own line or not in reach, or the value is a placeholder or
+/// (under a weakly secret name) does not look random.
 pub(crate) fn quoted_value(
     text: &str,
     key: &str,
     body: usize,
-    quote: u8,
+    delim: &[u8],
 ) -> Option<(&'static str, usize, usize)> {
     let kind = classify_key(key)?;
     let b = text.as_bytes();
+    let q = *delim.first()?;
     let mut lines = 0;
     let mut i = body;
     let end = loop {
-        match *b.get(i)? {
-            c if c == quote => break i,
-            b'\\' if quote == b'"' => i += 2,
-            b'\n' => {
+        let c = *b.get(i)?;
+        if c == b'\\' && q == b'"' {
+            if b.get(i + 1) == Some(&b'\n') {
+                lines += 1;
+            }
+            i += 2;
+        } else if b[i..].starts_with(delim) {
+            break i;
+        } else {
+            if c == b'\n' {
                 lines += 1;
                 if lines > QUOTED_MAX_LINES {
                     return None;
                 }
-                i += 1;
             }
-            _ => i += 1,
+            i += 1;
         }
     };
+    if lines == 0 || lines > QUOTED_MAX_LINES {
+        return None;
+    }
     let value = &text[body..end];
-    let first = value.lines().next().unwrap_or_default().trim();
+    let first = value
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && *l != "\\")
+        .unwrap_or_default();
     if is_placeholder(value.trim()) || is_placeholder(first) {
         return None;
     }

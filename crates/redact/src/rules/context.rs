@@ -57,42 +57,15 @@ pub(crate) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password_assignment",
-        // A `.env` or shell value over several lines: `KEY="first line`, the
-        // quote closed on a later line. The line rule takes the first line;
-        // the lines after it hold no key, so a view showing only them needs
-        // the whole source (`Check::Quoted` finds the closing quote).
-        pattern: r#"(?mi-u)^[ \t]*(?:export[ \t]+)?([A-Za-z0-9_.\-]*(?:password|passwd|pass|pwd|secret|token|key|credentials|cred|auth|cookie|salt|hmac|jwt|session))=(?:(")(?:(?u:[^"\\\r\n])|\\(?u:[^\r\n]))*|(')(?u:[^'\r\n])*)\r?\n"#,
+        // A value over several lines: `KEY="first line` (`.env`, shell,
+        // YAML's `key: "...`, TOML's `\` continuation), or a triple-quoted
+        // `KEY = """` (Python, TOML). The line rule takes the first line; the
+        // lines after it hold no key, so a view showing only them needs the
+        // whole source (`Check::Quoted` finds the closing quote).
+        pattern: r#"(?mi-u)^[ \t]*(?:export[ \t]+)?(?:-[ \t]+)?["']?([A-Za-z0-9_.\-]*(?:pass|pwd|secret|token|cred|key|auth|cookie|salt|hmac|jwt|session)[A-Za-z0-9_.\-]*)["']?[ \t]*[=:][ \t]*(?:(""")(?u:[^\r\n])*|(''')(?u:[^\r\n])*|(")(?:(?u:[^"\\\r\n])|\\(?u:[^\r\n]))*\\?|(')(?u:[^'\r\n])*)\r?\n"#,
         keywords: &[
-            "password=\"",
-            "passwd=\"",
-            "pass=\"",
-            "pwd=\"",
-            "secret=\"",
-            "token=\"",
-            "key=\"",
-            "credentials=\"",
-            "cred=\"",
-            "auth=\"",
-            "cookie=\"",
-            "salt=\"",
-            "hmac=\"",
-            "jwt=\"",
-            "session=\"",
-            "password='",
-            "passwd='",
-            "pass='",
-            "pwd='",
-            "secret='",
-            "token='",
-            "key='",
-            "credentials='",
-            "cred='",
-            "auth='",
-            "cookie='",
-            "salt='",
-            "hmac='",
-            "jwt='",
-            "session='",
+            "pass", "pwd", "secret", "token", "cred", "key", "auth", "cookie", "session", "salt",
+            "hmac", "jwt",
         ],
         check: Check::Quoted,
         reach: Reach::Source,
