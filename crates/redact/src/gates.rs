@@ -74,16 +74,20 @@ fn yaml_block(b: &[u8]) -> bool {
     })
 }
 
-/// A quote opened after a `=` or `:` (blanks between) and not closed on
-/// its line (a value over several lines): `"` (a `\` escapes the next byte)
-/// or `'`, then no such quote before a line break; or a triple quote. Its
-/// keywords (`key`, `token`) are everywhere; quoted strings close on their
-/// line.
+/// A quote opened after a secret-named key at the start of its line and a
+/// `=` or `:` (blanks between), not closed on its line (a value over
+/// several lines): `"` (a `\` escapes the next byte) or `'`, then no such
+/// quote before a line break; or a triple quote. Before the key only
+/// blanks, a `-` item mark or `export`. Its keywords (`key`, `token`) are
+/// everywhere, and quotes after `=` in most files; a key that starts its
+/// line, names a secret and opens a value it does not close there is rare.
 fn quote_left_open(b: &[u8]) -> bool {
     memchr::memchr2_iter(b'"', b'\'', b).any(|i| {
         let q = b[i];
-        let before = b[..i].iter().rev().find(|c| !matches!(c, b' ' | b'\t'));
-        if !matches!(before, Some(b'=' | b':')) {
+        let Some(op) = b[..i].iter().rposition(|c| !matches!(c, b' ' | b'\t')) else {
+            return false;
+        };
+        if !matches!(b[op], b'=' | b':') || !secret_key_line_before(&b[..op]) {
             return false;
         }
         if b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q) {
@@ -105,6 +109,47 @@ fn quote_left_open(b: &[u8]) -> bool {
         }
         false
     })
+}
+
+/// Whether `line` (up to an operator) ends in a key that names a secret and
+/// starts its line: blanks, an optional quote, key bytes holding a secret
+/// word, an optional quote, and before them only blanks, `-` or `export`.
+fn secret_key_line_before(b: &[u8]) -> bool {
+    const STEMS: [&[u8]; 12] = [
+        b"pass", b"pwd", b"secret", b"token", b"cred", b"key", b"auth", b"cookie", b"session",
+        b"salt", b"hmac", b"jwt",
+    ];
+    let key_byte = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-');
+    let mut end = b.len();
+    while end > 0 && matches!(b[end - 1], b' ' | b'\t') {
+        end -= 1;
+    }
+    if end > 0 && matches!(b[end - 1], b'"' | b'\'') {
+        end -= 1;
+    }
+    let start = b[..end]
+        .iter()
+        .rposition(|c| !key_byte(c))
+        .map_or(0, |p| p + 1);
+    let key = &b[start..end];
+    if key.is_empty()
+        || !STEMS
+            .iter()
+            .any(|s| key.windows(s.len()).any(|w| w.eq_ignore_ascii_case(s)))
+    {
+        return false;
+    }
+    let line = memchr::memrchr(b'\n', &b[..start]).map_or(0, |n| n + 1);
+    let mut lead = &b[line..start];
+    if let Some(l) = lead.strip_suffix(b"\"").or_else(|| lead.strip_suffix(b"'")) {
+        lead = l;
+    }
+    let lead: Vec<u8> = lead
+        .iter()
+        .copied()
+        .filter(|c| !matches!(c, b' ' | b'\t' | b'-'))
+        .collect();
+    lead.is_empty() || lead.eq_ignore_ascii_case(b"export")
 }
 
 /// `scheme://user:password@host`: after a `://`, a `:` and then an `@`
@@ -277,6 +322,9 @@ mod tests {
         }
         for no in [
             "<a key=\"x\" href=\"y\">\n",
+            "x = \"\nsecret = 1\n",
+            "  call(token=\"a\nb\")\n",
+            "name = \"open\nline\"\n",
             "f(token='abc')\nkey=\"v\"\n",
             "KEY=value\n",
             "KEY=\"unclosed at the end",
