@@ -891,6 +891,13 @@ impl Redactor {
                 }
                 Some((rule.kind, m.start(), m.start(), m.end()))
             }
+            Check::RandomTail => {
+                let (m, tail) = (caps.get(0)?, caps.get(1)?);
+                if is_placeholder(tail.as_str()) || !looks_random(tail.as_str()) {
+                    return None;
+                }
+                Some((rule.kind, m.start(), m.start(), m.end()))
+            }
             Check::CliUser => {
                 let m = caps.get(1)?;
                 let v = m.as_str();

@@ -29,6 +29,7 @@ pub(crate) fn of_spec(spec: &crate::rules::Spec) -> Option<fn(&[u8]) -> bool> {
     of(spec.kind).or(match spec.check {
         crate::rules::Check::Block => Some(yaml_block),
         crate::rules::Check::Quoted => Some(quote_left_open),
+        crate::rules::Check::RandomTail => Some(vault_legacy),
         _ => None,
     })
 }
@@ -152,6 +153,19 @@ fn secret_key_line_before(b: &[u8]) -> bool {
     lead.is_empty() || lead.eq_ignore_ascii_case(b"export")
 }
 
+/// Vault's legacy token: an `s.` that starts a word, then exactly 24
+/// letters or digits ending a word. `s.` is in every `items.iter()`.
+fn vault_legacy(b: &[u8]) -> bool {
+    let word = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_';
+    memmem::find_iter(b, b"s.").any(|i| {
+        let run = &b[i + 2..];
+        (i == 0 || !word(&b[i - 1]))
+            && run.len() >= 24
+            && run[..24].iter().all(u8::is_ascii_alphanumeric)
+            && run.get(24).is_none_or(|c| !word(c))
+    })
+}
+
 /// `scheme://user:password@host`: after a `://`, a `:` and then an `@`
 /// before any blank (the pattern's userinfo holds no whitespace).
 fn url_credentials(b: &[u8]) -> bool {
@@ -255,6 +269,7 @@ mod tests {
                 ": |", ": >", ":\t|", "|", ">", "|-", ">+2", "-1", "# c", "\r\n", "- ", "key",
                 "**  0", "*", "'k'", "\"k\"", "  ",
                 "token=\"", "KEY='", "export ", "=\"", "='", "\\\"", "\r",
+                "s.", "s.Ab3", "abcdefgh", "_",
             ]).prop_map(str::to_string),
             1 => "[ -~]{0,8}",
         ]

@@ -174,6 +174,16 @@ pub(crate) const SPECS: &[Spec] = &[
         reach: Reach::Line,
     },
     Spec {
+        kind: "vault_token",
+        // Vault's legacy service token: `s.` and 24 base62 characters. An
+        // `s.` member access is on every other line of code, so the 24 must
+        // look random (digits, or cases mixed heavily), not a name.
+        pattern: r"(?-u:\b)s\.([A-Za-z0-9]{24})(?-u:\b)",
+        keywords: &["s."],
+        check: Check::RandomTail,
+        reach: Reach::Line,
+    },
+    Spec {
         kind: "doppler_token",
         pattern: r"(?-u:\b)dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}",
         keywords: &["dp."],
@@ -266,6 +276,9 @@ pub(crate) mod tests {
         );
         redacts_vault_token: "vault_token" => (
             "VAULT ", format!("{}{}", concat!("hv", "s."), rnd(29, 95, URLSAFE)), " end"
+        );
+        redacts_vault_legacy_token: "vault_token" => (
+            "export VAULT_TOKEN=", format!("s.{}", rnd(31, 24, ALNUM)), "\n"
         );
         redacts_doppler_token: "doppler_token" => (
             "doppler ", format!("{}{}", concat!("dp", ".pt."), rnd(30, 43, ALNUM)), " end"

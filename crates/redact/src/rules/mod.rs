@@ -35,6 +35,9 @@ pub(crate) enum Check {
     /// value over several lines): group 1 is the key, group 2 the opening
     /// quote; the value runs to the closing quote on a later line.
     Quoted,
+    /// The whole match, when group 1 (its random part, after a fixed
+    /// prefix) looks random: Vault's legacy `s.` tokens.
+    RandomTail,
 }
 
 /// How far from a shown piece of a source a rule must look to decide on it.
