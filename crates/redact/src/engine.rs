@@ -77,7 +77,8 @@ pub(crate) struct Inner {
     /// keywords only where it passes.
     pub(crate) source_gated: Vec<GatedSource>,
     /// Rules without keywords, gated by a check of their own (Discord bot
-    /// tokens: [`discord_candidate`]).
+    /// tokens: [`discord_candidate`]; Vault's legacy `s.` tokens, whose only
+    /// literal is in every other line of code: [`gates::vault_legacy`]).
     pub(crate) always: Vec<usize>,
     /// `line_rules[i]`: rule `i` is of line reach and has keywords, so it
     /// runs only on the lines that hold one.
@@ -576,6 +577,7 @@ impl Redactor {
         // holds lies inside one run).
         let on = |i: &usize| match inner.rules[*i].check {
             Check::Discord => discord_candidate(&j),
+            Check::RandomTail => gates::vault_legacy(j.as_bytes()),
             _ => true,
         };
         if inner.always.iter().any(on) {
@@ -602,6 +604,7 @@ impl Redactor {
         for &i in &inner.always {
             let gate = match inner.rules[i].check {
                 Check::Discord => discord_candidate(text),
+                Check::RandomTail => gates::vault_legacy(text.as_bytes()),
                 _ => true,
             };
             if gate {

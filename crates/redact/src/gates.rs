@@ -155,7 +155,7 @@ fn secret_key_line_before(b: &[u8]) -> bool {
 
 /// Vault's legacy token: an `s.` that starts a word, then exactly 24
 /// letters or digits ending a word. `s.` is in every `items.iter()`.
-fn vault_legacy(b: &[u8]) -> bool {
+pub(crate) fn vault_legacy(b: &[u8]) -> bool {
     let word = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_';
     memmem::find_iter(b, b"s.").any(|i| {
         let run = &b[i + 2..];
