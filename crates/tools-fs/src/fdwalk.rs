@@ -297,10 +297,15 @@ impl<'a> Walk<'a> {
                 }
             }
         }
+        if queue.lock().stack.is_empty() {
+            return;
+        }
         let threads = self.threads.max(1);
         std::thread::scope(|scope| {
             for _ in 1..threads {
-                scope.spawn(|| self.work(&queue, mk()));
+                // A thread the system will not give is one fewer worker,
+                // not a failed walk.
+                let _ = std::thread::Builder::new().spawn_scoped(scope, || self.work(&queue, mk()));
             }
             self.work(&queue, mk());
         });
