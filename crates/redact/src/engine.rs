@@ -896,7 +896,12 @@ impl Redactor {
             }
             Check::RandomTail => {
                 let (m, tail) = (caps.get(0)?, caps.get(1)?);
-                if is_placeholder(tail.as_str()) || !looks_random(tail.as_str()) {
+                let t = tail.as_str();
+                // Base62 of this length has both cases (a hex digest or a
+                // lowercase name has one).
+                let cases = t.bytes().any(|c| c.is_ascii_uppercase())
+                    && t.bytes().any(|c| c.is_ascii_lowercase());
+                if is_placeholder(t) || !cases || !looks_random(t) {
                     return None;
                 }
                 Some((rule.kind, m.start(), m.start(), m.end()))

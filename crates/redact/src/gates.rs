@@ -85,7 +85,20 @@ fn yaml_block(b: &[u8]) -> bool {
 fn quote_left_open(b: &[u8]) -> bool {
     memchr::memchr2_iter(b'"', b'\'', b).any(|i| {
         let q = b[i];
-        let Some(op) = b[..i].iter().rposition(|c| !matches!(c, b' ' | b'\t')) else {
+        // Python's string prefixes (`r"""`, `f'`, `rb"`) before the quote.
+        let mut at = i;
+        let mut prefix = 0;
+        while prefix < 2
+            && at > 0
+            && matches!(
+                b[at - 1],
+                b'r' | b'R' | b'b' | b'B' | b'u' | b'U' | b'f' | b'F'
+            )
+        {
+            at -= 1;
+            prefix += 1;
+        }
+        let Some(op) = b[..at].iter().rposition(|c| !matches!(c, b' ' | b'\t')) else {
             return false;
         };
         if !matches!(b[op], b'=' | b':') || !secret_key_line_before(&b[..op]) {
@@ -140,17 +153,27 @@ fn secret_key_line_before(b: &[u8]) -> bool {
     {
         return false;
     }
-    let line = memchr::memrchr(b'\n', &b[..start]).map_or(0, |n| n + 1);
-    let mut lead = &b[line..start];
-    if let Some(l) = lead.strip_suffix(b"\"").or_else(|| lead.strip_suffix(b"'")) {
-        lead = l;
+    // Back to the line's start over what the pattern allows before a key
+    // (an opening quote, blanks, a `-` item mark, `export`, a byte-order
+    // mark), never further: each quote costs only its own line's lead.
+    let blank = |c: u8| matches!(c, b' ' | b'\t' | b'-');
+    let mut p = start;
+    if p > 0 && matches!(b[p - 1], b'"' | b'\'') {
+        p -= 1;
     }
-    let lead: Vec<u8> = lead
-        .iter()
-        .copied()
-        .filter(|c| !matches!(c, b' ' | b'\t' | b'-'))
-        .collect();
-    lead.is_empty() || lead.eq_ignore_ascii_case(b"export")
+    while p > 0 && blank(b[p - 1]) {
+        p -= 1;
+    }
+    if p >= 6 && b[p - 6..p].eq_ignore_ascii_case(b"export") {
+        p -= 6;
+        while p > 0 && blank(b[p - 1]) {
+            p -= 1;
+        }
+    }
+    if p >= 3 && b[p - 3..p] == *b"\xEF\xBB\xBF" {
+        p -= 3;
+    }
+    p == 0 || b[p - 1] == b'\n'
 }
 
 /// Vault's legacy token: an `s.` that starts a word, then exactly 24
@@ -346,6 +369,21 @@ mod tests {
         ] {
             assert!(!gate(no.as_bytes()), "{no:?}");
         }
+    }
+
+    /// The open-quote gate looks back over a quote's own line lead only: a
+    /// line of a hundred thousand `key:"a"` pairs is one pass, not one pass
+    /// per pair (it was quadratic: minutes for a few megabytes).
+    #[test]
+    fn the_open_quote_gate_reads_a_long_line_of_pairs_once() {
+        let gate = specs()
+            .find(|s| s.check == crate::rules::Check::Quoted)
+            .and_then(of_spec)
+            .unwrap();
+        let line = format!("x{}\nneedle\n", " key:\"a\"".repeat(200_000));
+        assert!(!gate(line.as_bytes()));
+        let open = format!("{}TOKEN=\"a\nb\"\n", " key:\"a\"".repeat(1000) + "\n");
+        assert!(gate(open.as_bytes()));
     }
 
     #[test]

@@ -1105,25 +1105,26 @@ pub(crate) fn block_value(
     Some((kind, start, end))
 }
 
-/// The most lines a quoted value may run over past its key's line
+/// The most lines a quoted value is followed over past its key's line
 /// ([`quoted_value`]); a quote left open longer is taken for a typo, not a
 /// value (its first line is still redacted by the line rule).
-pub(crate) const QUOTED_MAX_LINES: usize = 64;
+pub(crate) const QUOTED_MAX_LINES: usize = 256;
 
 /// The value of `key = "...` whose quote (`"`, `'`, `"""` or `\'\'\'`: `delim`),
 /// opened just before `body`, is not closed on the key's line: from `body`
 /// to the closing `delim` on one of the next [`QUOTED_MAX_LINES`] lines (in
-/// `"` and `"""` a `\` escapes the next byte, a line break too). `(kind,
-/// start, end)`, or None when the key is not secret-named, the quote closes
-/// on its own line or not in reach, or the value is a placeholder or
-/// (under a weakly secret name) does not look random.
+/// `"` and `"""` a `\` escapes the next byte, a line break too).
+/// `(kind, start, end)` when one of
+/// its lines passes as a value under `key` on one line would
+/// ([`accept_assignment`]: secret-named key, not a placeholder, not code or
+/// prose); None otherwise.
 pub(crate) fn quoted_value(
     text: &str,
     key: &str,
     body: usize,
     delim: &[u8],
 ) -> Option<(&'static str, usize, usize)> {
-    let kind = classify_key(key)?;
+    classify_key(key)?;
     let b = text.as_bytes();
     let q = *delim.first()?;
     let mut lines = 0;
@@ -1135,34 +1136,41 @@ pub(crate) fn quoted_value(
                 lines += 1;
             }
             i += 2;
-        } else if b[i..].starts_with(delim) {
-            break i;
-        } else {
-            if c == b'\n' {
-                lines += 1;
-                if lines > QUOTED_MAX_LINES {
-                    return None;
-                }
-            }
-            i += 1;
+            continue;
         }
+        if b[i..].starts_with(delim) {
+            break i;
+        }
+        if c == b'\n' {
+            lines += 1;
+            if lines > QUOTED_MAX_LINES {
+                return None;
+            }
+        }
+        i += 1;
     };
-    if lines == 0 || lines > QUOTED_MAX_LINES {
+    if lines == 0 {
         return None;
     }
-    let value = &text[body..end];
-    let first = value
+    let value = text.get(body..end)?;
+    let kind = value
         .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && *l != "\\")
-        .unwrap_or_default();
-    if is_placeholder(value.trim()) || is_placeholder(first) {
-        return None;
-    }
-    if kind == "generic_secret" && !looks_random(first) {
-        return None;
-    }
+        .map(|l| l.trim().trim_end_matches('\\').trim_end())
+        .filter(|l| !l.is_empty())
+        .find_map(|l| one_line_verdict(key, l))?;
     Some((kind, body, end))
+}
+
+/// What the key/value rule says of `key = "line"` on one line.
+fn one_line_verdict(key: &str, line: &str) -> Option<&'static str> {
+    let text = format!("{key} = \"{line}\"");
+    let v = key.len() + 4;
+    let a = Assign {
+        key: (0, key.len()),
+        value: (v, v + line.len()),
+        quoted: true,
+    };
+    accept_assignment(&text, &a, false).map(|(kind, _, _)| kind)
 }
 
 /// Decodes base64 in the standard or URL alphabet (padding optional, a

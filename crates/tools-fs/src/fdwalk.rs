@@ -315,6 +315,10 @@ impl<'a> Walk<'a> {
     fn work<V: FnMut(Visit<'_>) -> Flow>(&self, queue: &Queue, mut v: V) {
         let mut listing = Vec::new();
         while let Some(w) = queue.take() {
+            // Marks the piece of work done however it ends: a visitor that
+            // panics stops the walk (the panic then reaches the caller)
+            // instead of leaving the other threads waiting for it forever.
+            let _done = Done(queue);
             let flow = match w {
                 Work::Dir(d) => self.dir(queue, d, &mut listing, &mut v),
                 Work::Files(f) => self.files(&f, &mut v),
@@ -322,7 +326,6 @@ impl<'a> Walk<'a> {
             if flow == Flow::Quit {
                 queue.quit();
             }
-            queue.done();
         }
     }
 
@@ -761,6 +764,19 @@ fn gitignore_of(dir: &Path, file: &Path, text: &[u8]) -> Gitignore {
     b.build().unwrap_or_else(|_| Gitignore::empty())
 }
 
+/// Calls [`Queue::done`] when dropped, and [`Queue::quit`] first when the
+/// thread is unwinding.
+struct Done<'q>(&'q Queue);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.quit();
+        }
+        self.0.done();
+    }
+}
+
 /// The shared stack of work: depth first, any thread takes the top.
 #[derive(Default)]
 struct Queue {
@@ -971,5 +987,32 @@ mod tests {
         );
         let opened = ino.read_events().map(|e| e.len()).unwrap_or(0);
         assert_eq!(opened, 0, "a FIFO ignore file was opened");
+    }
+
+    #[test]
+    fn a_visitor_that_panics_ends_the_walk_with_its_panic() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        for i in 0..40 {
+            std::fs::create_dir_all(root.join(format!("d{i}"))).unwrap();
+            std::fs::write(root.join(format!("d{i}/f.txt")), "x").unwrap();
+        }
+        let ws = Workspace::open(&root).unwrap();
+        let start = crate::scope::start(&ws, ".").unwrap();
+        let starts = [start];
+        let walk = Walk::new(&ws, &starts, Visibility::Everything, None).threads(4);
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            walk.run(|| {
+                |v: Visit<'_>| {
+                    if let Visit::File(e) = v
+                        && e.path().ends_with("d7/f.txt")
+                    {
+                        panic!("visitor failed");
+                    }
+                    Flow::Continue
+                }
+            })
+        }));
+        assert!(out.is_err(), "the visitor's panic reaches the caller");
     }
 }

@@ -59,10 +59,10 @@ pub(crate) const SPECS: &[Spec] = &[
         kind: "password_assignment",
         // A value over several lines: `KEY="first line` (`.env`, shell,
         // YAML's `key: "...`, TOML's `\` continuation), or a triple-quoted
-        // `KEY = """` (Python, TOML). The line rule takes the first line; the
+        // `KEY = """` (Python, TOML; `r"""` and the like). The line rule takes the first line; the
         // lines after it hold no key, so a view showing only them needs the
         // whole source (`Check::Quoted` finds the closing quote).
-        pattern: r#"(?mi-u)^[ \t]*(?:export[ \t]+)?(?:-[ \t]+)?["']?([A-Za-z0-9_.\-]*(?:pass|pwd|secret|token|cred|key|auth|cookie|salt|hmac|jwt|session)[A-Za-z0-9_.\-]*)["']?[ \t]*[=:][ \t]*(?:(""")(?u:[^\r\n])*|(''')(?u:[^\r\n])*|(")(?:(?u:[^"\\\r\n])|\\(?u:[^\r\n]))*\\?|(')(?u:[^'\r\n])*)\r?\n"#,
+        pattern: r#"(?mi-u)^(?u:\x{FEFF})?[ \t]*(?:export[ \t]+)?(?:-[ \t]+)?["']?([A-Za-z0-9_.\-]*(?:pass|pwd|secret|token|cred|key|auth|cookie|salt|hmac|jwt|session)[A-Za-z0-9_.\-]*)["']?[ \t]*[=:][ \t]*[rbuf]{0,2}(?:(""")(?u:[^\r\n])*|(''')(?u:[^\r\n])*|(")(?:(?u:[^"\\\r\n])|\\(?u:[^\r\n]))*\\?|(')(?u:[^'\r\n])*)\r?\n"#,
         keywords: &[
             "pass", "pwd", "secret", "token", "cred", "key", "auth", "cookie", "session", "salt",
             "hmac", "jwt",
