@@ -129,10 +129,6 @@ fn quote_left_open(b: &[u8]) -> bool {
 /// starts its line: blanks, an optional quote, key bytes holding a secret
 /// word, an optional quote, and before them only blanks, `-` or `export`.
 fn secret_key_line_before(b: &[u8]) -> bool {
-    const STEMS: [&[u8]; 12] = [
-        b"pass", b"pwd", b"secret", b"token", b"cred", b"key", b"auth", b"cookie", b"session",
-        b"salt", b"hmac", b"jwt",
-    ];
     let key_byte = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-');
     let mut end = b.len();
     while end > 0 && matches!(b[end - 1], b' ' | b'\t') {
@@ -147,9 +143,10 @@ fn secret_key_line_before(b: &[u8]) -> bool {
         .map_or(0, |p| p + 1);
     let key = &b[start..end];
     if key.is_empty()
-        || !STEMS
-            .iter()
-            .any(|s| key.windows(s.len()).any(|w| w.eq_ignore_ascii_case(s)))
+        || !crate::rules::context::QUOTED_KEY_WORDS.iter().any(|s| {
+            key.windows(s.len())
+                .any(|w| w.eq_ignore_ascii_case(s.as_bytes()))
+        })
     {
         return false;
     }

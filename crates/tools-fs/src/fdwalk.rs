@@ -618,22 +618,19 @@ impl<'a> Walk<'a> {
         above.reverse();
         let mut node: Option<Arc<Node>> = None;
         for dir in above {
-            let read = |name: &str| {
-                let path = dir.join(name);
-                ignore_files::open_ignore_file(&path)
+            // Bounded as every ignore file is; one unusable now reads as empty.
+            let read = |path: &Path| {
+                ignore_files::open_ignore_file(path)
                     .and_then(|f| f.and_then(ignore_files::read_bounded).ok())
-                    .map(|text| gitignore_of(dir, &path, &text))
+                    .map(|text| gitignore_of(dir, path, &text))
                     .unwrap_or_else(Gitignore::empty)
             };
-            let git = read(".gitignore");
-            let ignore = read(".ignore");
+            let git = read(&dir.join(".gitignore"));
+            let ignore = read(&dir.join(".ignore"));
             let has_git = std::fs::metadata(dir.join(".git")).is_ok()
                 || std::fs::metadata(dir.join(".jj")).is_ok();
             let exclude = match ignore_files::git_exclude_path(dir) {
-                Some(Ok(path)) => ignore_files::open_ignore_file(&path)
-                    .and_then(|f| f.and_then(ignore_files::read_bounded).ok())
-                    .map(|text| gitignore_of(dir, &path, &text))
-                    .unwrap_or_else(Gitignore::empty),
+                Some(Ok(path)) => read(&path),
                 _ => Gitignore::empty(),
             };
             let any_git = has_git || node.as_ref().is_some_and(|p| p.any_git);

@@ -4,6 +4,14 @@
 
 use super::{Check, Reach, Spec};
 
+/// The words of a secret-named key whose quoted value may run over several
+/// lines (`Check::Quoted`): its keywords, and what its gate
+/// (`gates::quote_left_open`) looks for in the key.
+pub(crate) const QUOTED_KEY_WORDS: [&str; 12] = [
+    "pass", "pwd", "secret", "token", "cred", "key", "auth", "cookie", "session", "salt", "hmac",
+    "jwt",
+];
+
 pub(crate) const SPECS: &[Spec] = &[
     Spec {
         kind: "url_credentials",
@@ -63,10 +71,7 @@ pub(crate) const SPECS: &[Spec] = &[
         // lines after it hold no key, so a view showing only them needs the
         // whole source (`Check::Quoted` finds the closing quote).
         pattern: r#"(?mi-u)^(?u:\x{FEFF})?[ \t]*(?:export[ \t]+)?(?:-[ \t]+)?["']?([A-Za-z0-9_.\-]*(?:pass|pwd|secret|token|cred|key|auth|cookie|salt|hmac|jwt|session)[A-Za-z0-9_.\-]*)["']?[ \t]*[=:][ \t]*[rbuf]{0,2}(?:(""")(?u:[^\r\n])*|(''')(?u:[^\r\n])*|(")(?:(?u:[^"\\\r\n])|\\(?u:[^\r\n]))*\\?|(')(?u:[^'\r\n])*)\r?\n"#,
-        keywords: &[
-            "pass", "pwd", "secret", "token", "cred", "key", "auth", "cookie", "session", "salt",
-            "hmac", "jwt",
-        ],
+        keywords: &QUOTED_KEY_WORDS,
         check: Check::Quoted,
         reach: Reach::Source,
     },

@@ -70,7 +70,7 @@ pub(crate) struct Spec {
 mod ai;
 mod cloud;
 mod code_hosting;
-mod context;
+pub(crate) mod context;
 mod distinctive;
 mod messaging;
 mod observability;
